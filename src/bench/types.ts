@@ -1,0 +1,65 @@
+// Result types of `spectune bench`, shared with the tuner, the store and the reports.
+
+/** mean/p50/p90/p99 of one metric (null when there were no samples). */
+export interface Summary {
+  mean: number | null;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+}
+
+/** Errors of one level, by the phase in which they happened. */
+export interface BenchErrors {
+  connect: number;
+  httpStatus: number;
+  firstTokenTimeout: number;
+  stall: number;
+  endedEarly: number;
+  other: number;
+}
+
+/** One concurrency level (or one open-loop rate) of a benchmark. */
+export interface BenchRun {
+  concurrency: number;
+  /** Open-loop Poisson rate in requests/s, or null for closed loop. */
+  rate: number | null;
+  requests: { ok: number; failed: number };
+  durationMs: number;
+  outputTokensPerSec: number;
+  requestsPerSec: number;
+  ttftMs: Summary;
+  itlMs: Summary;
+  e2eMs: Summary;
+  decodeTokensPerSec: Summary;
+  acceptLength: number | null;
+  /** Token counts came from the server's usage (true) or from counting chunks (false). */
+  usageFromServer: boolean;
+  errors: BenchErrors;
+  /** Engine view scraped before/after the level (metrics endpoints). */
+  engine: { before: Record<string, number | null> | null; after: Record<string, number | null> | null };
+  /** Why the level stopped early, if it did. */
+  stoppedEarly: string | null;
+}
+
+/** Raw per-request sample, stored so that reports can be recomputed. */
+export interface RequestSample {
+  id: string;
+  concurrency: number;
+  ok: boolean;
+  errorPhase: keyof BenchErrors | null;
+  error: string | null;
+  startMs: number;
+  ttftMs: number | null;
+  e2eMs: number | null;
+  outputTokens: number;
+  inputTokens: number | null;
+  decodeTokensPerSec: number | null;
+}
+
+/** The full benchmark result. */
+export interface BenchResult {
+  url: string;
+  api: 'chat' | 'completions' | 'sglang';
+  model: string | null;
+  runs: BenchRun[];
+}

@@ -1,0 +1,44 @@
+import { ToolError } from '../errors.js';
+import { reportError, EXIT } from './exit.js';
+import type { CliIo, Command } from './io.js';
+
+// Commands load lazily so that `spectune sim` does not pay for SQLite and friends.
+const COMMANDS: Record<string, { summary: string }> = {
+  demo: { summary: 'run a full tuning campaign on the built-in simulated engine (no GPU, no root)' },
+  diagnose: { summary: 'explain why an inference service died, with evidence' },
+  bench: { summary: 'streaming benchmark of an OpenAI-compatible endpoint' },
+  tune: { summary: 'find the best stable config and leave the service on it' },
+  report: { summary: 'Markdown/HTML report of a campaign' },
+  status: { summary: 'unit state, engine settings in force, health' },
+  apply: { summary: 'deploy one config through a systemd drop-in, restart safely, wait for readiness' },
+  rollback: { summary: 'return to the last known-good config and verify it' },
+  logs: { summary: 'journal of the current or a past trial' },
+  sim: { summary: 'simulated SGLang-compatible engine (SIMULATOR, for demos and tests)' },
+};
+
+// Print the top-level help.
+function renderHelp(): string {
+  const rows = Object.entries(COMMANDS).map(([k, v]) => `  ${k.padEnd(10)} ${v.summary}`);
+  return ['usage: spectune <command> [flags]', '', 'commands:', ...rows, '', 'Run `spectune <command> --help` for its flags.', ''].join('\n');
+}
+
+// Entry point of the CLI: everything comes in through arguments, the exit code goes out.
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(renderHelp());
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  if (name === '--version') {
+    io.stdout.write('spectune 0.1.0\n');
+    return EXIT.ok;
+  }
+  const entry = COMMANDS[name];
+  try {
+    if (!entry) throw new ToolError('E_USAGE', `unknown command "${name}"`, { hint: `one of: ${Object.keys(COMMANDS).join(', ')}` });
+    const mod = (await import(`./commands/${name}.js`)) as { run: Command };
+    return await mod.run(rest, io);
+  } catch (e) {
+    return reportError(e, io);
+  }
+}

@@ -1,0 +1,99 @@
+// Shared types of the diagnosis engine: classes, verdicts, evidence, rules as data.
+
+/** Stable diagnosis class ids (never rename: stored in campaigns and printed in --json). */
+export type DiagnosisClass =
+  | 'kv_cache_oom' | 'cuda_oom' | 'cuda_graph_capture_failure' | 'host_oom_kill' | 'stop_timeout'
+  | 'crash_loop' | 'distributed_error' | 'port_in_use' | 'bad_config' | 'model_load_error'
+  | 'speculative_error' | 'cuda_error' | 'external_kill' | 'clean_stop' | 'unknown';
+
+/** How sure the verdict is; "high" requires a matching evidence line. */
+export type Confidence = 'high' | 'medium' | 'low';
+
+/** One input line quoted as evidence (1-based line number in the combined input, and its source file). */
+export interface EvidenceLine {
+  line: number;
+  text: string;
+  source?: string;
+}
+
+/** A concrete change the operator (or the tuner) can make. */
+export interface Remediation {
+  text: string;
+  /** Engine-neutral canonical setting key to change, e.g. "mem_fraction_static". */
+  setting?: string;
+  /** Direction or value for the tuner. */
+  direction?: 'increase' | 'decrease' | 'remove' | 'set';
+  value?: string | number | boolean;
+  /** A systemd directive to change, e.g. "TimeoutStopSec". */
+  unitDirective?: string;
+}
+
+/** The verdict of a diagnosis. */
+export interface Verdict {
+  class: DiagnosisClass;
+  /** For crash_loop: what each start dies of; otherwise null. */
+  cause: DiagnosisClass | null;
+  confidence: Confidence;
+  summary: string;
+  evidence: EvidenceLine[];
+  ruledOut: { class: DiagnosisClass; why: string }[];
+  remediation: Remediation[];
+}
+
+/** One frame of a Python traceback. */
+export interface TraceFrame {
+  file: string;
+  line: number;
+  func: string;
+  code?: string;
+}
+
+/** The root exception of a (possibly chained) traceback. */
+export interface RootException {
+  type: string;
+  message: string;
+  frames: TraceFrame[];
+}
+
+/** One entry of the reconstructed timeline. */
+export interface TimelineEntry {
+  ts: string | null;
+  line: number;
+  pid: number | null;
+  kind: string;
+  text: string;
+}
+
+/** One process lifetime (between start and exit of a main PID). */
+export interface Lifetime {
+  pid: number | null;
+  firstLine: number;
+  lastLine: number;
+  start: string | null;
+  end: string | null;
+  ready: boolean;
+  requestsServed: number;
+  exit: string | null;
+}
+
+/** The full result of `spectune diagnose`. */
+export interface Diagnosis {
+  verdict: Verdict;
+  rootException: RootException | null;
+  timeline: TimelineEntry[];
+  lifetimes: Lifetime[];
+}
+
+/** A diagnosis rule, kept as data (one file per family under diagnose/rules/). */
+export interface DiagnosisRule {
+  id: string;
+  class: DiagnosisClass;
+  title: string;
+  /** Engines whose dialect this rule applies to; omitted = all. */
+  engines?: ('sglang' | 'vllm' | 'llamacpp')[];
+  /** Regexes over messages; named groups become facts. */
+  patterns: RegExp[];
+  confidence: Confidence;
+  /** Operator-facing hint and structured nudges for the tuner. */
+  remediation: Remediation[];
+}

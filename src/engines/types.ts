@@ -1,0 +1,67 @@
+// The engine adapter interface: each engine (sglang, vllm, llamacpp) is data plus pure functions behind it.
+import type { DiagnosisRule } from '../diagnose/types.js';
+
+/** Names of the supported engines; the registry in engines/index.ts is keyed by these. */
+export type EngineName = 'sglang' | 'vllm' | 'llamacpp';
+
+/** A value of one engine setting; null removes the flag. */
+export type ParamValue = string | number | boolean;
+
+/** One tunable engine parameter, under spectune's canonical (snake_case) key. */
+export interface ParamSpec {
+  /** Canonical key, e.g. "speculative_num_steps". */
+  key: string;
+  /** The engine's own flag, e.g. "--speculative-num-steps". */
+  flag: string;
+  /** Other spellings the engine accepts for the same setting. */
+  aliases?: string[];
+  type: 'int' | 'float' | 'string' | 'bool' | 'enum';
+  min?: number;
+  max?: number;
+  values?: string[];
+  description: string;
+}
+
+/** Settings read from a launch command, keyed by canonical key. */
+export type EngineSettings = Record<string, ParamValue>;
+
+/** Capacity facts an engine logs at start-up (SGLang's capacity line, vLLM's KV cache line, ...). */
+export interface CapacityFacts {
+  maxTotalNumTokens?: number;
+  maxRunningRequests?: number;
+  contextLen?: number;
+  availableGpuMemGb?: number;
+}
+
+/** What an engine reports about itself at runtime (metrics endpoints), normalised. */
+export interface EngineMetrics {
+  acceptLength: number | null;
+  runningRequests: number | null;
+  queuedRequests: number | null;
+  kvUsage: number | null;
+  genThroughput: number | null;
+  maxRunningRequests: number | null;
+}
+
+/** Everything spectune knows about one engine. */
+export interface EngineAdapter {
+  name: EngineName;
+  /** Tunable parameters with valid ranges. */
+  params: ParamSpec[];
+  /** Path that answers 200 when the server is ready. */
+  healthPath: string;
+  /** A log line that means "ready to serve". */
+  readyPattern: RegExp;
+  /** Read the settings in force from an argv (the engine's own argv, after any wrapper). */
+  readSettings(argv: string[]): EngineSettings;
+  /** Change, add (value) or remove (null) settings in an argv, leaving every other token as it was. */
+  patchArgv(argv: string[], changes: Record<string, ParamValue | null>): string[];
+  /** Apply the engine's own derivation rules (e.g. SGLang draft tokens = steps + 1 at topk 1). */
+  effectiveSettings(settings: EngineSettings): EngineSettings;
+  /** Parse capacity facts out of one log line, or null. */
+  parseCapacity(line: string): CapacityFacts | null;
+  /** Normalise the engine's metrics (Prometheus text and/or server-info JSON). */
+  parseMetrics(prometheus: string | null, serverInfo: unknown | null): EngineMetrics;
+  /** Diagnosis rules for this engine's log dialect. */
+  rules: DiagnosisRule[];
+}

@@ -1,0 +1,30 @@
+// One typed event stream for progress; the CLI, the reports and any UI render the same events.
+import type { BenchRun } from './bench/types.js';
+import type { Verdict } from './diagnose/types.js';
+
+/** Phases of one tuning trial, in order. */
+export type TrialPhase =
+  | 'plan' | 'feasibility' | 'deploy' | 'restart' | 'wait-ready' | 'warmup' | 'bench' | 'record' | 'diagnose' | 'rollback' | 'soak';
+
+/** Every progress event spectune emits. `ts` is epoch milliseconds. */
+export type SpectuneEvent =
+  | { type: 'log'; ts: number; level: 'info' | 'warn' | 'error'; message: string }
+  | { type: 'service:action'; ts: number; host: string; unit: string; action: string; why: string }
+  | { type: 'service:state'; ts: number; unit: string; activeState: string; subState: string; mainPid: number | null; nRestarts: number | null }
+  | { type: 'service:ready'; ts: number; unit: string; elapsedMs: number }
+  | { type: 'service:failed'; ts: number; unit: string; reason: string; verdict: Verdict | null }
+  | { type: 'bench:progress'; ts: number; concurrency: number; done: number; total: number | null; outputTokensPerSec: number | null }
+  | { type: 'bench:level'; ts: number; run: BenchRun }
+  | { type: 'bench:stopped'; ts: number; concurrency: number; reason: string }
+  | { type: 'diagnosis'; ts: number; verdict: Verdict }
+  | { type: 'trial:start'; ts: number; campaignId: number; trial: number; config: Record<string, unknown>; reason: string }
+  | { type: 'trial:phase'; ts: number; trial: number; phase: TrialPhase; expectedMs: number | null }
+  | { type: 'trial:end'; ts: number; trial: number; status: 'ok' | 'failed' | 'skipped' | 'infeasible'; objective: number | null; verdict: Verdict | null }
+  | { type: 'campaign:best'; ts: number; trial: number; config: Record<string, unknown>; objective: number }
+  | { type: 'campaign:end'; ts: number; campaignId: number; bestConfig: Record<string, unknown> | null; summary: string };
+
+/** A consumer of events. */
+export type EventSink = (e: SpectuneEvent) => void;
+
+// A sink that drops everything, for library callers that do not care about progress.
+export const ignoreEvents: EventSink = () => {};

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { redactArgv, redactText, redactValue } from './redact.js';
+
+describe('redact', () => {
+  it('hides api keys in flags, env lines and bearer tokens', () => {
+    expect(redactText('sglang --api-key s3cr3t --port 1')).toBe('sglang --api-key *** --port 1');
+    expect(redactText('--api-key=abc --x')).toBe('--api-key=*** --x');
+    expect(redactText('Environment="HF_TOKEN=hf_abcdefghijklmnopqrstuvwx"')).not.toContain('abcdefghij');
+    expect(redactText('Authorization: Bearer abcdef123456')).toBe('Authorization: Bearer ***');
+  });
+  it('redacts argv and nested values', () => {
+    expect(redactArgv(['x', '--api-key', 'k1', '--port', '8'])).toEqual(['x', '--api-key', '***', '--port', '8']);
+    expect(redactValue({ apiKey: 'k', nested: { api_key: 'z', s: '--api-key q' } })).toEqual({ apiKey: '***', nested: { api_key: '***', s: '--api-key ***' } });
+  });
+});
