@@ -97,3 +97,15 @@ export interface DiagnosisRule {
   /** Operator-facing hint and structured nudges for the tuner. */
   remediation: Remediation[];
 }
+
+/** One line of the action log (JSON lines) that lets diagnose attribute a SIGTERM to whoever stopped the unit. */
+export interface ActionRecord {
+  /** ISO-8601 time of the action. */
+  ts: string;
+  action: 'stop' | 'start' | 'restart' | 'kill' | 'daemon-reload' | 'deploy' | 'rollback' | string;
+  unit: string;
+  /** Who: "operator", "spectune", a user name. */
+  by: string;
+  host?: string;
+  why?: string;
+}
