@@ -11,6 +11,7 @@ export interface HostSpec {
 // Open the transport for a --host flag (SSH support lands in ssh.ts).
 export async function openHost(spec: HostSpec = {}): Promise<Host> {
   if (!spec.target || spec.target === 'local' || spec.target === 'localhost') return new LocalHost();
-  const { SshHost } = await import('./ssh.js');
+  const sshModule = './ssh.js'; // replaced by a static import once ssh.ts lands
+  const { SshHost } = (await import(sshModule)) as { SshHost: new (t: string, o: { sshConfig?: string }) => Host };
   return new SshHost(spec.target, { sshConfig: spec.sshConfig });
 }
