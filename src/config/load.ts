@@ -1,0 +1,35 @@
+// The only impure part of config: read a YAML/JSON file and validate it, failing with one coded line.
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { ToolError } from '../errors.js';
+import type { RuleContext } from './rules.js';
+import type { SpectuneConfig } from './types.js';
+import { validateConfig } from './validate.js';
+
+// The one-line error shows this many problems; the rest are counted.
+const ERRORS_SHOWN = 3;
+
+// Read and validate a config file; warnings are returned so the CLI can print them.
+export async function loadConfig(path: string, ctx: RuleContext = {}): Promise<{ config: SpectuneConfig; warnings: string[] }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'E_FILE_NOT_FOUND' : 'E_CONFIG_INVALID';
+    throw new ToolError(code, `cannot read config ${path}: ${(e as Error).message}`, { hint: 'pass -c spectune.yaml (see examples/spectune.yaml)', cause: e });
+  }
+  let json: unknown;
+  try {
+    json = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new ToolError('E_CONFIG_INVALID', `${path}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`, { cause: e });
+  }
+  const result = validateConfig(json, ctx);
+  if (!result.ok) {
+    const more = result.errors.length > ERRORS_SHOWN ? ` (+${result.errors.length - ERRORS_SHOWN} more)` : '';
+    throw new ToolError('E_CONFIG_INVALID', `${path}: ${result.errors.slice(0, ERRORS_SHOWN).join('; ')}${more}`, {
+      hint: 'see schema/spectune.schema.json and examples/spectune.yaml',
+    });
+  }
+  return { config: result.config, warnings: result.warnings };
+}

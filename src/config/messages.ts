@@ -1,0 +1,76 @@
+// Turn schema issues into one-line messages: `path: expected ..., got ...` followed by an example of valid input.
+import type { z } from 'zod';
+
+// Examples of valid input, keyed by path pattern (array indices as *); the longest matching prefix wins.
+const EXAMPLES: Record<string, string> = {
+  target: 'target: {engine: sglang, endpoint: "http://10.0.0.5:30000", hosts: [{host: root@10.0.0.5, unit: sglang.service}]}',
+  'target.hosts': 'hosts: [{host: root@10.0.0.5, unit: sglang.service, role: rank0}]',
+  'target.hosts.*.host': 'host: root@10.0.0.5',
+  'target.engine': 'engine: sglang',
+  'target.endpoint': 'endpoint: "http://10.0.0.5:30000"',
+  'target.gpuMemory': 'gpuMemory: 96GiB',
+  space: 'space: {speculative_num_steps: {min: 1, max: 10}}',
+  'space.*': 'speculative_num_steps: {min: 1, max: 10, step: 1}  or  cuda_graph_max_bs: {values: [64, 128, 256]}',
+  'search.strategy': 'strategy: adaptive',
+  'search.noiseMargin': 'noiseMargin: 3%',
+  'search.soak': 'soak: {repeats: 1, duration: 10m}',
+  objective: 'objective: {metric: decodeTokensPerSec.p50, concurrency: 1, goal: maximize}',
+  'objective.metric': 'metric: decodeTokensPerSec.p50',
+  constraints: 'constraints: [{metric: outputTokensPerSec, concurrency: 16, op: ">=", value: 90%, relativeTo: baseline}]',
+  'constraints.*.value': 'value: 90%  or  value: 2000',
+  benchmark: 'benchmark: {concurrency: [1, 16], requests: 32, inputTokens: 512, outputTokens: 256}',
+  'benchmark.timeouts': 'timeouts: {ready: 20m, firstToken: 120s}',
+  budget: 'budget: {trials: 20, hours: 4h}',
+  'budget.hours': 'hours: 4h',
+  store: 'store: ./spectune.db',
+};
+
+// Dotted path with numeric indices, e.g. "target.hosts.0.unit".
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.length ? path.map(String).join('.') : '(root)';
+}
+
+// The example for the deepest known prefix of a path, or null.
+export function exampleFor(path: string): string | null {
+  const generic = path.split('.').map((s) => (/^\d+$/.test(s) ? '*' : s));
+  for (let n = generic.length; n > 0; n--) {
+    const exact = EXAMPLES[path.split('.').slice(0, n).join('.')];
+    const starred = EXAMPLES[generic.slice(0, n).join('.')];
+    const spaceKey = generic[0] === 'space' && n === 2 ? EXAMPLES['space.*'] : undefined;
+    const hit = spaceKey ?? exact ?? starred;
+    if (hit) return hit;
+  }
+  return null;
+}
+
+// Show a received value briefly: strings quoted, objects as compact JSON, long values cut.
+export function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+// What the schema wanted, in words.
+function describeExpected(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type': return issue.expected === 'object' ? 'a mapping' : `a ${issue.expected}`;
+    case 'invalid_value': return `one of ${issue.values.map((x) => JSON.stringify(x)).join(', ')}`;
+    case 'too_small': return `${issue.origin === 'array' ? 'at least' : '>='} ${String(issue.minimum)}${issue.origin === 'array' ? ' items' : ''}`;
+    case 'too_big': return `${issue.origin === 'array' ? 'at most' : '<='} ${String(issue.maximum)}${issue.origin === 'array' ? ' items' : ''}`;
+    case 'invalid_format': return issue.format === 'url' ? 'a URL such as "http://host:port"' : `a ${issue.format}`;
+    case 'invalid_union': return 'one of the documented shapes';
+    default: return issue.message.replace(/^Invalid input: /, '');
+  }
+}
+
+// One message per issue; unknown keys get their own wording (typos are the usual cause).
+export function formatIssue(issue: z.core.$ZodIssue): string {
+  const path = formatPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const where = issue.path.length ? `${path}.` : '';
+    return issue.keys.map((k) => `${where}${k}: unknown key (check the spelling; see schema/spectune.schema.json)`).join('\n');
+  }
+  const got = 'input' in issue ? describeValue(issue.input) : 'nothing';
+  const example = exampleFor(path);
+  return `${path}: expected ${describeExpected(issue)}, got ${got}${example ? ` (example: ${example})` : ''}`;
+}

@@ -1,0 +1,101 @@
+// Second step of the config pipeline: resolve units ("90%", "2h", "16GiB"), expand ranges, apply derived defaults.
+import type { ParamValue } from '../engines/types.js';
+import type { MetricName, RawConfig } from './schema.js';
+import type { Dimension, Problems, SpectuneConfig } from './types.js';
+import { isPercent, parseBytes, parseDurationMs, parseRatio } from './units.js';
+
+// A range that expands to more values than this is almost surely a typo (step 0.001 instead of 0.01).
+export const MAX_DIMENSION_VALUES = 1000;
+// Float ranges (mem_fraction_static 0.80..0.90 step 0.02) must not accumulate 0.8200000001.
+const RANGE_DECIMALS = 6;
+
+// Metrics where smaller is better; everything else is a throughput.
+export function isLatencyMetric(metric: MetricName): boolean {
+  return /^(ttftMs|itlMs|e2eMs)\./.test(metric);
+}
+
+// Expand {min,max,step} into its values; null when it would be empty or huge.
+export function expandRange(min: number, max: number, step: number): number[] | null {
+  if (max < min || step <= 0) return null;
+  const n = Math.floor((max - min) / step + 1e-9) + 1;
+  if (n > MAX_DIMENSION_VALUES) return null;
+  return Array.from({ length: n }, (_, i) => Number((min + i * step).toFixed(RANGE_DECIMALS)));
+}
+
+// Turn the raw space map into ordered dimensions, reporting bad ranges.
+function normalizeSpace(space: RawConfig['space'], p: Problems): Dimension[] {
+  const dims: Dimension[] = [];
+  for (const [key, dim] of Object.entries(space)) {
+    if ('values' in dim) {
+      dims.push({ key, values: [...new Set<ParamValue>(dim.values)] });
+      continue;
+    }
+    const values = expandRange(dim.min, dim.max, dim.step);
+    if (!values) {
+      p.errors.push(`space.${key}: expected min <= max and at most ${MAX_DIMENSION_VALUES} values, got min ${dim.min}, max ${dim.max}, step ${dim.step} (example: {min: 1, max: 10, step: 1})`);
+      continue;
+    }
+    dims.push({ key, values });
+  }
+  return dims;
+}
+
+// Read a duration or push an error naming the path.
+function durationOr(path: string, v: number | string, p: Problems, bare: 's' | 'h' = 's'): number {
+  const ms = parseDurationMs(v, bare);
+  if (ms === null) p.errors.push(`${path}: expected a duration such as "90s", "15m" or "2h", got ${JSON.stringify(v)}`);
+  return ms ?? 0;
+}
+
+// Normalise the search section (margin may be "3%").
+function normalizeSearch(s: RawConfig['search'], p: Problems): SpectuneConfig['search'] {
+  const margin = parseRatio(s.noiseMargin);
+  if (margin === null) p.errors.push(`search.noiseMargin: expected a ratio such as 0.03 or "3%", got ${JSON.stringify(s.noiseMargin)}`);
+  const durationMs = s.soak.duration === undefined ? null : durationOr('search.soak.duration', s.soak.duration, p);
+  return { strategy: s.strategy, noiseMargin: margin ?? 0, repeats: s.repeats, soak: { repeats: s.soak.repeats, durationMs }, seed: s.seed };
+}
+
+// Normalise constraints: "90%" (or relativeTo: baseline) becomes a ratio of the baseline.
+function normalizeConstraints(raw: RawConfig, p: Problems): SpectuneConfig['constraints'] {
+  return raw.constraints.map((c, i) => {
+    const relative = isPercent(c.value) || c.relativeTo === 'baseline';
+    const value = parseRatio(c.value);
+    if (value === null) p.errors.push(`constraints.${i}.value: expected a number or a percentage such as "90%", got ${JSON.stringify(c.value)}`);
+    return { metric: c.metric, concurrency: c.concurrency ?? raw.objective.concurrency, op: c.op, value: value ?? 0, relative };
+  });
+}
+
+// Normalise the target section: hosts get a role, gpuMemory becomes bytes.
+function normalizeTarget(t: RawConfig['target'], p: Problems): SpectuneConfig['target'] {
+  let gpuMemoryBytes: number | null = null;
+  if (t.gpuMemory !== undefined) {
+    gpuMemoryBytes = parseBytes(t.gpuMemory);
+    if (gpuMemoryBytes === null) p.errors.push(`target.gpuMemory: expected a size such as "96GiB", got ${JSON.stringify(t.gpuMemory)}`);
+  }
+  const hosts = t.hosts.map((h, i) => ({ host: h.host ?? null, unit: h.unit, role: h.role ?? (i === 0 ? 'rank0' : 'rank1') } as const));
+  return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, gpuMemoryBytes };
+}
+
+// Resolve every unit of a schema-valid config; problems with units are pushed, not thrown.
+export function normalizeConfig(raw: RawConfig, p: Problems): SpectuneConfig {
+  const b = raw.benchmark;
+  const t = b.timeouts;
+  const hours = raw.budget.hours === undefined ? null : durationOr('budget.hours', raw.budget.hours, p, 'h') / 3_600_000;
+  return {
+    target: normalizeTarget(raw.target, p),
+    space: normalizeSpace(raw.space, p),
+    search: normalizeSearch(raw.search, p),
+    objective: { ...raw.objective, goal: raw.objective.goal ?? (isLatencyMetric(raw.objective.metric) ? 'minimize' : 'maximize') },
+    constraints: normalizeConstraints(raw, p),
+    benchmark: {
+      concurrency: b.concurrency, requests: b.requests, inputTokens: b.inputTokens, outputTokens: b.outputTokens, warmup: b.warmup,
+      timeouts: {
+        readyMs: durationOr('benchmark.timeouts.ready', t.ready, p), connectMs: durationOr('benchmark.timeouts.connect', t.connect, p),
+        firstTokenMs: durationOr('benchmark.timeouts.firstToken', t.firstToken, p), stallMs: durationOr('benchmark.timeouts.stall', t.stall, p),
+        totalMs: durationOr('benchmark.timeouts.total', t.total, p),
+      },
+    },
+    budget: { trials: raw.budget.trials, hours },
+    store: raw.store,
+  };
+}

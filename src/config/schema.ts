@@ -1,0 +1,163 @@
+// The spectune.yaml schema: one zod source for validation, defaults, TypeScript types and the editor JSON Schema.
+import { z } from 'zod';
+
+/** Scalar metrics of one benchmark level (BenchRun), addressed as `field` or `field.stat`. */
+export const METRICS = [
+  'outputTokensPerSec', 'requestsPerSec', 'acceptLength',
+  'decodeTokensPerSec.mean', 'decodeTokensPerSec.p50', 'decodeTokensPerSec.p90', 'decodeTokensPerSec.p99',
+  'ttftMs.mean', 'ttftMs.p50', 'ttftMs.p90', 'ttftMs.p99',
+  'itlMs.mean', 'itlMs.p50', 'itlMs.p90', 'itlMs.p99',
+  'e2eMs.mean', 'e2eMs.p50', 'e2eMs.p90', 'e2eMs.p99',
+] as const;
+
+/** A metric name (see METRICS). */
+export type MetricName = (typeof METRICS)[number];
+
+const HOST_SPEC = /^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/;
+const settingValue = z.union([z.number(), z.string(), z.boolean()]);
+const quantity = z.union([z.number(), z.string()]);
+
+/** One machine (and its unit) that serves the model; a model may span two hosts (rank0, rank1). */
+export const hostSchema = z.strictObject({
+  /** SSH destination "user@host" (or "host"); omitted = this machine. */
+  host: z.string().regex(HOST_SPEC, 'expected "user@host"').optional().describe('SSH destination "user@host"; omit for this machine'),
+  /** The systemd unit (or process-manager service) name. */
+  unit: z.string().min(1).describe('systemd unit name, e.g. "sglang-qwen.service"'),
+  /** Rank of this host in a multi-node deployment; rank0 serves the endpoint. */
+  role: z.enum(['rank0', 'rank1']).optional().describe('rank in a multi-node model; rank0 serves HTTP'),
+});
+
+/** What is being tuned and how spectune reaches it. */
+export const targetSchema = z.strictObject({
+  /** The hosts and units that serve the model (one, or two for a model split across nodes). */
+  hosts: z.array(hostSchema).min(1).max(2).describe('hosts and units serving the model'),
+  /** Inference engine; selects the setting names, log dialect and diagnosis rules. */
+  engine: z.enum(['sglang', 'vllm', 'llamacpp']).describe('inference engine'),
+  /** OpenAI-compatible base URL of the service. */
+  endpoint: z.url().describe('base URL, e.g. http://10.1.230.174:30000'),
+  /** API key (prefer apiKeyEnv: keys in files end up in backups). */
+  apiKey: z.string().optional().describe('API key (prefer apiKeyEnv)'),
+  /** Name of the environment variable holding the API key. */
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe('environment variable with the API key'),
+  /** Service manager: systemd, or spectune's local process manager (used by `spectune demo`). */
+  manager: z.enum(['systemd', 'process']).default('systemd').describe('systemd, or the local process manager'),
+  /** GPU memory per rank, e.g. "96GiB"; helps the feasibility predictor before any capacity line is known. */
+  gpuMemory: quantity.optional().describe('GPU memory per rank, e.g. "96GiB"'),
+});
+
+/** The values one setting may take: an explicit list or a numeric range. */
+export const dimensionSchema = z.union([
+  z.strictObject({
+    /** Every value to consider, in order from safest to most aggressive. */
+    values: z.array(settingValue).min(1).describe('values to consider, safest first'),
+  }),
+  z.strictObject({
+    /** Smallest value. */
+    min: z.number().describe('smallest value'),
+    /** Largest value. */
+    max: z.number().describe('largest value'),
+    /** Increment between values (default 1). */
+    step: z.number().positive().default(1).describe('increment (default 1)'),
+  }),
+]);
+
+/** How candidates are chosen and compared. */
+export const searchSchema = z.strictObject({
+  /** adaptive (climb, plateau, probe, bisect; fewest restarts), grid (every combination) or random. */
+  strategy: z.enum(['adaptive', 'grid', 'random']).default('adaptive').describe('search strategy'),
+  /** Relative gain a candidate must show to count as better, e.g. 0.03 or "3%". */
+  noiseMargin: quantity.default(0.03).describe('relative gain that counts as better, e.g. 0.03 or "3%"'),
+  /** Maximum measurements of one config when two candidates are within the noise margin. */
+  repeats: z.number().int().min(1).max(10).default(2).describe('measurements per config on near-ties'),
+  /** Stability soak of the winner before it is accepted. */
+  soak: z.strictObject({
+    /** How many times the winner is benchmarked again (0 disables the soak). */
+    repeats: z.number().int().min(0).max(10).default(1).describe('extra runs of the winner (0 = no soak)'),
+    /** Minimum time under load, e.g. "10m". */
+    duration: quantity.optional().describe('minimum time under load, e.g. "10m"'),
+  }).default({ repeats: 1 }).describe('stability soak of the winner'),
+  /** Seed of the random strategy (same seed, same trials). */
+  seed: z.number().int().default(1).describe('seed of the random strategy'),
+});
+
+/** The number to optimise. */
+export const objectiveSchema = z.strictObject({
+  /** Metric of the benchmark level, e.g. "decodeTokensPerSec.p50" (per-request decode speed). */
+  metric: z.enum(METRICS).default('decodeTokensPerSec.p50').describe('metric to optimise'),
+  /** Concurrency level at which the metric is read. */
+  concurrency: z.number().int().positive().default(1).describe('concurrency level of the metric'),
+  /** maximize for throughputs; minimize for latencies (default follows the metric). */
+  goal: z.enum(['maximize', 'minimize']).optional().describe('maximize or minimize (default from the metric)'),
+});
+
+/** A condition every accepted config must meet. */
+export const constraintSchema = z.strictObject({
+  /** Metric to check. */
+  metric: z.enum(METRICS).describe('metric to check'),
+  /** Concurrency level (default: the objective's). */
+  concurrency: z.number().int().positive().optional().describe('concurrency level (default: the objective\'s)'),
+  /** Comparison. */
+  op: z.enum(['>=', '<=']).describe('comparison'),
+  /** Threshold: a number, or a percentage of the baseline such as "90%". */
+  value: quantity.describe('number, or "90%" of the baseline'),
+  /** What a percentage is relative to. */
+  relativeTo: z.enum(['baseline']).optional().describe('reference for a percentage'),
+});
+
+/** The load each trial is measured with. */
+export const benchmarkSchema = z.strictObject({
+  /** Concurrency levels, run in order. */
+  concurrency: z.array(z.number().int().positive()).min(1).default([1, 16]).describe('concurrency levels'),
+  /** Requests per level. */
+  requests: z.number().int().positive().default(32).describe('requests per level'),
+  /** Prompt length in tokens. */
+  inputTokens: z.number().int().positive().default(512).describe('prompt tokens'),
+  /** Generated tokens per request. */
+  outputTokens: z.number().int().positive().default(256).describe('output tokens'),
+  /** Warm-up requests after each restart (not measured; the first run after a restart is cold). */
+  warmup: z.number().int().min(0).default(2).describe('warm-up requests (discarded)'),
+  /** Timeouts by phase, e.g. "10s", "15m". */
+  timeouts: z.strictObject({
+    /** Model load until the health check answers. */
+    ready: quantity.default('20m').describe('time for the service to become ready'),
+    /** Connection to the endpoint. */
+    connect: quantity.default('10s').describe('connect timeout'),
+    /** First token of a request. */
+    firstToken: quantity.default('120s').describe('first-token timeout'),
+    /** Gap between two tokens. */
+    stall: quantity.default('60s').describe('inter-token stall timeout'),
+    /** One whole request. */
+    total: quantity.default('10m').describe('per-request timeout'),
+  }).default({ ready: '20m', connect: '10s', firstToken: '120s', stall: '60s', total: '10m' }).describe('timeouts by phase'),
+});
+
+/** When the campaign stops. */
+export const budgetSchema = z.strictObject({
+  /** Maximum trials (each usually costs a restart). */
+  trials: z.number().int().positive().default(20).describe('maximum trials'),
+  /** Maximum wall time, e.g. 4 or "4h" or "90m". */
+  hours: quantity.optional().describe('maximum wall time, e.g. "4h"'),
+});
+
+/** The whole spectune.yaml. */
+export const configSchema = z.strictObject({
+  /** Schema URL for editors (ignored). */
+  $schema: z.string().optional(),
+  target: targetSchema,
+  /** Canonical engine setting key → values to search, e.g. speculative_num_steps: {min: 1, max: 10}. */
+  space: z.record(z.string(), dimensionSchema).describe('setting key → values or range'),
+  search: searchSchema.default({ strategy: 'adaptive', noiseMargin: 0.03, repeats: 2, soak: { repeats: 1 }, seed: 1 }),
+  objective: objectiveSchema.default({ metric: 'decodeTokensPerSec.p50', concurrency: 1 }),
+  /** Conditions every accepted config must meet. */
+  constraints: z.array(constraintSchema).default([]).describe('conditions on accepted configs'),
+  benchmark: benchmarkSchema.default({
+    concurrency: [1, 16], requests: 32, inputTokens: 512, outputTokens: 256, warmup: 2,
+    timeouts: { ready: '20m', connect: '10s', firstToken: '120s', stall: '60s', total: '10m' },
+  }),
+  budget: budgetSchema.default({ trials: 20 }),
+  /** SQLite file holding campaigns (default ./spectune.db). */
+  store: z.string().default('./spectune.db').describe('SQLite file (default ./spectune.db)'),
+});
+
+/** The config as written (after defaults, before unit normalisation). */
+export type RawConfig = z.output<typeof configSchema>;

@@ -1,0 +1,81 @@
+// The normalised config every other module consumes: units resolved, ranges expanded, defaults applied.
+import type { EngineName, ParamValue } from '../engines/types.js';
+import type { MetricName } from './schema.js';
+
+/** One host serving the model; `host` null = this machine. */
+export interface TargetHost {
+  host: string | null;
+  unit: string;
+  role: 'rank0' | 'rank1';
+}
+
+/** One setting to search, with its values in order (safest first). */
+export interface Dimension {
+  /** Canonical engine setting key, e.g. "speculative_num_steps". */
+  key: string;
+  values: ParamValue[];
+}
+
+/** The objective: one metric at one concurrency, maximised or minimised. */
+export interface Objective {
+  metric: MetricName;
+  concurrency: number;
+  goal: 'maximize' | 'minimize';
+}
+
+/** A constraint with its threshold resolved: `relative` means value is a ratio of the baseline's metric. */
+export interface Constraint {
+  metric: MetricName;
+  concurrency: number;
+  op: '>=' | '<=';
+  value: number;
+  relative: boolean;
+}
+
+/** Benchmark timeouts by phase, in milliseconds. */
+export interface Timeouts {
+  readyMs: number;
+  connectMs: number;
+  firstTokenMs: number;
+  stallMs: number;
+  totalMs: number;
+}
+
+/** The validated, normalised spectune config. */
+export interface SpectuneConfig {
+  target: {
+    hosts: TargetHost[];
+    engine: EngineName;
+    endpoint: string;
+    apiKey: string | null;
+    apiKeyEnv: string | null;
+    manager: 'systemd' | 'process';
+    gpuMemoryBytes: number | null;
+  };
+  space: Dimension[];
+  search: {
+    strategy: 'adaptive' | 'grid' | 'random';
+    noiseMargin: number;
+    repeats: number;
+    soak: { repeats: number; durationMs: number | null };
+    seed: number;
+  };
+  objective: Objective;
+  constraints: Constraint[];
+  benchmark: {
+    concurrency: number[];
+    requests: number;
+    inputTokens: number;
+    outputTokens: number;
+    warmup: number;
+    timeouts: Timeouts;
+  };
+  budget: { trials: number; hours: number | null };
+  store: string;
+}
+
+/** Problems found while validating; errors make the config unusable, warnings do not. */
+export interface Problems {
+  errors: string[];
+  warnings: string[];
+}
