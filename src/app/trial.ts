@@ -1,0 +1,91 @@
+// Performs one trial's phases (feasibility → deploy → ready → warm-up → bench → record), emitting events.
+import type { EventSink } from '../events.js';
+import type { TrialPhase } from '../events.js';
+import { checkConstraints, evaluateObjective } from '../tune/objective.js';
+import type { TrialKind, TrialRecord, TuneConfig } from '../tune/types.js';
+import type { TuneDeps, TuneSpec } from './tune-ports.js';
+
+/** Context shared by every trial of a campaign. */
+export interface TrialContext {
+  deps: TuneDeps;
+  spec: TuneSpec;
+  campaignId: number;
+  onEvent: EventSink;
+  signal?: AbortSignal;
+  /** The baseline's runs, for relative constraints. */
+  baselineRuns: TrialRecord['runs'] | null;
+  /** Durations of earlier phases, for "elapsed vs expected". */
+  phaseMs: Map<TrialPhase, number>;
+}
+
+// A fresh in-flight record for a trial.
+export function createTrialRecord(index: number, kind: TrialKind, config: TuneConfig, reason: string, now: number): TrialRecord {
+  return {
+    index, kind, config, status: 'running', reason, objective: null, constraintsOk: null, violations: [],
+    runs: [], verdict: null, prediction: null, capacity: null, restarts: 0, startedAt: now, endedAt: null,
+  };
+}
+
+// Announce a phase with its expected duration (from the last time it ran), and time it.
+export async function runPhase<T>(ctx: TrialContext, trial: number, phase: TrialPhase, work: () => Promise<T>): Promise<T> {
+  const t0 = ctx.deps.now();
+  ctx.onEvent({ type: 'trial:phase', ts: t0, trial, phase, expectedMs: ctx.phaseMs.get(phase) ?? null });
+  const out = await work();
+  ctx.phaseMs.set(phase, ctx.deps.now() - t0);
+  return out;
+}
+
+// Warm up, benchmark, and score a ready service; returns the finished record.
+export async function measureTrial(ctx: TrialContext, rec: TrialRecord): Promise<TrialRecord> {
+  const { deps, spec, onEvent, signal } = ctx;
+  await runPhase(ctx, rec.index, 'warmup', () => deps.bench.run('warmup', onEvent, signal));
+  const phase = rec.kind === 'soak' ? 'soak' : 'bench';
+  const { runs, samples } = await runPhase(ctx, rec.index, phase, () => deps.bench.run(phase, onEvent, signal));
+  signal?.throwIfAborted();
+  deps.store.saveSamples(ctx.campaignId, rec.index, samples);
+  const violations = checkConstraints(runs, spec.constraints, rec.kind === 'baseline' ? runs : ctx.baselineRuns);
+  const objective = evaluateObjective(runs, spec.objective);
+  const failedRequests = runs.reduce((s, r) => s + r.requests.failed, 0);
+  if (failedRequests > 0) violations.push(`${failedRequests} benchmark request(s) failed`);
+  if (objective === null) violations.push('objective not measured');
+  return { ...rec, runs, objective, violations, constraintsOk: violations.length === 0, status: 'ok' };
+}
+
+// Record a failed deploy: the verdict is kept, the crash loop stopped and the last good config restored.
+async function recordFailure(ctx: TrialContext, rec: TrialRecord, reason: string): Promise<TrialRecord> {
+  const { verdict } = rec;
+  if (verdict) ctx.onEvent({ type: 'diagnosis', ts: ctx.deps.now(), verdict });
+  await runPhase(ctx, rec.index, 'rollback', () => ctx.deps.service.recover(`trial ${rec.index} failed: ${reason}`));
+  return { ...rec, status: 'failed', violations: [reason] };
+}
+
+// Compare the prediction with what happened, so a wrong prediction is said out loud.
+function notePrediction(ctx: TrialContext, rec: TrialRecord, failedOom: boolean): void {
+  if (!rec.prediction) return;
+  const right = rec.prediction.feasible !== failedOom;
+  const level = right ? 'info' : 'warn';
+  const said = rec.prediction.feasible ? 'fits' : 'does not fit';
+  ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level, message: `memory prediction (${said}) was ${right ? 'right' : 'WRONG'} for trial ${rec.index}` });
+}
+
+// Whether a verdict says the config ran out of memory at start-up.
+export function isMemoryVerdict(v: TrialRecord['verdict']): boolean {
+  const oom = new Set(['kv_cache_oom', 'cuda_oom', 'cuda_graph_capture_failure', 'host_oom_kill']);
+  return v !== null && (oom.has(v.class) || (v.cause !== null && oom.has(v.cause)));
+}
+
+// Deploy a candidate and measure it; a failed start is diagnosed and rolled back (expected outcome, not an error).
+export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Promise<TrialRecord> {
+  const why = `${rec.kind} trial ${rec.index}: ${rec.reason}`;
+  const out = await runPhase(ctx, rec.index, 'deploy', () => ctx.deps.service.deploy(rec.config, why, ctx.signal));
+  const withRestarts = { ...rec, restarts: out.restarts };
+  if (!out.ready) {
+    const failed = { ...withRestarts, verdict: out.verdict };
+    notePrediction(ctx, failed, isMemoryVerdict(out.verdict));
+    return recordFailure(ctx, failed, out.reason);
+  }
+  notePrediction(ctx, withRestarts, false);
+  const measured = await measureTrial(ctx, { ...withRestarts, capacity: out.capacity });
+  await ctx.deps.service.markGood();
+  return measured;
+}

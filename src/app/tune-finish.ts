@@ -1,0 +1,65 @@
+// The end state of a campaign: deploy the winner (or restore the original), verify it healthy, print the drop-in.
+import { findBest, configKey } from '../tune/best.js';
+import { findDisqualified } from '../tune/step.js';
+import type { NextStep, TrialRecord, TuneConfig } from '../tune/types.js';
+import type { TrialContext } from './trial.js';
+
+/** What a campaign run ends with (printed as JSON on stdout with --json). */
+export interface CampaignResult {
+  campaignId: number;
+  status: 'done' | 'interrupted' | 'no-winner';
+  best: TrialRecord | null;
+  baseline: TrialRecord | null;
+  trials: TrialRecord[];
+  /** The drop-in / ExecStart now in force, or null when unchanged or unknown. */
+  deployed: string | null;
+  summary: string;
+}
+
+// Count the service restarts the campaign spent.
+export function countRestarts(trials: TrialRecord[]): number {
+  return trials.reduce((s, t) => s + t.restarts, 0);
+}
+
+// The config the service runs now: that of the last trial that ended ready (or the baseline's).
+export function findConfigInForce(trials: TrialRecord[]): TuneConfig | null {
+  const ready = trials.filter((t) => t.status === 'ok').sort((a, b) => a.index - b.index);
+  return ready.length ? ready[ready.length - 1].config : null;
+}
+
+// One-line summary of a finished campaign.
+function summarize(best: TrialRecord | null, baseline: TrialRecord | null, trials: TrialRecord[], why: string): string {
+  const restarts = countRestarts(trials);
+  if (!best || best.objective === null) return `${why}; no winner; ${restarts} restarts`;
+  const gain = baseline?.objective ? ` (${(((best.objective / baseline.objective) - 1) * 100).toFixed(1)}% vs baseline)` : '';
+  const cfg = Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ');
+  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${gain}; ${trials.length} trials, ${restarts} restarts`;
+}
+
+// Put the service on `target` unless it is already there; a failed final deploy falls back to the last good config.
+async function deployFinal(ctx: TrialContext, trials: TrialRecord[], target: TuneConfig, why: string): Promise<boolean> {
+  const inForce = findConfigInForce(trials);
+  if (inForce && configKey(inForce) === configKey(target)) return true;
+  const out = await ctx.deps.service.deploy(target, why, ctx.signal);
+  if (out.ready) { await ctx.deps.service.markGood(); return true; }
+  await ctx.deps.service.recover(`final deploy failed: ${out.reason}`);
+  return false;
+}
+
+// Finish: end state, verified healthy, recorded, announced.
+export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], step: Extract<NextStep, { kind: 'finish' }>, restore: boolean): Promise<CampaignResult> {
+  const { deps, onEvent, campaignId, spec } = ctx;
+  const baseline = trials.find((t) => t.kind === 'baseline' && t.status === 'ok') ?? null;
+  const winner = findBest(trials, spec.objective.goal, findDisqualified(trials, spec.objective.goal));
+  const best = step.best ?? (winner ? winner.trials[winner.trials.length - 1] : null);
+  const target = restore ? baseline?.config : best?.config;
+  let ok = true;
+  if (target) ok = await deployFinal(ctx, trials, target, restore ? 'restore the original config (--restore)' : 'deploy the campaign winner');
+  const health = await deps.service.waitHealthy(ctx.signal);
+  if (!health.healthy) await deps.service.recover(`end state not healthy: ${health.reason}`);
+  const deployed = await deps.service.describeDeployed();
+  const summary = summarize(best, baseline, trials, step.why) + (ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
+  deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now() });
+  onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
+  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, summary };
+}

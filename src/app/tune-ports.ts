@@ -1,0 +1,77 @@
+// What the campaign runner needs from the outside world, as narrow ports; tune-wiring.ts binds them to the real
+// service controller, benchmark, search and store, and the unit tests bind them to fakes.
+import type { BenchRun, RequestSample } from '../bench/types.js';
+import type { Verdict } from '../diagnose/types.js';
+import type { CapacityFacts } from '../engines/types.js';
+import type { EventSink } from '../events.js';
+import type { Proposal } from '../tune/step.js';
+import type { FeasibilityPrediction, ObjectiveSpec, ConstraintSpec, TrialRecord, TuneBudget, TuneConfig } from '../tune/types.js';
+
+/** The result of deploying a config: ready, or failed with the diagnosis verdict. */
+export type DeployOutcome =
+  | { ready: true; capacity: CapacityFacts | null; restarts: number }
+  | { ready: false; reason: string; verdict: Verdict | null; restarts: number };
+
+/** The service under tuning (a systemd unit over SSH, or a local process-managed one). */
+export interface TuneServicePort {
+  /** The values of the tuned settings in force now (only the keys the space names). */
+  readConfig(keys: string[]): Promise<TuneConfig>;
+  /** Wait until the service in force is ready (baseline, resume); returns its capacity facts. */
+  waitHealthy(signal?: AbortSignal): Promise<{ healthy: boolean; capacity: CapacityFacts | null; reason: string }>;
+  /** Deploy a config as a drop-in, restart safely, wait for ready or fail fast (diagnosed). */
+  deploy(config: TuneConfig, why: string, signal?: AbortSignal): Promise<DeployOutcome>;
+  /** After a failure: stop any crash loop, roll back to the last known-good config, verify it healthy (throws if not). */
+  recover(why: string): Promise<void>;
+  /** Remember the config in force as known-good (the rollback target). */
+  markGood(): Promise<void>;
+  /** The winning unit text to print: the drop-in and the resulting ExecStart. */
+  describeDeployed(): Promise<string>;
+}
+
+/** Benchmarks the endpoint with the campaign's profile; `soak` may be longer. */
+export interface TuneBenchPort {
+  run(phase: 'warmup' | 'bench' | 'soak', onEvent: EventSink, signal?: AbortSignal): Promise<{ runs: BenchRun[]; samples: RequestSample[] }>;
+}
+
+/** The pure search, bound to its space and budget. */
+export interface TuneSearchPort {
+  propose(history: TrialRecord[]): Proposal | null;
+  /** Memory feasibility prediction from earlier trials' capacity facts; null = no opinion. */
+  predict(history: TrialRecord[], config: TuneConfig): FeasibilityPrediction | null;
+}
+
+/** A campaign as stored. */
+export interface StoredCampaign {
+  id: number;
+  startedAt: number;
+  trials: TrialRecord[];
+  resumed: boolean;
+}
+
+/** Durable campaign state: every trial is written when it starts and when it ends. */
+export interface TuneStorePort {
+  /** Create a campaign, or with resume=true reopen the latest unfinished one of this target (error if none). */
+  openCampaign(opts: { resume: boolean; name: string; spec: unknown; now: number }): StoredCampaign;
+  saveTrial(campaignId: number, trial: TrialRecord): void;
+  saveSamples(campaignId: number, trialIndex: number, samples: RequestSample[]): void;
+  finishCampaign(campaignId: number, result: { bestTrial: number | null; summary: string; now: number }): void;
+}
+
+/** The campaign's goals and limits. */
+export interface TuneSpec {
+  name: string;
+  /** Setting keys the search space varies. */
+  keys: string[];
+  objective: ObjectiveSpec;
+  constraints: ConstraintSpec[];
+  budget: TuneBudget;
+}
+
+/** Everything runCampaign needs. */
+export interface TuneDeps {
+  service: TuneServicePort;
+  bench: TuneBenchPort;
+  search: TuneSearchPort;
+  store: TuneStorePort;
+  now: () => number;
+}

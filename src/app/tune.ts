@@ -1,0 +1,159 @@
+// `spectune tune` use case: the campaign loop — baseline, search, soak, end state — durable and resumable.
+import type { EventSink, TrialPhase } from '../events.js';
+import { ToolError } from '../errors.js';
+import { findBest, configKey } from '../tune/best.js';
+import { decideNextStep, findDisqualified, reconcileTrials } from '../tune/step.js';
+import type { NextStep, TrialRecord, TuneConfig } from '../tune/types.js';
+import { createTrialRecord, deployAndMeasure, measureTrial, runPhase, type TrialContext } from './trial.js';
+import type { TuneDeps, TuneSpec } from './tune-ports.js';
+import { finishCampaign, type CampaignResult } from './tune-finish.js';
+
+export type { CampaignResult } from './tune-finish.js';
+
+/** Options of one run of the campaign. */
+export interface CampaignOptions {
+  resume: boolean;
+  /** End on the original config instead of the winner. */
+  restore: boolean;
+}
+
+/** Mutable state of the running campaign (kept in one place; persisted trial by trial). */
+interface RunState {
+  ctx: TrialContext;
+  trials: TrialRecord[];
+  startedAt: number;
+}
+
+// Save and announce a trial's end, and a new best when it is one.
+function endTrial(st: RunState, rec: TrialRecord): void {
+  const { deps, onEvent, campaignId, spec } = st.ctx;
+  const done = { ...rec, endedAt: deps.now() };
+  const before = findBest(st.trials, spec.objective.goal);
+  st.trials = [...st.trials.filter((t) => t.index !== rec.index), done];
+  deps.store.saveTrial(campaignId, done);
+  const status = done.status === 'running' || done.status === 'discarded' ? 'skipped' : done.status;
+  onEvent({ type: 'trial:end', ts: deps.now(), trial: done.index, status, objective: done.objective, verdict: done.verdict });
+  const after = findBest(st.trials, spec.objective.goal, findDisqualified(st.trials, spec.objective.goal));
+  if (after && (!before || after.key !== before.key || after.objective !== before.objective)) {
+    const trial = after.trials[after.trials.length - 1].index;
+    onEvent({ type: 'campaign:best', ts: deps.now(), trial, config: after.config, objective: after.objective });
+  }
+}
+
+// Start a trial: persist it as running first, so an interruption is visible on resume.
+function startTrial(st: RunState, kind: TrialRecord['kind'], config: TuneConfig, reason: string): TrialRecord {
+  const { deps, campaignId, onEvent } = st.ctx;
+  const index = st.trials.reduce((m, t) => Math.max(m, t.index + 1), 0);
+  const rec = createTrialRecord(index, kind, config, reason, deps.now());
+  st.trials = [...st.trials, rec];
+  deps.store.saveTrial(campaignId, rec);
+  onEvent({ type: 'trial:start', ts: rec.startedAt, campaignId, trial: index, config, reason });
+  return rec;
+}
+
+// Measure the config in force as the baseline; if it is not healthy there is nothing to tune from.
+async function runBaseline(st: RunState): Promise<TrialRecord> {
+  const { deps, spec, signal } = st.ctx;
+  const config = await deps.service.readConfig(spec.keys);
+  const rec = startTrial(st, 'baseline', config, 'baseline: the config in force');
+  const health = await runPhase(st.ctx, rec.index, 'wait-ready', () => deps.service.waitHealthy(signal));
+  if (!health.healthy) {
+    throw new ToolError('E_SERVICE_FAILED', `the service is not healthy before tuning: ${health.reason}`, {
+      hint: 'fix the service first (spectune status / spectune diagnose), then run spectune tune again',
+    });
+  }
+  const measured = await measureTrial(st.ctx, { ...rec, capacity: health.capacity });
+  await deps.service.markGood();
+  return measured;
+}
+
+// A search trial: ask the memory predictor first, so an infeasible config costs no restart.
+async function runSearchTrial(st: RunState, step: Extract<NextStep, { kind: 'trial' }>): Promise<TrialRecord> {
+  const rec = startTrial(st, 'search', step.config, step.reason);
+  const prediction = await runPhase(st.ctx, rec.index, 'feasibility', async () =>
+    st.ctx.deps.search.predict(st.trials.filter((t) => t.index !== rec.index), step.config));
+  const withPrediction = { ...rec, prediction };
+  if (prediction && !prediction.feasible && !step.confirmProbe) {
+    const msg = `trial ${rec.index}: predicted not to fit (${prediction.reason})${prediction.suggestion ? `; suggestion: ${prediction.suggestion}` : ''}`;
+    st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'warn', message: msg });
+    return { ...withPrediction, status: 'infeasible', violations: [prediction.reason] };
+  }
+  return deployAndMeasure(st.ctx, withPrediction);
+}
+
+// Re-run the best candidate as a stability soak before accepting it.
+async function runSoak(st: RunState, step: Extract<NextStep, { kind: 'soak' }>): Promise<TrialRecord> {
+  const rec = startTrial(st, 'soak', step.config, `soak of trial ${step.of}`);
+  return deployAndMeasure(st.ctx, rec);
+}
+
+// Perform one step; a finished trial is returned for recording.
+async function performStep(st: RunState, step: Exclude<NextStep, { kind: 'finish' }>): Promise<TrialRecord> {
+  if (step.kind === 'baseline') return runBaseline(st);
+  if (step.kind === 'trial') return runSearchTrial(st, step);
+  return runSoak(st, step);
+}
+
+// Run steps until the state machine says finish; an abort leaves the in-flight trial for resume to redo.
+async function runSteps(st: RunState): Promise<Extract<NextStep, { kind: 'finish' }>> {
+  const { deps, spec, signal } = st.ctx;
+  for (;;) {
+    signal?.throwIfAborted();
+    const step = decideNextStep({
+      trials: st.trials, budget: spec.budget, elapsedMs: deps.now() - st.startedAt, objective: spec.objective,
+      propose: (h) => deps.search.propose(h),
+    });
+    if (step.kind === 'finish') return step;
+    const rec = await performStep(st, step);
+    if (rec.kind === 'baseline') st.ctx.baselineRuns = rec.runs;
+    endTrial(st, rec);
+  }
+}
+
+// On resume: discard the interrupted trial and make sure the service is on a known-good config before going on.
+async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promise<void> {
+  const { deps, onEvent } = st.ctx;
+  for (const t of interrupted) {
+    deps.store.saveTrial(st.ctx.campaignId, { ...t, status: 'discarded', endedAt: deps.now() });
+    onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${t.index} (${JSON.stringify(t.config)}) was interrupted; its result is discarded and it will be redone` });
+  }
+  const health = interrupted.length === 0 ? await deps.service.waitHealthy(st.ctx.signal) : null;
+  if (health?.healthy) return;
+  await deps.service.recover(interrupted.length ? 'resume after an interrupted trial' : `resume: service not healthy (${health?.reason})`);
+}
+
+// Ctrl-C or kill during a trial: leave the service on a known-good config, keep the trial for resume.
+async function handleAbort(st: RunState): Promise<void> {
+  const inflight = st.trials.filter((t) => t.status === 'running');
+  for (const t of inflight) {
+    st.trials = st.trials.map((x) => (x.index === t.index ? { ...x, status: 'discarded' } : x));
+    st.ctx.deps.store.saveTrial(st.ctx.campaignId, { ...t, status: 'discarded', endedAt: st.ctx.deps.now() });
+  }
+  if (inflight.some((t) => t.kind !== 'baseline')) await st.ctx.deps.service.recover('interrupted by the operator');
+}
+
+// Run (or resume) a campaign to its end state.
+export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: CampaignOptions, onEvent: EventSink, signal?: AbortSignal): Promise<CampaignResult> {
+  const stored = deps.store.openCampaign({ resume: opts.resume, name: spec.name, spec, now: deps.now() });
+  const { trials, interrupted } = reconcileTrials(stored.trials);
+  const baseline = trials.find((t) => t.kind === 'baseline' && t.status === 'ok');
+  const ctx: TrialContext = { deps, spec, campaignId: stored.id, onEvent, signal, baselineRuns: baseline?.runs ?? null, phaseMs: new Map<TrialPhase, number>() };
+  const st: RunState = { ctx, trials, startedAt: stored.startedAt };
+  if (stored.resumed) {
+    onEvent({ type: 'log', ts: deps.now(), level: 'info', message: `resuming campaign ${stored.id}: ${trials.filter((t) => t.status !== 'discarded').length} trial(s) already done` });
+    await reconcileService(st, interrupted);
+  }
+  try {
+    const finish = await runSteps(st);
+    return await finishCampaign(st.ctx, st.trials, finish, opts.restore);
+  } catch (e) {
+    if (signal?.aborted) {
+      await handleAbort(st);
+      return { campaignId: stored.id, status: 'interrupted', best: null, baseline: baseline ?? null, trials: st.trials, deployed: null, summary: 'interrupted; run with --resume to continue' };
+    }
+    throw e;
+  }
+}
+
+// Re-exported for the CLI's dry run and for the report: the key of a config.
+export { configKey };

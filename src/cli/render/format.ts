@@ -1,0 +1,76 @@
+// Pure formatting of progress events into one human line each; every renderer (TTY, plain) shares it.
+import type { SpectuneEvent } from '../../events.js';
+
+/** Milliseconds per second, for human durations. */
+const MS_PER_S = 1000;
+
+// Render a duration the way operators read it: "850ms", "12.3s", "4m05s".
+export function formatDuration(ms: number): string {
+  if (ms < MS_PER_S) return `${Math.round(ms)}ms`;
+  const s = ms / MS_PER_S;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const m = Math.floor(s / 60);
+  return `${m}m${String(Math.round(s - m * 60)).padStart(2, '0')}s`;
+}
+
+// Render a config as "k=v k=v" in key order, so lines are stable between runs.
+export function formatConfig(config: Record<string, unknown>): string {
+  const keys = Object.keys(config).sort();
+  return keys.length === 0 ? '(as deployed)' : keys.map((k) => `${k}=${String(config[k])}`).join(' ');
+}
+
+// Round a throughput figure for display.
+function formatRate(v: number | null): string {
+  return v === null ? '-' : v.toFixed(1);
+}
+
+// Describe a service or diagnosis event; null when the event is not of that family.
+function formatServiceEvent(e: SpectuneEvent): string | null {
+  switch (e.type) {
+    case 'service:action': return `service ${e.unit}: ${e.action} (${e.why})`;
+    case 'service:state': return `service ${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} restarts=${e.nRestarts ?? '-'}`;
+    case 'service:ready': return `service ${e.unit}: ready after ${formatDuration(e.elapsedMs)}`;
+    case 'service:failed': return `service ${e.unit}: FAILED ${e.reason}${e.verdict ? ` -> ${verdictLabel(e.verdict)}` : ''}`;
+    case 'diagnosis': return `diagnosis: ${verdictLabel(e.verdict)}: ${e.verdict.summary}`;
+    default: return null;
+  }
+}
+
+// "crash_loop/kv_cache_oom" style label of a verdict.
+export function verdictLabel(v: { class: string; cause: string | null }): string {
+  return v.cause ? `${v.class}/${v.cause}` : v.class;
+}
+
+// Describe a benchmark event; null when the event is not of that family.
+function formatBenchEvent(e: SpectuneEvent): string | null {
+  switch (e.type) {
+    case 'bench:progress': return `bench c=${e.concurrency}: ${e.done}${e.total === null ? '' : `/${e.total}`} requests, ${formatRate(e.outputTokensPerSec)} tok/s`;
+    case 'bench:level': {
+      const r = e.run;
+      return `bench c=${r.concurrency}: ${formatRate(r.outputTokensPerSec)} tok/s total, ${formatRate(r.decodeTokensPerSec.mean)} tok/s per request, ok=${r.requests.ok} failed=${r.requests.failed}`;
+    }
+    case 'bench:stopped': return `bench c=${e.concurrency}: stopped (${e.reason})`;
+    default: return null;
+  }
+}
+
+// Describe a campaign/trial event; null when the event is not of that family.
+function formatTrialEvent(e: SpectuneEvent): string | null {
+  switch (e.type) {
+    case 'trial:start': return `trial ${e.trial}: ${formatConfig(e.config)} (${e.reason})`;
+    case 'trial:phase': return `trial ${e.trial}: ${e.phase}${e.expectedMs === null ? '' : ` (expected ~${formatDuration(e.expectedMs)})`}`;
+    case 'trial:end': {
+      const obj = e.objective === null ? '' : ` objective=${e.objective.toFixed(1)}`;
+      return `trial ${e.trial}: ${e.status}${obj}${e.verdict ? ` verdict=${verdictLabel(e.verdict)}` : ''}`;
+    }
+    case 'campaign:best': return `best so far: trial ${e.trial} ${formatConfig(e.config)} objective=${e.objective.toFixed(1)}`;
+    case 'campaign:end': return `campaign ${e.campaignId} done: ${e.summary}`;
+    default: return null;
+  }
+}
+
+// One line for any event (no trailing newline).
+export function formatEvent(e: SpectuneEvent): string {
+  if (e.type === 'log') return e.level === 'info' ? e.message : `${e.level}: ${e.message}`;
+  return formatTrialEvent(e) ?? formatServiceEvent(e) ?? formatBenchEvent(e) ?? e.type;
+}

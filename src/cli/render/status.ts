@@ -1,0 +1,41 @@
+// Pure state behind the live status line: current trial, phase, elapsed vs expected, best so far.
+import type { SpectuneEvent } from '../../events.js';
+import { formatConfig, formatDuration } from './format.js';
+
+/** What the live line shows; updated by every event. */
+export interface LiveStatus {
+  trial: number | null;
+  config: string;
+  phase: string | null;
+  phaseStartTs: number | null;
+  expectedMs: number | null;
+  best: string | null;
+  bench: string | null;
+}
+
+// The status before any event.
+export function createLiveStatus(): LiveStatus {
+  return { trial: null, config: '', phase: null, phaseStartTs: null, expectedMs: null, best: null, bench: null };
+}
+
+// Fold one event into the status (returns a new object; the input is not changed).
+export function updateLiveStatus(s: LiveStatus, e: SpectuneEvent): LiveStatus {
+  switch (e.type) {
+    case 'trial:start': return { ...s, trial: e.trial, config: formatConfig(e.config), phase: 'plan', phaseStartTs: e.ts, expectedMs: null, bench: null };
+    case 'trial:phase': return { ...s, trial: e.trial, phase: e.phase, phaseStartTs: e.ts, expectedMs: e.expectedMs, bench: null };
+    case 'bench:progress': return { ...s, bench: `c=${e.concurrency} ${e.done}${e.total === null ? '' : `/${e.total}`}` };
+    case 'campaign:best': return { ...s, best: `${e.objective.toFixed(1)} (${formatConfig(e.config)})` };
+    case 'campaign:end': return { ...s, trial: null, phase: null };
+    default: return s;
+  }
+}
+
+// Render the status as one line at time `now`, or null when nothing is in progress.
+export function renderLiveStatus(s: LiveStatus, now: number): string | null {
+  if (s.trial === null || s.phase === null) return null;
+  const elapsed = s.phaseStartTs === null ? 0 : now - s.phaseStartTs;
+  const expected = s.expectedMs === null ? '' : ` / ~${formatDuration(s.expectedMs)}`;
+  const bench = s.bench ? ` ${s.bench}` : '';
+  const best = s.best ? ` | best ${s.best}` : '';
+  return `trial ${s.trial} ${s.config} [${s.phase} ${formatDuration(elapsed)}${expected}${bench}]${best}`;
+}

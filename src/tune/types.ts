@@ -1,0 +1,80 @@
+// The campaign's domain: trials, their outcomes and what the runner decides next. Pure data, no I/O.
+import type { BenchRun } from '../bench/types.js';
+import type { Verdict } from '../diagnose/types.js';
+import type { CapacityFacts, ParamValue } from '../engines/types.js';
+
+/** One candidate configuration, keyed by canonical setting names (speculative_num_steps, ...). */
+export type TuneConfig = Record<string, ParamValue>;
+
+/** Why a trial exists. */
+export type TrialKind = 'baseline' | 'search' | 'soak';
+
+/** Where a trial ended. `discarded` = was in flight when spectune died; redone on resume. */
+export type TrialStatus = 'running' | 'ok' | 'failed' | 'infeasible' | 'discarded';
+
+/** The memory predictor's opinion of a config before it costs a restart. */
+export interface FeasibilityPrediction {
+  feasible: boolean;
+  /** Human reason, e.g. "needs 21.3 GB for KV + graphs, 18.0 GB available". */
+  reason: string;
+  /** The change that would make it fit, e.g. "cuda_graph_max_bs=8". */
+  suggestion: string | null;
+}
+
+/** One measured (or refused) configuration. */
+export interface TrialRecord {
+  /** 0-based, in order of start; never reused. */
+  index: number;
+  kind: TrialKind;
+  config: TuneConfig;
+  status: TrialStatus;
+  /** Why the search chose it ("baseline", "climb", "probe beyond plateau", "bisect", "soak of trial 4"). */
+  reason: string;
+  objective: number | null;
+  /** All constraints held (null when not measured). */
+  constraintsOk: boolean | null;
+  violations: string[];
+  runs: BenchRun[];
+  verdict: Verdict | null;
+  prediction: FeasibilityPrediction | null;
+  /** Capacity facts the engine logged at start-up (the predictor learns from them). */
+  capacity: CapacityFacts | null;
+  /** Restarts of the service this trial cost (0 for baseline / infeasible). */
+  restarts: number;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+/** Objective: one statistic of one metric at one concurrency, to maximise or minimise. */
+export interface ObjectiveSpec {
+  metric: BenchMetric;
+  concurrency: number;
+  goal: 'maximize' | 'minimize';
+}
+
+/** A bound on a metric at one concurrency; `relative` bounds are a fraction of the baseline's value. */
+export interface ConstraintSpec {
+  metric: BenchMetric;
+  concurrency: number;
+  op: '>=' | '<=';
+  value: number;
+  relative: boolean;
+}
+
+/** Metrics the objective and constraints can name. */
+export type BenchMetric =
+  | 'decode_tps_mean' | 'decode_tps_p50' | 'output_tps' | 'requests_per_sec'
+  | 'ttft_p50_ms' | 'ttft_p99_ms' | 'itl_p99_ms' | 'e2e_p99_ms';
+
+/** Limits of a campaign. */
+export interface TuneBudget {
+  maxTrials: number;
+  maxHours: number;
+}
+
+/** What the runner does next (the pure decision; app/ performs it). */
+export type NextStep =
+  | { kind: 'baseline' }
+  | { kind: 'trial'; config: TuneConfig; reason: string; confirmProbe: boolean }
+  | { kind: 'soak'; config: TuneConfig; of: number }
+  | { kind: 'finish'; best: TrialRecord | null; why: string };

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { runCampaign } from '../../src/app/tune.js';
+import type { SpectuneEvent } from '../../src/events.js';
+import { createFakeDeps, createWorld, TEST_SPEC } from './tune-fakes.js';
+
+// Collect the events of a run.
+function collect() {
+  const events: SpectuneEvent[] = [];
+  return { events, sink: (e: SpectuneEvent) => { events.push(e); } };
+}
+
+describe('runCampaign with fakes', () => {
+  it('measures the baseline, survives the crash loop with a rollback, soaks and ends on the winner', async () => {
+    const world = createWorld();
+    const { events, sink } = collect();
+    const res = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: false, restore: false }, sink);
+    expect(res.status).toBe('done');
+    expect(res.best?.config).toEqual({ speculative_num_steps: 5 });
+    expect(res.trials[0].kind).toBe('baseline');
+    const failed = res.trials.find((t) => t.status === 'failed');
+    expect(failed?.config).toEqual({ speculative_num_steps: 10 });
+    expect(failed?.verdict?.cause).toBe('kv_cache_oom');
+    expect(world.actions).toContain(`recover: trial ${failed?.index} failed: crash loop`);
+    expect(res.trials.some((t) => t.kind === 'soak' && t.config.speculative_num_steps === 5)).toBe(true);
+    expect(world.current).toEqual({ speculative_num_steps: 5 });
+    expect(events.some((e) => e.type === 'diagnosis')).toBe(true);
+    expect(events.at(-1)?.type).toBe('campaign:end');
+  });
+
+  it('with --restore ends on the original config', async () => {
+    const world = createWorld();
+    const res = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: false, restore: true }, () => {});
+    expect(res.best?.config).toEqual({ speculative_num_steps: 5 });
+    expect(world.current).toEqual({ speculative_num_steps: 1 });
+  });
+
+  it('counts infeasible predictions without spending a restart', async () => {
+    const world = createWorld();
+    const deps = createFakeDeps(world);
+    deps.search.predict = (_h, c) => (Number(c.speculative_num_steps) >= 10 ? { feasible: false, reason: 'KV does not fit', suggestion: 'cuda_graph_max_bs=8' } : null);
+    const res = await runCampaign(deps, TEST_SPEC, { resume: false, restore: false }, () => {});
+    const t10 = res.trials.find((t) => t.config.speculative_num_steps === 10);
+    expect(t10?.status).toBe('infeasible');
+    expect(t10?.restarts).toBe(0);
+    expect(res.trials.some((t) => t.status === 'failed')).toBe(false);
+  });
+
+  it('stops at the trial budget', async () => {
+    const world = createWorld();
+    const spec = { ...TEST_SPEC, budget: { maxTrials: 3, maxHours: 1 } };
+    const res = await runCampaign(createFakeDeps(world), spec, { resume: false, restore: false }, () => {});
+    expect(res.trials.filter((t) => t.kind === 'search')).toHaveLength(3);
+    expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
+  });
+});
+
+describe('interrupt and resume', () => {
+  it('an abort mid-trial rolls back, and resume redoes only that trial', async () => {
+    const world = createWorld();
+    const ac = new AbortController();
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) { ac.abort(); throw new Error('aborted'); } };
+    const first = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: false, restore: false }, () => {}, ac.signal);
+    expect(first.status).toBe('interrupted');
+    expect(world.current).toEqual({ speculative_num_steps: 3 });
+    world.beforeBench = undefined;
+    const second = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: true, restore: false }, () => {});
+    const done = second.trials.filter((t) => t.status !== 'discarded' && t.kind === 'search');
+    const steps = done.map((t) => t.config.speculative_num_steps);
+    expect(new Set(steps).size).toBe(steps.length);
+    expect(steps).toHaveLength(9);
+    expect(second.trials.filter((t) => t.status === 'discarded').map((t) => t.config)).toEqual([{ speculative_num_steps: 4 }]);
+    expect(world.current).toEqual({ speculative_num_steps: 5 });
+  });
+
+  it('resume after a kill during a crash loop first brings the service back to the last good config', async () => {
+    const world = createWorld();
+    const deps = createFakeDeps(world);
+    const realDeploy = deps.service.deploy;
+    deps.service.deploy = async (c, w, s) => {
+      if (c.speculative_num_steps === 10) { world.current = { ...c }; throw new Error('SIGKILL'); }
+      return realDeploy(c, w, s);
+    };
+    await expect(runCampaign(deps, TEST_SPEC, { resume: false, restore: false }, () => {})).rejects.toThrow('SIGKILL');
+    expect(world.current).toEqual({ speculative_num_steps: 10 });
+    const res = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: true, restore: false }, () => {});
+    expect(world.actions).toContain('recover: resume after an interrupted trial');
+    expect(res.trials.filter((t) => t.status === 'failed').map((t) => t.config)).toEqual([{ speculative_num_steps: 10 }]);
+    expect(world.current).toEqual({ speculative_num_steps: 5 });
+  });
+});
