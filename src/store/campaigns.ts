@@ -1,0 +1,82 @@
+// Campaign rows: one tuning campaign = one config, many trials.
+import type { EngineName, EngineSettings } from '../engines/types.js';
+import { ToolError } from '../errors.js';
+import type { Db } from './db.js';
+import { fromJson, isoNow, toJson, toJsonOrNull, toText } from './json.js';
+
+/** Lifecycle of a campaign; "interrupted" is set by --resume when it finds the previous run gone. */
+export type CampaignStatus = 'running' | 'done' | 'aborted' | 'interrupted';
+
+/** A stored campaign. */
+export interface Campaign {
+  id: number;
+  name: string;
+  status: CampaignStatus;
+  engine: EngineName;
+  /** The normalised config snapshot (redacted). */
+  config: Record<string, unknown>;
+  /** Settings in force before the campaign (the baseline to return to with --restore). */
+  baseline: EngineSettings | null;
+  bestTrialId: number | null;
+  summary: string | null;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+interface CampaignRow {
+  id: number; name: string; status: CampaignStatus; engine: EngineName; config_json: string; baseline_json: string | null;
+  best_trial_id: number | null; summary: string | null; created_at: string; updated_at: string; finished_at: string | null;
+}
+
+// Row → domain object.
+function toCampaign(r: CampaignRow): Campaign {
+  return {
+    id: r.id, name: r.name, status: r.status, engine: r.engine, config: fromJson(r.config_json) ?? {},
+    baseline: fromJson(r.baseline_json), bestTrialId: r.best_trial_id, summary: r.summary,
+    createdAt: r.created_at, updatedAt: r.updated_at, finishedAt: r.finished_at,
+  };
+}
+
+// Start a campaign; the config snapshot is stored redacted.
+export function createCampaign(db: Db, input: { name: string; engine: EngineName; config: unknown; baseline?: EngineSettings; ts?: string }): Campaign {
+  const ts = isoNow(input.ts);
+  const info = db.prepare(
+    `INSERT INTO campaigns (name, status, engine, config_json, baseline_json, created_at, updated_at) VALUES (?, 'running', ?, ?, ?, ?, ?)`,
+  ).run(toText(input.name), input.engine, toJson(input.config), toJsonOrNull(input.baseline), ts, ts);
+  return getCampaign(db, Number(info.lastInsertRowid));
+}
+
+// Read one campaign or fail with E_CAMPAIGN_NOT_FOUND.
+export function getCampaign(db: Db, id: number): Campaign {
+  const row = db.prepare('SELECT * FROM campaigns WHERE id = ?').get(id) as CampaignRow | undefined;
+  if (!row) throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no campaign ${id} in the store`, { hint: 'run `spectune report` without an id for the latest' });
+  return toCampaign(row);
+}
+
+// The most recent campaign, or null in an empty store.
+export function latestCampaign(db: Db): Campaign | null {
+  const row = db.prepare('SELECT * FROM campaigns ORDER BY id DESC LIMIT 1').get() as CampaignRow | undefined;
+  return row ? toCampaign(row) : null;
+}
+
+// All campaigns, newest first.
+export function listCampaigns(db: Db): Campaign[] {
+  return (db.prepare('SELECT * FROM campaigns ORDER BY id DESC').all() as CampaignRow[]).map(toCampaign);
+}
+
+// Update status, baseline, best trial or summary.
+export function updateCampaign(
+  db: Db, id: number,
+  patch: { status?: CampaignStatus; baseline?: EngineSettings; bestTrialId?: number | null; summary?: string; ts?: string },
+): Campaign {
+  const cur = getCampaign(db, id);
+  const ts = isoNow(patch.ts);
+  const status = patch.status ?? cur.status;
+  const finished = status === 'done' || status === 'aborted' ? cur.finishedAt ?? ts : null;
+  db.prepare('UPDATE campaigns SET status = ?, baseline_json = ?, best_trial_id = ?, summary = ?, updated_at = ?, finished_at = ? WHERE id = ?').run(
+    status, toJsonOrNull(patch.baseline ?? cur.baseline), patch.bestTrialId === undefined ? cur.bestTrialId : patch.bestTrialId,
+    toText(patch.summary ?? cur.summary), ts, finished, id,
+  );
+  return getCampaign(db, id);
+}

@@ -1,0 +1,10 @@
+// Public surface of the store: open it, then pass the Db to repository functions.
+export { openStore, closeStore, migrate, type Db } from './db.js';
+export { createCampaign, getCampaign, latestCampaign, listCampaigns, updateCampaign, type Campaign, type CampaignStatus } from './campaigns.js';
+export {
+  recordTrialStart, markTrialState, recordTrialResult, listTrials, getTrial, findUnfinishedTrial, getTrialConfig, FINAL_STATES,
+  type Trial, type TrialState, type TrialStartInput, type TrialResultInput, type ConfigSnapshot,
+} from './trials.js';
+export { listBenchRuns, listSamples, listVerdicts, recordEngineMetrics, listEngineMetrics, type EngineMetricsRecord } from './results.js';
+export { recordAction, listActions, recordEvent, listEvents } from './actions.js';
+export { MIGRATIONS, type Migration } from './migrations/index.js';

@@ -1,0 +1,12 @@
+// The ordered list of schema migrations; PRAGMA user_version records how many have been applied.
+import { SQL as INIT } from './001-init.js';
+
+/** One migration: its number (1-based, equal to the user_version after it) and SQL. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+// Append only: a released migration never changes, a new one gets the next number.
+export const MIGRATIONS: Migration[] = [{ version: 1, name: '001-init', sql: INIT }];
