@@ -1,21 +1,15 @@
 // Objective and constraints, evaluated from the BenchRuns of a trial (and the baseline's, for relative bounds).
-import type { BenchRun } from '../bench/types.js';
+import type { BenchRun, Summary } from '../bench/types.js';
 import type { BenchMetric, ConstraintSpec, ObjectiveSpec } from './types.js';
 
-// Read one metric out of the run at a concurrency; null when that level was not measured.
+// Read one metric ("outputTokensPerSec", "ttftMs.p99", ...) out of the run at a concurrency; null when not measured.
 export function readMetric(runs: BenchRun[], metric: BenchMetric, concurrency: number): number | null {
   const r = runs.find((x) => x.concurrency === concurrency && x.rate === null) ?? runs.find((x) => x.concurrency === concurrency);
   if (!r || r.requests.ok === 0) return null;
-  switch (metric) {
-    case 'decode_tps_mean': return r.decodeTokensPerSec.mean;
-    case 'decode_tps_p50': return r.decodeTokensPerSec.p50;
-    case 'output_tps': return r.outputTokensPerSec;
-    case 'requests_per_sec': return r.requestsPerSec;
-    case 'ttft_p50_ms': return r.ttftMs.p50;
-    case 'ttft_p99_ms': return r.ttftMs.p99;
-    case 'itl_p99_ms': return r.itlMs.p99;
-    case 'e2e_p99_ms': return r.e2eMs.p99;
-  }
+  const [field, stat] = metric.split('.') as [keyof BenchRun, keyof Summary | undefined];
+  const value = r[field];
+  if (stat === undefined) return typeof value === 'number' ? value : null;
+  return value && typeof value === 'object' && stat in value ? (value as unknown as Summary)[stat] : null;
 }
 
 // The objective value of a trial (null when its level did not produce it).

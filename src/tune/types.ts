@@ -45,26 +45,10 @@ export interface TrialRecord {
   endedAt: number | null;
 }
 
-/** Objective: one statistic of one metric at one concurrency, to maximise or minimise. */
-export interface ObjectiveSpec {
-  metric: BenchMetric;
-  concurrency: number;
-  goal: 'maximize' | 'minimize';
-}
-
-/** A bound on a metric at one concurrency; `relative` bounds are a fraction of the baseline's value. */
-export interface ConstraintSpec {
-  metric: BenchMetric;
-  concurrency: number;
-  op: '>=' | '<=';
-  value: number;
-  relative: boolean;
-}
-
-/** Metrics the objective and constraints can name. */
-export type BenchMetric =
-  | 'decode_tps_mean' | 'decode_tps_p50' | 'output_tps' | 'requests_per_sec'
-  | 'ttft_p50_ms' | 'ttft_p99_ms' | 'itl_p99_ms' | 'e2e_p99_ms';
+/** Objective and constraints are the config's own shapes (metric names like "decodeTokensPerSec.p50"). */
+export type { Constraint as ConstraintSpec, Objective as ObjectiveSpec } from '../config/types.js';
+/** A metric name the objective and constraints can read from a BenchRun. */
+export type { MetricName as BenchMetric } from '../config/schema.js';
 
 /** Limits of a campaign. */
 export interface TuneBudget {

@@ -104,6 +104,6 @@ function createMemoryStore(world: FakeWorld): TuneDeps['store'] {
 /** The tune spec of the tests: maximise decode tok/s at concurrency 1 over steps. */
 export const TEST_SPEC: TuneSpec = {
   name: 'fake', keys: ['speculative_num_steps'],
-  objective: { metric: 'decode_tps_mean', concurrency: 1, goal: 'maximize' },
+  objective: { metric: 'decodeTokensPerSec.mean', concurrency: 1, goal: 'maximize' },
   constraints: [], budget: { maxTrials: 20, maxHours: 1 },
 };

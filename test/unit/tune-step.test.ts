@@ -12,7 +12,7 @@ function trial(index: number, kind: TrialRecord['kind'], steps: number, objectiv
   };
 }
 
-const BASE = { budget: { maxTrials: 5, maxHours: 1 }, elapsedMs: 0, objective: { metric: 'decode_tps_mean' as const, concurrency: 1, goal: 'maximize' as const } };
+const BASE = { budget: { maxTrials: 5, maxHours: 1 }, elapsedMs: 0, objective: { metric: 'decodeTokensPerSec.mean' as const, concurrency: 1, goal: 'maximize' as const } };
 
 describe('decideNextStep', () => {
   it('starts with the baseline', () => {

@@ -1,0 +1,102 @@
+// Binds the campaign runner's store port to the SQLite store: trial index = seq - 1, discarded = skipped+interrupted.
+import type { RequestSample } from '../bench/types.js';
+import type { EngineName } from '../engines/types.js';
+import { ToolError } from '../errors.js';
+import {
+  createCampaign, latestCampaign, listBenchRuns, listTrials, listVerdicts, markTrialState, recordTrialResult, recordTrialStart,
+  updateCampaign, type Db, type Trial,
+} from '../store/index.js';
+import type { FeasibilityPrediction, TrialKind, TrialRecord, TrialStatus } from '../tune/types.js';
+import type { StoredCampaign, TuneStorePort } from './tune-ports.js';
+
+/** The error text that marks a trial discarded because spectune died while it was in flight. */
+const INTERRUPTED = 'interrupted; discarded and redone on resume';
+
+// Map a runner status to the store's final state.
+function toStoreState(s: TrialStatus): 'measured' | 'failed' | 'infeasible' | 'skipped' {
+  if (s === 'ok') return 'measured';
+  if (s === 'failed' || s === 'infeasible') return s;
+  return 'skipped';
+}
+
+// Map a stored trial back to the runner's status.
+function toStatus(t: Trial): TrialStatus {
+  if (t.state === 'measured') return 'ok';
+  if (t.state === 'failed' || t.state === 'infeasible') return t.state;
+  if (t.state === 'skipped') return 'discarded';
+  return 'running';
+}
+
+// A stored trial as the runner's record (restarts are implied: one per deploy, none for baseline/infeasible).
+export function toTrialRecord(db: Db, t: Trial): TrialRecord {
+  const status = toStatus(t);
+  const kind = (['baseline', 'search', 'soak'].includes(t.purpose) ? t.purpose : 'search') as TrialKind;
+  const deployed = kind !== 'baseline' && (status === 'ok' || status === 'failed');
+  return {
+    index: t.seq - 1, kind, config: t.params, status, reason: t.reason, objective: t.objective, constraintsOk: t.constraintsOk,
+    violations: t.constraintNotes, runs: listBenchRuns(db, t.id), verdict: listVerdicts(db, t.id)[0] ?? null,
+    prediction: (t.prediction as FeasibilityPrediction | null) ?? null, capacity: t.capacity, restarts: deployed ? 1 : 0,
+    startedAt: Date.parse(t.startedAt), endedAt: t.finishedAt ? Date.parse(t.finishedAt) : null,
+  };
+}
+
+// Reopen the newest unfinished campaign of this name for --resume.
+function reopen(db: Db, name: string): StoredCampaign {
+  const c = latestCampaign(db);
+  if (!c || c.name !== name || c.status === 'done' || c.status === 'aborted') {
+    throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no unfinished campaign "${name}" to resume in this store`, { hint: 'run without --resume to start a new campaign' });
+  }
+  updateCampaign(db, c.id, { status: 'running' });
+  const trials = listTrials(db, c.id).map((t) => toTrialRecord(db, t));
+  return { id: c.id, startedAt: Date.parse(c.createdAt), trials, resumed: true };
+}
+
+// Write a runner record: first sight creates the row (planned → running), a final status records the result once.
+function saveRecord(db: Db, ids: Map<number, number>, campaignId: number, t: TrialRecord, samples: RequestSample[]): void {
+  let id = ids.get(t.index);
+  if (id === undefined) {
+    const row = recordTrialStart(db, { campaignId, params: t.config, purpose: t.kind, reason: t.reason, prediction: t.prediction });
+    if (row.seq !== t.index + 1) throw new ToolError('E_STORE', `trial numbering out of step (seq ${row.seq} for trial ${t.index})`);
+    id = row.id;
+    ids.set(t.index, id);
+    markTrialState(db, id, 'running');
+  }
+  if (t.status === 'running') return;
+  recordTrialResult(db, id, {
+    state: toStoreState(t.status), objective: t.objective, constraintsOk: t.constraintsOk, constraintNotes: t.violations,
+    runs: t.runs, samples, verdict: t.verdict, capacity: t.capacity,
+    predictionWrong: t.prediction && t.status !== 'infeasible' ? t.prediction.feasible === (t.status === 'failed') : null,
+    error: t.status === 'discarded' ? INTERRUPTED : t.status === 'failed' ? t.violations.join('; ') : null,
+  });
+}
+
+// The store port over an open SQLite store.
+export function createSqliteTuneStore(db: Db, engine: EngineName): TuneStorePort {
+  const ids = new Map<number, number>();
+  const pending = new Map<number, RequestSample[]>();
+  return {
+    openCampaign({ resume, name, spec }) {
+      if (resume) {
+        const c = reopen(db, name);
+        for (const t of listTrials(db, c.id)) ids.set(t.seq - 1, t.id);
+        return c;
+      }
+      const c = createCampaign(db, { name, engine, config: spec });
+      return { id: c.id, startedAt: Date.parse(c.createdAt), trials: [], resumed: false };
+    },
+    saveTrial(campaignId, t) {
+      saveRecord(db, ids, campaignId, t, pending.get(t.index) ?? []);
+      if (t.status !== 'running') pending.delete(t.index);
+    },
+    saveSamples(_campaignId, index, samples) { pending.set(index, samples); },
+    finishCampaign(campaignId, r) {
+      const best = r.bestTrial === null ? null : ids.get(r.bestTrial) ?? null;
+      updateCampaign(db, campaignId, { status: 'done', bestTrialId: best, summary: r.summary });
+    },
+  };
+}
+
+// Mark a campaign interrupted (Ctrl-C), so --resume finds it.
+export function markCampaignInterrupted(db: Db, campaignId: number): void {
+  updateCampaign(db, campaignId, { status: 'interrupted' });
+}
