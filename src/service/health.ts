@@ -1,0 +1,66 @@
+// HTTP probes from the controlling machine to the engine's endpoint: health, and what is in flight (metrics).
+import type { EngineAdapter, EngineMetrics } from '../engines/types.js';
+
+/** A health probe that takes longer than this counts as "not ready yet" (SGLang's /health generates one token). */
+const HEALTH_TIMEOUT_MS = 3000;
+/** Metrics endpoints answer fast or not at all. */
+const METRICS_TIMEOUT_MS = 3000;
+
+/** The answer of one health probe. */
+export interface HealthResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  url: string;
+}
+
+/** Probes the engine over HTTP; injectable so that tests need no server. */
+export interface Prober {
+  health(url: string): Promise<HealthResult>;
+  metrics(endpoint: string, engine: EngineAdapter): Promise<EngineMetrics | null>;
+}
+
+// Join an endpoint base URL and a path.
+export function joinUrl(endpoint: string, path: string): string {
+  return `${endpoint.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+// GET a URL with a timeout; null body on any network error.
+async function getText(url: string, timeoutMs: number): Promise<{ status: number; body: string } | { error: string }> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    return { status: res.status, body: await res.text() };
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string } };
+    return { error: err.cause?.code ?? err.name ?? 'error' };
+  }
+}
+
+// Probe the health endpoint once.
+async function probeHealth(url: string): Promise<HealthResult> {
+  const r = await getText(url, HEALTH_TIMEOUT_MS);
+  if ('error' in r) return { ok: false, status: null, error: r.error, url };
+  return { ok: r.status === 200, status: r.status, error: null, url };
+}
+
+// Read Prometheus metrics and server info (whichever the engine exposes) and normalise them.
+async function probeMetrics(endpoint: string, engine: EngineAdapter): Promise<EngineMetrics | null> {
+  const [prom, info, legacyInfo] = await Promise.all([
+    getText(joinUrl(endpoint, '/metrics'), METRICS_TIMEOUT_MS),
+    getText(joinUrl(endpoint, '/server_info'), METRICS_TIMEOUT_MS),
+    getText(joinUrl(endpoint, '/get_server_info'), METRICS_TIMEOUT_MS),
+  ]);
+  const promText = 'status' in prom && prom.status === 200 ? prom.body : null;
+  const infoJson = parseJson(info) ?? parseJson(legacyInfo);
+  if (promText === null && infoJson === null) return null;
+  return engine.parseMetrics(promText, infoJson);
+}
+
+// A JSON body of a 200 answer, or null.
+function parseJson(r: { status: number; body: string } | { error: string }): unknown | null {
+  if (!('status' in r) || r.status !== 200) return null;
+  try { return JSON.parse(r.body) as unknown; } catch { return null; }
+}
+
+/** The real prober (global fetch). */
+export const httpProber: Prober = { health: probeHealth, metrics: probeMetrics };

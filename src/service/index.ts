@@ -1,0 +1,9 @@
+// Service control: the public surface of src/service (deploy through a drop-in, safe restart, readiness, rollback).
+export { createServiceController, RollbackFailedError, type ServiceController, type ServiceControllerOptions, type ServiceStatus, type ReadyResult, type RollbackResult, type StopOptions } from './controller.js';
+export { planDeploy, renderPlan, type DeployPlan, type PlanStep, type Changes } from './plan.js';
+export { applyDeploy, type Version } from './deploy.js';
+export { createFileActionLog, createMemoryActionLog, resolveActionLogPath, DEFAULT_ACTION_LOG, type ActionLog } from './action-log.js';
+export { normalizeUnitName, dropInPath, splitCatOutput, type UnitFile } from './unit.js';
+export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';
+export { estimateDrain, describeDrainRisk, type DrainEstimate } from './safe-stop.js';
+export { loadCollaborators, type Collaborators } from './collaborators.js';

@@ -1,0 +1,147 @@
+// Pure planning of a deploy: from the unit as systemd sees it and the wanted engine changes to the exact drop-in,
+// the diff and the command list. `applyDeploy` (deploy.ts) performs a plan; `--dry-run` only prints it.
+import { ToolError } from '../errors.js';
+import { patchExecStart, readExecStart } from '../engines/command-line.js';
+import type { EngineName, EngineSettings, ParamValue } from '../engines/types.js';
+import { redactText } from '../redact.js';
+import { unifiedDiff } from './diff.js';
+import {
+  DROPIN_NAME, assertSingleLine, dropInPath, effectiveEnvironment, effectiveListValue, parseDropIn, parseUnitFile,
+  renderDropIn, statePaths, type UnitFile,
+} from './unit.js';
+
+/** One step of a plan, printed by --dry-run and performed in this order by applyDeploy. */
+export type PlanStep =
+  | { kind: 'write'; path: string; why: string }
+  | { kind: 'exec'; argv: string[]; why: string };
+
+/** Engine changes: a value sets or adds a flag, null removes it. */
+export type Changes = Record<string, ParamValue | null>;
+
+/** Everything a deploy will do, computed without touching the host. */
+export interface DeployPlan {
+  unit: string;
+  engine: EngineName;
+  changes: Changes;
+  dropInPath: string;
+  /** spectune's drop-in as it is now (null when absent). */
+  previousDropIn: string | null;
+  /** The full new drop-in. */
+  dropInText: string;
+  currentExecStart: string;
+  newExecStart: string;
+  /** Engine settings before and after (as read back from ExecStart). */
+  before: EngineSettings;
+  config: EngineSettings;
+  /** Unified diffs: the drop-in file, then ExecStart one flag per line. */
+  diff: string;
+  steps: PlanStep[];
+  warnings: string[];
+  /** True when the new drop-in equals the current one. */
+  noop: boolean;
+}
+
+/** Which unit the plan is for and what else the drop-in sets. */
+export interface PlanOptions {
+  unit: string;
+  unitPath?: string;
+  /** Environment= variables to set in the drop-in (null removes one spectune set before). */
+  environment?: Record<string, string | null>;
+  /** TimeoutStopSec= for the drop-in (the fix offered when the drain outlasts the stop timeout). */
+  timeoutStopSec?: number | null;
+}
+
+// Plan a deploy of `changes` on top of the ExecStart in force (the operator's unit plus every drop-in).
+export function planDeploy(unitText: string, dropIns: UnitFile[], engine: EngineName, changes: Changes, opts: PlanOptions): DeployPlan {
+  const ours = dropIns.find((d) => d.path.endsWith(`/${DROPIN_NAME}`)) ?? null;
+  const files = [{ path: opts.unitPath ?? `/etc/systemd/system/${opts.unit}`, text: unitText }, ...dropIns];
+  const exec = effectiveListValue(files, 'Service', 'ExecStart');
+  const path = dropInPath(opts.unit);
+  assertNotShadowed(files, path);
+  if (!exec) throw new ToolError('E_INPUT_UNUSABLE', `${opts.unit} has no ExecStart=`, { hint: 'spectune patches the engine flags of an existing ExecStart' });
+  for (const [k, v] of Object.entries(changes)) if (typeof v === 'string') assertSingleLine(`the value of ${k}`, v);
+  const env = effectiveEnvironment(files);
+  const patch = patchExecStart(exec.value, engine, changes);
+  const patched = patch.execStart;
+  assertSingleLine('the new ExecStart', patched);
+  const previous = ours ? parseDropIn(ours) : null;
+  const dropInText = renderDropIn({
+    execStart: patched,
+    environment: mergeEnvironment(previous?.environment ?? {}, opts.environment ?? {}),
+    timeoutStopSec: opts.timeoutStopSec === undefined ? previous?.timeoutStopSec ?? null : opts.timeoutStopSec,
+  });
+  return {
+    unit: opts.unit, engine, changes, dropInPath: path, previousDropIn: ours?.text ?? null, dropInText,
+    currentExecStart: exec.value, newExecStart: patched,
+    before: readSettings(exec.value, env, engine), config: readSettings(patched, env, engine),
+    diff: renderPlanDiff(path, ours?.text ?? '', dropInText, exec.value, patched),
+    steps: planSteps(opts.unit, path),
+    warnings: [...patch.warnings, ...(patched === exec.value ? ['the engine flags in force already have these values'] : [])],
+    noop: ours?.text === dropInText,
+  };
+}
+
+// Engine settings an ExecStart value means (variables resolved from the unit's Environment=).
+export function readSettings(execStart: string, env: Record<string, string>, engine: EngineName): EngineSettings {
+  return readExecStart(execStart, env, { engine }).settings;
+}
+
+// Apply environment changes: a string sets, null removes.
+function mergeEnvironment(base: Record<string, string>, changes: Record<string, string | null>): Record<string, string> {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+// The ordered steps applyDeploy performs.
+function planSteps(unit: string, path: string): PlanStep[] {
+  const st = statePaths(unit);
+  return [
+    { kind: 'write', path: `${st.versionsDir}/<n>.conf`, why: 'keep this version (history for rollback)' },
+    { kind: 'write', path, why: 'install the candidate drop-in atomically (temp file + rename)' },
+    { kind: 'exec', argv: ['systemctl', 'daemon-reload'], why: 'make systemd read the drop-in' },
+    { kind: 'write', path: st.current, why: 'remember which version is deployed' },
+    { kind: 'exec', argv: ['systemctl', 'restart', unit], why: 'start the candidate (after the drain check)' },
+  ];
+}
+
+// Refuse when a drop-in sorted after ours also sets ExecStart (it would silently shadow the candidate).
+function assertNotShadowed(files: UnitFile[], ours: string): void {
+  const after = files.slice(1).filter((f) => f.path !== ours && f.path.split('/').pop()! > DROPIN_NAME);
+  const shadowing = after.filter((f) => parseUnitFile(f).some((e) => e.key === 'ExecStart'));
+  if (shadowing.length) {
+    throw new ToolError('E_INPUT_UNUSABLE', `${shadowing.map((f) => f.path).join(', ')} sets ExecStart= after spectune's drop-in and would override it`, {
+      hint: `rename it to sort before ${DROPIN_NAME}, or move its ExecStart into the unit file`,
+    });
+  }
+}
+
+// Both diffs of a plan, secrets redacted.
+function renderPlanDiff(path: string, before: string, after: string, execBefore: string, execAfter: string): string {
+  const file = unifiedDiff(before, after, { from: before ? `a${path}` : '/dev/null', to: `b${path}` });
+  const exec = unifiedDiff(flagLines(execBefore), flagLines(execAfter), { from: 'ExecStart (in force)', to: 'ExecStart (candidate)' });
+  return redactText([file, exec].filter(Boolean).join('\n'));
+}
+
+// One flag (and its value) per line, so that an ExecStart diff shows exactly which flags change.
+export function flagLines(execStart: string): string {
+  const words = execStart.match(/"(?:[^"\\]|\\.)*"|'[^']*'|\S+/g) ?? [];
+  const lines: string[] = [];
+  for (const w of words) {
+    if (w.startsWith('-') || lines.length === 0) lines.push(w);
+    else lines[lines.length - 1] += ` ${w}`;
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+// Render a plan for --dry-run: warnings, the diff and the steps.
+export function renderPlan(plan: DeployPlan): string {
+  const lines = [`plan for ${plan.unit}${plan.noop ? ' (no change: the drop-in already says this)' : ''}:`];
+  for (const w of plan.warnings) lines.push(`warning: ${w}`);
+  lines.push('', plan.diff || '(no difference)', 'steps:');
+  plan.steps.forEach((s, i) => lines.push(`  ${i + 1}. ${s.kind === 'write' ? `write ${s.path}` : s.argv.join(' ')}  # ${s.why}`));
+  return redactText(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,125 @@
+// Readiness with early failure: ready = the engine's ready line in the journal AND its health endpoint answers
+// 200; failed as soon as the unit leaves activating/active, its main PID changes, NRestarts grows or a fatal line
+// appears. The journal is followed by cursor every few hundred ms; there is no fixed start-up timeout.
+import type { Host } from '../host/types.js';
+import type { HealthResult } from './health.js';
+import type { JournalEntry } from './journal.js';
+import { isStartingOrUp, type UnitState } from './show.js';
+import { readJournalAfter, showUnit } from './systemd.js';
+
+/** Poll interval: a fatal line is seen within ~0.3 s, and one poll costs three short commands over a shared SSH connection. */
+export const POLL_MS = 300;
+/** After the first failure signal, watch this long for the restart that makes it a crash loop (RestartSec is often 1-5 s). */
+export const CONFIRM_WINDOW_MS = 3000;
+
+/** The unit as it was right after spectune (re)started it. */
+export interface Baseline {
+  mainPid: number | null;
+  nRestarts: number | null;
+  /** Journal cursor taken before the start: everything after it belongs to this start. */
+  cursor: string | null;
+  /** Local time of the start, epoch ms. */
+  startedAt: number;
+}
+
+/** Everything the watcher has seen so far (pure state, updated by `observe`). */
+export interface Tracker {
+  baseline: Baseline;
+  cursor: string | null;
+  entries: JournalEntry[];
+  fatal: JournalEntry[];
+  readyLine: JournalEntry | null;
+  mainPids: number[];
+  restarts: number;
+  state: UnitState | null;
+  /** Local time (ms) of the first failure signal, and what it was. */
+  failedAt: number | null;
+  reason: string | null;
+}
+
+/** What the watcher concluded. */
+export type WatchOutcome =
+  | { status: 'ready'; elapsedMs: number; tracker: Tracker }
+  | { status: 'failed'; reason: string; looping: boolean; tracker: Tracker };
+
+/** How the watcher reaches the unit and the engine. */
+export interface WatchContext {
+  host: Host;
+  unit: string;
+  healthUrl: string;
+  readyPattern: RegExp;
+  isFatal(message: string): boolean;
+  health(url: string): Promise<HealthResult>;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  now(): number;
+  pollMs?: number;
+  confirmWindowMs?: number;
+}
+
+// A fresh tracker for one start.
+export function createTracker(baseline: Baseline): Tracker {
+  return {
+    baseline, cursor: baseline.cursor, entries: [], fatal: [], readyLine: null,
+    mainPids: baseline.mainPid ? [baseline.mainPid] : [], restarts: 0, state: null, failedAt: null, reason: null,
+  };
+}
+
+// Fold one poll (new journal records and the unit state) into the tracker, noting the first failure signal.
+export function observe(t: Tracker, entries: JournalEntry[], state: UnitState, isFatal: (m: string) => boolean, readyPattern: RegExp, now: number): void {
+  t.entries.push(...entries);
+  if (entries.length) t.cursor = entries[entries.length - 1].cursor || t.cursor;
+  for (const e of entries) {
+    if (isFatal(e.message)) t.fatal.push(e);
+    else if (!t.readyLine && readyPattern.test(e.message)) t.readyLine = e;
+  }
+  if (state.mainPid && !t.mainPids.includes(state.mainPid)) t.mainPids.push(state.mainPid);
+  t.restarts = Math.max(t.restarts, (state.nRestarts ?? 0) - (t.baseline.nRestarts ?? 0));
+  t.state = state;
+  const reason = failureSignal(t, state);
+  if (reason && t.failedAt === null) { t.failedAt = now; t.reason = reason; }
+}
+
+// The first reason to call this start failed, or null.
+function failureSignal(t: Tracker, s: UnitState): string | null {
+  if (t.fatal.length) return `fatal line: ${t.fatal[0].message.slice(0, 200)}`;
+  if (t.restarts > 0) return `systemd restarted the unit (NRestarts +${t.restarts})`;
+  if (t.mainPids.length > 1) return `main PID changed (${t.mainPids.join(' -> ')})`;
+  if (!isStartingOrUp(s)) return `unit is ${s.activeState}/${s.subState}${s.result && s.result !== 'success' ? ` (result ${s.result})` : ''}`;
+  return null;
+}
+
+// Whether a failed start has become a loop: it restarted (new PID or NRestarts) after dying.
+export function isLooping(t: Tracker): boolean {
+  return t.restarts > 0 || t.mainPids.length > 1;
+}
+
+// Decide after a poll: keep waiting, probe health, or conclude the failure.
+export function decide(t: Tracker, now: number, confirmWindowMs: number): 'wait' | 'probe' | 'failed' {
+  if (t.failedAt === null) return t.readyLine && t.state?.activeState === 'active' ? 'probe' : 'wait';
+  if (isLooping(t) && t.fatal.length) return 'failed';
+  const s = t.state;
+  const restartComing = s !== null && (s.subState === 'auto-restart' || (s.restart !== 'no' && s.restart !== '' && isStartingOrUp(s)));
+  if (!restartComing && s !== null && !isStartingOrUp(s)) return 'failed';
+  return now - t.failedAt >= confirmWindowMs ? 'failed' : 'wait';
+}
+
+// One poll: journal after the cursor and the unit state, in parallel.
+async function poll(ctx: WatchContext, t: Tracker): Promise<void> {
+  const [entries, state] = await Promise.all([readJournalAfter(ctx.host, ctx.unit, t.cursor), showUnit(ctx.host, ctx.unit)]);
+  observe(t, entries, state, ctx.isFatal, ctx.readyPattern, ctx.now());
+}
+
+// Follow a start until it is ready or has failed (or the caller aborts: then it throws the abort reason).
+export async function watchStart(ctx: WatchContext, baseline: Baseline, signal?: AbortSignal): Promise<WatchOutcome> {
+  const t = createTracker(baseline);
+  for (;;) {
+    signal?.throwIfAborted();
+    await poll(ctx, t);
+    const next = decide(t, ctx.now(), ctx.confirmWindowMs ?? CONFIRM_WINDOW_MS);
+    if (next === 'failed') return { status: 'failed', reason: t.reason ?? 'failed', looping: isLooping(t), tracker: t };
+    if (next === 'probe' && (await ctx.health(ctx.healthUrl)).ok) {
+      return { status: 'ready', elapsedMs: ctx.now() - baseline.startedAt, tracker: t };
+    }
+    await ctx.sleep(ctx.pollMs ?? POLL_MS, signal);
+  }
+}

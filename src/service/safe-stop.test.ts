@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineMetrics } from '../engines/types.js';
+import { describeDrainRisk, estimateDrain, prepareStop } from './safe-stop.js';
+
+const metrics = (running: number, genThroughput: number | null = 100): EngineMetrics => ({
+  acceptLength: null, runningRequests: running, queuedRequests: 0, kvUsage: null, genThroughput, maxRunningRequests: null,
+});
+
+describe('estimateDrain', () => {
+  it('is zero when idle and unknown when the engine cannot be asked', () => {
+    expect(estimateDrain(metrics(0), 5000)).toMatchObject({ drainMs: 0, exceeds: false });
+    expect(estimateDrain(null, 5000)).toMatchObject({ drainMs: null, exceeds: false });
+  });
+  it('flags 16 in-flight requests against a 5 s TimeoutStopSec and suggests a fix', () => {
+    const est = estimateDrain(metrics(16), 5000);
+    expect(est.drainMs).toBe(5000 + Math.ceil((16 * 256 * 1000) / 100));
+    expect(est.exceeds).toBe(true);
+    expect(est.suggestedTimeoutStopSec).toBeGreaterThan(est.drainMs! / 1000);
+    expect(describeDrainRisk('llm.service', est)).toMatch(/16 running .* TimeoutStopSec=5s.*Fix: add TimeoutStopSec=\d+/);
+  });
+  it('does not warn when the default 90 s covers the drain', () => {
+    expect(estimateDrain(metrics(1, 1000), 90_000).exceeds).toBe(false);
+  });
+});
+
+describe('prepareStop', () => {
+  it('quiesces first, warns about the drain, then waits until nothing is in flight', async () => {
+    const seen: string[] = [];
+    const answers = [metrics(16), metrics(4), metrics(0)];
+    await prepareStop({
+      unit: 'u.service', timeoutStopMs: 5000,
+      readMetrics: async () => { seen.push('metrics'); return answers.shift() ?? metrics(0); },
+      warn: (m) => seen.push(`warn:${m.slice(0, 40)}`), info: () => {}, sleep: async () => { seen.push('sleep'); },
+    }, { quiesce: async () => { seen.push('quiesce'); } });
+    expect(seen[0]).toBe('quiesce');
+    expect(seen[1]).toBe('metrics');
+    expect(seen[2]).toMatch(/^warn:u\.service: 16 running/);
+    expect(seen.filter((s) => s === 'metrics')).toHaveLength(3);
+  });
+});
