@@ -85,7 +85,13 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
     return recordFailure(ctx, failed, out.reason);
   }
   notePrediction(ctx, withRestarts, false);
-  const measured = await measureTrial(ctx, { ...withRestarts, capacity: out.capacity });
-  await ctx.deps.service.markGood();
-  return measured;
+  const ready = { ...withRestarts, capacity: out.capacity };
+  try {
+    const measured = await measureTrial(ctx, ready);
+    await ctx.deps.service.markGood();
+    return measured;
+  } catch (e) {
+    if (ctx.signal?.aborted) throw e;
+    return recordFailure(ctx, ready, `benchmark failed: ${(e as Error).message}`);
+  }
 }

@@ -1,0 +1,46 @@
+// The `spectune tune` use case as the CLI calls it: load the config, wire, run (or dry-run), render events.
+import { resolve } from 'node:path';
+import type { CliIo } from '../cli/io.js';
+import { chooseRenderMode, createRenderer } from '../cli/render/index.js';
+import { loadConfig } from '../config/index.js';
+import { runCampaign, type CampaignResult } from './tune.js';
+import { planCampaignDryRun, type DryRunPlan } from './tune-dry-run.js';
+import { wireCampaign } from './tune-wiring.js';
+import { markCampaignInterrupted } from './tune-store.js';
+
+/** Inputs of one `spectune tune`. */
+export interface TuneCommandInput {
+  configPath: string;
+  baseDir: string;
+  resume: boolean;
+  dryRun: boolean;
+  restore: boolean;
+  json: boolean;
+  sshConfig?: string;
+  io: CliIo;
+  signal: AbortSignal;
+}
+
+/** What the command prints. */
+export type TuneCommandResult = { kind: 'dry-run'; plan: DryRunPlan } | { kind: 'campaign'; result: CampaignResult };
+
+// Run the command; progress goes to stderr through the chosen renderer.
+export async function runTuneCommand(input: TuneCommandInput): Promise<TuneCommandResult> {
+  const renderer = createRenderer(chooseRenderMode({ json: input.json, isTTY: input.io.stderr.isTTY, env: input.io.env }), input.io.stderr);
+  const onEvent = renderer.onEvent.bind(renderer);
+  try {
+    const { config, warnings } = await loadConfig(input.configPath);
+    for (const w of warnings) onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: w });
+    const w = await wireCampaign(config, { env: input.io.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, onEvent });
+    try {
+      if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
+      const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
+      if (result.status === 'interrupted') markCampaignInterrupted(w.db, result.campaignId);
+      return { kind: 'campaign', result };
+    } finally {
+      await w.close();
+    }
+  } finally {
+    renderer.close();
+  }
+}

@@ -1,0 +1,76 @@
+// Binds the runner's service port to the service controller (systemd drop-ins over SSH, or the process manager).
+import type { CapacityFacts } from '../engines/types.js';
+import type { ServiceController } from '../service/index.js';
+import type { TuneConfig } from '../tune/types.js';
+import type { DeployOutcome, TuneServicePort } from './tune-ports.js';
+
+/** /server_info answers fast or not at all. */
+const SERVER_INFO_TIMEOUT_MS = 3000;
+/** A deploy of a config costs one restart of the service, whatever the crash loop did afterwards. */
+const RESTARTS_PER_DEPLOY = 1;
+
+// Capacity facts from SGLang's /server_info (max_total_num_tokens, max_running_requests); null when unavailable.
+export async function readCapacity(endpoint: string): Promise<CapacityFacts | null> {
+  try {
+    const res = await fetch(`${endpoint.replace(/\/+$/, '')}/server_info`, { signal: AbortSignal.timeout(SERVER_INFO_TIMEOUT_MS) });
+    if (res.status !== 200) return null;
+    const j = (await res.json()) as Record<string, unknown>;
+    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+    const facts: CapacityFacts = { maxTotalNumTokens: num(j.max_total_num_tokens), maxRunningRequests: num(j.max_running_requests), contextLen: num(j.context_length) };
+    return Object.values(facts).some((v) => v !== undefined) ? facts : null;
+  } catch {
+    return null;
+  }
+}
+
+// Pick the tuned keys out of the settings in force (a key the command line omits stays omitted).
+export function pickConfig(settings: Record<string, unknown>, keys: string[]): TuneConfig {
+  const out: TuneConfig = {};
+  for (const k of keys) {
+    const v = settings[k];
+    if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') out[k] = v;
+  }
+  return out;
+}
+
+// Deploy through the controller: plan, apply (safe restart), wait ready or fail fast with a verdict.
+async function deployConfig(ctl: ServiceController, endpoint: string, config: TuneConfig, signal?: AbortSignal): Promise<DeployOutcome> {
+  const plan = await ctl.plan(config);
+  if (plan.noop) {
+    const st = await ctl.status();
+    if (st.health.ok) return { ready: true, capacity: await readCapacity(endpoint), restarts: 0 };
+    await ctl.restart('redeploy of an unchanged config that is not healthy');
+  } else {
+    await ctl.apply(plan, { signal });
+  }
+  const r = await ctl.waitReady({ signal });
+  if (r.status === 'ready') return { ready: true, capacity: await readCapacity(endpoint), restarts: RESTARTS_PER_DEPLOY };
+  return { ready: false, reason: r.reason, verdict: r.verdict, restarts: RESTARTS_PER_DEPLOY };
+}
+
+// The service port over a controller.
+export function createControllerServicePort(ctl: ServiceController, endpoint: string): TuneServicePort {
+  return {
+    readConfig: async (keys) => pickConfig(await ctl.currentSettings(), keys),
+    async waitHealthy(signal) {
+      const st = await ctl.status();
+      if (st.health.ok) return { healthy: true, capacity: await readCapacity(endpoint), reason: 'healthy' };
+      if (st.state.activeState !== 'active' && st.state.activeState !== 'activating') {
+        return { healthy: false, capacity: null, reason: `unit is ${st.state.activeState}/${st.state.subState}` };
+      }
+      const r = await ctl.waitReady({ signal });
+      if (r.status === 'ready') return { healthy: true, capacity: await readCapacity(endpoint), reason: 'ready' };
+      return { healthy: false, capacity: null, reason: r.reason };
+    },
+    deploy: (config, _why, signal) => deployConfig(ctl, endpoint, config, signal),
+    async recover() {
+      await ctl.stopLoop('stop the failing config before rolling back');
+      await ctl.rollback();
+    },
+    markGood: async () => { await ctl.markGood(); },
+    async describeDeployed() {
+      const st = await ctl.status();
+      return [`# ${st.host} ${st.unit}${st.dropIn ? ' (spectune drop-in)' : ''}`, `ExecStart=${st.execStart ?? '(unknown)'}`].join('\n');
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// Builds the campaign's ports from a validated config: store, service controller, benchmark and search.
+import { resolve } from 'node:path';
+import type { SpectuneConfig } from '../config/index.js';
+import { ToolError } from '../errors.js';
+import type { EventSink } from '../events.js';
+import { openHost, type Host } from '../host/index.js';
+import { createFileActionLog, createServiceController, resolveActionLogPath, type ServiceController } from '../service/index.js';
+import { openStore, type Db } from '../store/index.js';
+import { createBenchPort } from './tune-bench.js';
+import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
+import { createControllerServicePort } from './tune-service.js';
+import { createSqliteTuneStore } from './tune-store.js';
+import { loadSearchPort } from './tune-search.js';
+
+/** Everything a campaign run holds open; close() releases it. */
+export interface CampaignWiring {
+  deps: TuneDeps;
+  spec: TuneSpec;
+  db: Db;
+  host: Host;
+  controller: ServiceController;
+  close(): Promise<void>;
+}
+
+/** Overrides for callers that are not the plain CLI (the demo, tests). */
+export interface WiringOptions {
+  env: NodeJS.ProcessEnv;
+  /** Directory the config's relative paths (store) resolve against. */
+  baseDir: string;
+  /** ssh_config file for the hosts (the test hosts). */
+  sshConfig?: string;
+  actionLogPath?: string;
+  onEvent: EventSink;
+  /** Replace the service port (the demo's process manager binding). */
+  servicePort?: TuneDeps['service'];
+  search?: TuneSearchPort;
+}
+
+// The campaign spec (goals, limits) a config asks for.
+export function specFromConfig(cfg: SpectuneConfig): TuneSpec {
+  const first = cfg.target.hosts[0];
+  return {
+    name: `${first?.host ?? 'local'}:${first?.unit ?? '?'}`,
+    keys: cfg.space.map((d) => d.key),
+    objective: cfg.objective,
+    constraints: cfg.constraints,
+    budget: { maxTrials: cfg.budget.trials, maxHours: cfg.budget.hours ?? Number.POSITIVE_INFINITY },
+  };
+}
+
+// The API key for the endpoint: inline in the config, or from the named environment variable.
+export function resolveApiKey(cfg: SpectuneConfig, env: NodeJS.ProcessEnv): string | null {
+  if (cfg.target.apiKey) return cfg.target.apiKey;
+  return cfg.target.apiKeyEnv ? env[cfg.target.apiKeyEnv] ?? null : null;
+}
+
+// Open everything a campaign needs; the caller closes it.
+export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Promise<CampaignWiring> {
+  const first = cfg.target.hosts[0];
+  if (!first) throw new ToolError('E_CONFIG_INVALID', 'target.hosts: expected at least one host');
+  if (cfg.target.hosts.length > 1) opts.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: 'multi-host targets: only the rank0 host is restarted by this version' });
+  const host = await openHost({ target: first.host ?? undefined, sshConfig: opts.sshConfig });
+  const db = openStore(resolve(opts.baseDir, cfg.store));
+  const ctl = createServiceController({
+    host, unit: first.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent: opts.onEvent,
+    actionLog: createFileActionLog(opts.actionLogPath ?? resolveActionLogPath(undefined, opts.env)),
+  });
+  const deps: TuneDeps = {
+    service: opts.servicePort ?? createControllerServicePort(ctl, cfg.target.endpoint),
+    bench: createBenchPort(cfg, resolveApiKey(cfg, opts.env)),
+    search: opts.search ?? (await loadSearchPort(cfg)),
+    store: createSqliteTuneStore(db, cfg.target.engine),
+    now: Date.now,
+  };
+  return { deps, spec: specFromConfig(cfg), db, host, controller: ctl, close: async () => { db.close(); await host.close(); } };
+}

@@ -1,0 +1,60 @@
+// `spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json]`: parse, wire, run the campaign, render.
+import { dirname } from 'node:path';
+import { runTuneCommand, type TuneCommandResult } from '../../app/tune-command.js';
+import { formatConfig } from '../render/index.js';
+import { parseFlags } from '../args.js';
+import { EXIT } from '../exit.js';
+import type { CliIo, Command } from '../io.js';
+
+const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--ssh-config FILE]
+  --resume    continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
+  --dry-run   print the baseline, the first proposals and the first deploy's files and commands; change nothing
+  --restore   end on the original config instead of the winner
+  --json      NDJSON progress events on stderr, the result as JSON on stdout`;
+
+/** The shell's convention for "ended by Ctrl-C" (128 + SIGINT). */
+const EXIT_INTERRUPTED = 130;
+
+const FLAGS = {
+  config: { type: 'string', short: 'c' }, resume: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, restore: { type: 'boolean' },
+  json: { type: 'boolean' }, 'ssh-config': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+} as const;
+
+// Human summary of the result on stdout.
+function printResult(io: CliIo, r: TuneCommandResult): void {
+  if (r.kind === 'dry-run') {
+    const p = r.plan;
+    io.stdout.write(`baseline (in force): ${formatConfig(p.baseline)}\n`);
+    p.proposals.forEach((x, i) => io.stdout.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`));
+    io.stdout.write(p.firstDeploy ? `\nfirst deploy:\n${p.firstDeploy}\n` : 'nothing to deploy\n');
+    return;
+  }
+  const c = r.result;
+  io.stdout.write(`${c.summary}\n`);
+  if (c.deployed) io.stdout.write(`\nservice now runs:\n${c.deployed}\n`);
+  if (c.status === 'interrupted') io.stdout.write('interrupted: run `spectune tune --resume` to continue\n');
+}
+
+// Entry point of `spectune tune`.
+export const run: Command = async (argv, io) => {
+  const { values } = parseFlags(argv, FLAGS, USAGE);
+  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  const configPath = values.config ?? 'spectune.yaml';
+  const json = values.json === true;
+  const ac = new AbortController();
+  const onSigint = () => ac.abort(new Error('interrupted by Ctrl-C'));
+  process.once('SIGINT', onSigint);
+  try {
+    const r = await runTuneCommand({
+      configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
+      restore: values.restore === true, json, sshConfig: values['ssh-config'], io, signal: ac.signal,
+    });
+    if (json) io.stdout.write(`${JSON.stringify(r.kind === 'dry-run' ? r.plan : r.result)}\n`);
+    else printResult(io, r);
+    if (r.kind === 'dry-run') return EXIT.ok;
+    if (r.result.status === 'interrupted') return EXIT_INTERRUPTED;
+    return r.result.status === 'done' ? EXIT.ok : EXIT.failure;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+};
