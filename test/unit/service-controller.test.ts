@@ -1,0 +1,212 @@
+// The service controller against a scripted systemd (FakeHost): deploy, readiness, crash loop, rollback, refusals.
+import { describe, expect, it } from 'vitest';
+import type { Diagnosis } from '../../src/diagnose/types.js';
+import type { EngineMetrics } from '../../src/engines/types.js';
+import type { SpectuneEvent } from '../../src/events.js';
+import { createMemoryActionLog } from '../../src/service/action-log.js';
+import type { Collaborators } from '../../src/service/collaborators.js';
+import { createServiceController } from '../../src/service/controller.js';
+import type { Prober } from '../../src/service/health.js';
+import { FakeHost } from '../fakes/fake-host.js';
+
+const UNIT = 'sim-e2e.service';
+const EXEC = '/usr/local/bin/node /opt/spectune/bin/spectune.js sim --model-path Qwen/Qwen3.5-122B-A10B --port 30000 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1';
+const UNIT_TEXT = `[Service]\nExecStart=${EXEC}\nRestart=always\nRestartSec=1\n`;
+const DROPIN = `/etc/systemd/system/${UNIT}.d/90-spectune.conf`;
+
+interface FakeUnitState { active: string; sub: string; pid: number; restarts: number; result?: string }
+
+/** A scripted systemd: `step()` advances the unit through a list of states and journal lines. */
+class ScriptedSystemd {
+  host = new FakeHost('root@th-fake');
+  state: FakeUnitState = { active: 'active', sub: 'running', pid: 10, restarts: 0 };
+  journal: { cursor: string; us: number; pid: number; id: string; msg: string }[] = [];
+  private n = 0;
+  script: ((s: ScriptedSystemd) => void)[] = [];
+
+  constructor() {
+    const h = this.host;
+    h.on(['systemctl', 'show'], () => ({ stdout: this.show() }));
+    h.on(['systemctl', 'cat'], () => ({ stdout: this.cat() }));
+    h.on(['systemctl', 'daemon-reload'], {});
+    h.on(['systemctl', 'restart'], () => { this.state = { active: 'activating', sub: 'start', pid: 100, restarts: 0 }; return {}; });
+    h.on(['systemctl', 'stop'], () => { this.state = { active: 'inactive', sub: 'dead', pid: 0, restarts: this.state.restarts }; return {}; });
+    h.on(['systemctl', 'reset-failed'], {});
+    h.on(['rm', '-f', '--'], (argv) => { h.files.delete(argv[3]); return {}; });
+    h.on(['ls', '-1', '--'], (argv) => {
+      const dir = `${argv[3]}/`;
+      const names = [...h.files.keys()].filter((p) => p.startsWith(dir)).map((p) => p.slice(dir.length));
+      return names.length ? { stdout: `${names.join('\n')}\n` } : { exitCode: 2, stderr: 'No such file or directory' };
+    });
+    h.on(['journalctl', '-k'], { stdout: '' });
+    h.on(['journalctl', '-u'], (argv) => ({ stdout: this.readJournal(argv) }));
+  }
+
+  log(pid: number, msg: string, id = 'node'): void {
+    this.n += 1;
+    this.journal.push({ cursor: `c${this.n}`, us: Date.now() * 1000, pid, id, msg });
+  }
+
+  private show(): string {
+    this.script.shift()?.(this);
+    const s = this.state;
+    return [`Id=${UNIT}`, 'LoadState=loaded', `ActiveState=${s.active}`, `SubState=${s.sub}`, `Result=${s.result ?? 'success'}`,
+      `MainPID=${s.pid}`, `NRestarts=${s.restarts}`, 'TimeoutStopUSec=5s', 'Restart=always'].join('\n');
+  }
+
+  private cat(): string {
+    const drop = this.host.files.get(DROPIN);
+    return `# /etc/systemd/system/${UNIT}\n${UNIT_TEXT}${drop ? `\n# ${DROPIN}\n${drop}` : ''}`;
+  }
+
+  private readJournal(argv: string[]): string {
+    const after = argv.find((a) => a.startsWith('--after-cursor='))?.slice('--after-cursor='.length);
+    const start = after ? this.journal.findIndex((e) => e.cursor === after) + 1 : argv.includes('1') ? Math.max(0, this.journal.length - 1) : 0;
+    return this.journal.slice(start).map((e) => JSON.stringify({
+      __CURSOR: e.cursor, __REALTIME_TIMESTAMP: String(e.us), _PID: String(e.pid), SYSLOG_IDENTIFIER: e.id, _HOSTNAME: 'th', MESSAGE: e.msg,
+    })).join('\n');
+  }
+}
+
+const FATAL = 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.';
+
+// Stand-in diagnosis: kv_cache_oom whenever the journal holds the fatal line.
+const collaborators: Collaborators = {
+  isFatalLine: (m) => m.includes('RuntimeError:'),
+  diagnose: (inputs): Diagnosis => {
+    const oom = inputs.some((i) => i.text.includes('Not enough memory'));
+    return {
+      verdict: { class: oom ? 'kv_cache_oom' : 'unknown', cause: null, confidence: oom ? 'high' : 'low', summary: oom ? 'KV cache does not fit' : '?', evidence: [], ruledOut: [], remediation: [] },
+      rootException: null, timeline: [], lifetimes: [],
+    };
+  },
+};
+
+// A prober with a fixed health answer and a queue of metrics answers.
+function prober(healthy: boolean, metrics: (EngineMetrics | null)[] = []): Prober {
+  return {
+    health: async (url) => ({ ok: healthy, status: healthy ? 200 : 503, error: null, url }),
+    metrics: async () => metrics.shift() ?? null,
+  };
+}
+
+function controllerFor(sd: ScriptedSystemd, p: Prober, events: SpectuneEvent[] = []) {
+  const actionLog = createMemoryActionLog();
+  const c = createServiceController({
+    host: sd.host, unit: UNIT, engine: 'sglang', endpoint: 'http://10.0.0.2:30000', actionLog, onEvent: (e) => events.push(e),
+    collaborators, prober: p, pollMs: 5, confirmWindowMs: 200,
+  });
+  return { c, actionLog };
+}
+
+describe('service controller', () => {
+  it('deploys a drop-in, restarts, and is ready after the ready line and a 200 health answer', async () => {
+    const sd = new ScriptedSystemd();
+    sd.script = [() => {}, () => {}, (s) => s.log(100, 'Load weight begin.'), (s) => { s.log(100, 'The server is fired up and ready to roll!'); s.state = { active: 'active', sub: 'running', pid: 100, restarts: 0 }; }];
+    const { c, actionLog } = controllerFor(sd, prober(true));
+    const plan = await c.plan({ speculative_num_steps: 4 });
+    await c.apply(plan);
+    expect(sd.host.files.get(DROPIN)).toContain('--speculative-num-steps 4');
+    expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/dropins/1.conf`)).toBe(plan.dropInText);
+    expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/good`)).toBe('none\n');
+    const r = await c.waitReady();
+    expect(r.status).toBe('ready');
+    await c.markGood();
+    expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/good`)).toBe('1\n');
+    expect(actionLog.records.map((a) => `${a.action}:${a.by}`)).toEqual(['deploy:spectune', 'restart:spectune']);
+    expect(sd.host.unmatched).toEqual([]);
+    expect(await c.currentSettings()).toMatchObject({ speculative_num_steps: 4 });
+  });
+
+  it('reports a crash loop with its cause as soon as the unit restarts after a fatal line, then stops the loop', async () => {
+    const sd = new ScriptedSystemd();
+    sd.script = [() => {}, () => {}, (s) => s.log(100, 'Load weight begin.'),
+      (s) => { s.log(100, 'Traceback (most recent call last):'); s.log(100, FATAL); s.state = { active: 'activating', sub: 'auto-restart', pid: 0, restarts: 0, result: 'exit-code' }; s.log(1, `${UNIT}: Main process exited, code=exited, status=1/FAILURE`, 'systemd'); },
+      (s) => { s.state = { active: 'activating', sub: 'start', pid: 101, restarts: 1 }; s.log(1, `${UNIT}: Scheduled restart job, restart counter is at 1.`, 'systemd'); }];
+    const events: SpectuneEvent[] = [];
+    const { c, actionLog } = controllerFor(sd, prober(false), events);
+    await c.apply(await c.plan({ speculative_num_steps: 10 }));
+    const r = await c.waitReady();
+    expect(r.status).toBe('failed');
+    if (r.status !== 'failed') return;
+    expect(r.looping).toBe(true);
+    expect(r.verdict.class).toBe('crash_loop');
+    expect(r.verdict.cause).toBe('kv_cache_oom');
+    expect(r.timeToVerdictMs).not.toBeNull();
+    expect(r.timeToVerdictMs!).toBeLessThan(5000);
+    expect(r.journal).toContain(FATAL);
+    expect(sd.host.execs().slice(-2)).toEqual([['systemctl', 'stop', UNIT], ['systemctl', 'reset-failed', UNIT]]);
+    expect(actionLog.records.map((a) => a.action)).toEqual(['deploy', 'restart', 'stop']);
+    expect(events.some((e) => e.type === 'service:failed')).toBe(true);
+  });
+
+  it('rolls back to the known-good version (none: the operator unit alone) and verifies readiness', async () => {
+    const sd = new ScriptedSystemd();
+    sd.host.files.set(DROPIN, `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 10')}\n`);
+    sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, 'none\n');
+    sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, '2\n');
+    sd.script = [() => {}, () => {}, () => {}, (s) => { s.log(100, 'The server is fired up and ready to roll!'); s.state = { active: 'active', sub: 'running', pid: 100, restarts: 0 }; }];
+    const { c } = controllerFor(sd, prober(true));
+    const r = await c.rollback();
+    expect(r).toMatchObject({ status: 'rolled_back', version: 'none' });
+    expect(sd.host.files.has(DROPIN)).toBe(false);
+    expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/current`)).toBe('none\n');
+    expect(sd.host.execs().map((a) => a.slice(0, 2).join(' '))).toContain('systemctl daemon-reload');
+  });
+
+  it('says E_ROLLBACK_FAILED when the known-good config fails too', async () => {
+    const sd = new ScriptedSystemd();
+    sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, 'none\n');
+    sd.script = [() => {}, () => {}, () => {}, (s) => { s.log(100, FATAL); s.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'exit-code' }; }];
+    const { c } = controllerFor(sd, prober(false));
+    await expect(c.rollback()).rejects.toMatchObject({ code: 'E_ROLLBACK_FAILED' });
+  });
+
+  it('waits for its own benchmark and the in-flight requests before restarting, and warns about the drain', async () => {
+    const sd = new ScriptedSystemd();
+    const busy = (n: number): EngineMetrics => ({ acceptLength: null, runningRequests: n, queuedRequests: 0, kvUsage: null, genThroughput: 100, maxRunningRequests: null });
+    const order: string[] = [];
+    const events: SpectuneEvent[] = [];
+    const p = prober(true, [busy(16), busy(0)]);
+    const { c } = controllerFor(sd, { ...p, metrics: async (...a) => { order.push('metrics'); return p.metrics(...a); } }, events);
+    sd.host.on(['systemctl', 'restart'], () => { order.push('restart'); sd.state = { active: 'activating', sub: 'start', pid: 100, restarts: 0 }; return {}; });
+    await c.restart('test', { quiesce: async () => { order.push('quiesce'); } });
+    expect(order).toEqual(['quiesce', 'metrics', 'metrics', 'restart']);
+    const warn = events.find((e) => e.type === 'log' && e.level === 'warn');
+    expect(warn && warn.type === 'log' ? warn.message : '').toMatch(/TimeoutStopSec=5s.*Fix: add TimeoutStopSec=/);
+  });
+
+  it('leaves nothing half-applied when the host refuses writes (no permission)', async () => {
+    const sd = new ScriptedSystemd();
+    sd.host.readOnly.push(/^\/var\/lib\/spectune\//, /^\/etc\/systemd\//);
+    const { c } = controllerFor(sd, prober(true));
+    await expect(c.apply(await c.plan({ speculative_num_steps: 4 }))).rejects.toMatchObject({ code: 'E_NO_PERMISSION' });
+    expect(sd.host.files.size).toBe(0);
+    expect(sd.host.execs().filter((a) => a[0] === 'systemctl' && ['daemon-reload', 'restart', 'stop'].includes(a[1]))).toEqual([]);
+  });
+
+  it('restores the previous drop-in when daemon-reload fails', async () => {
+    const sd = new ScriptedSystemd();
+    let reloads = 0;
+    sd.host.on(['systemctl', 'daemon-reload'], () => (++reloads === 1 ? { exitCode: 1, stderr: 'Failed to reload daemon: Access denied' } : {}));
+    const { c } = controllerFor(sd, prober(true));
+    await expect(c.apply(await c.plan({ speculative_num_steps: 4 }))).rejects.toMatchObject({ code: 'E_NO_PERMISSION' });
+    expect(sd.host.files.has(DROPIN)).toBe(false);
+    expect(sd.host.execs().some((a) => a[1] === 'restart')).toBe(false);
+  });
+
+  it('refuses a hostile unit name before anything runs on the host', () => {
+    const host = new FakeHost();
+    for (const unit of ['x; reboot', '$(id).service', '--now', 'a b']) {
+      expect(() => createServiceController({ host, unit, engine: 'sglang', endpoint: 'http://x', collaborators })).toThrow(expect.objectContaining({ code: 'E_UNSAFE_VALUE' }));
+    }
+    expect(host.calls).toEqual([]);
+  });
+
+  it('reports a unit systemd does not know as E_UNIT_NOT_FOUND', async () => {
+    const host = new FakeHost();
+    host.on(['systemctl', 'show'], { stdout: 'Id=nope.service\nLoadState=not-found\nActiveState=inactive\n' });
+    const c = createServiceController({ host, unit: 'nope', engine: 'sglang', endpoint: 'http://x', collaborators, prober: prober(false) });
+    await expect(c.restart('x')).rejects.toMatchObject({ code: 'E_UNIT_NOT_FOUND' });
+  });
+});
