@@ -36,7 +36,12 @@ export interface BenchRun {
   usageFromServer: boolean;
   errors: BenchErrors;
   /** Engine view scraped before/after the level (metrics endpoints). */
-  engine: { before: Record<string, number | null> | null; after: Record<string, number | null> | null };
+  engine: {
+    before: Record<string, number | null> | null;
+    after: Record<string, number | null> | null;
+    /** Scraped once half of the level was done: running requests and KV usage under load. */
+    during?: Record<string, number | null> | null;
+  };
   /** Why the level stopped early, if it did. */
   stoppedEarly: string | null;
 }

@@ -1,0 +1,126 @@
+// Benchmark options: what the CLI and the tuner pass in, with defaults filled and checked in one place.
+import { ToolError } from '../errors.js';
+import type { BenchApi, BenchPrompt } from './api.js';
+
+/** Options of one benchmark (every level of it). */
+export interface BenchOptions {
+  /** Base URL of the server, e.g. http://127.0.0.1:30000 (a trailing /v1 is accepted). */
+  url: string;
+  /** API to stream from; default `chat`. */
+  api?: BenchApi;
+  /** Model name sent in the body; default `default` on the wire, null in the result. */
+  model?: string | null;
+  /** Bearer token; never printed. */
+  apiKey?: string | null;
+  /** Closed-loop concurrency levels (or the in-flight cap of an open-loop rate); default [1]. */
+  concurrency?: number[];
+  /** Measured requests per level; default max(16, 4 x concurrency) unless durationSec is set. */
+  requests?: number | null;
+  /** Measure each level for this long instead of a request count (in-flight requests finish). */
+  durationSec?: number | null;
+  /** Prompt length of the shipped prompt set, in tokens (approximate; the server's usage is reported). */
+  inputTokens?: number;
+  /** Fixed output length (ignore_eos, min_tokens = max_tokens); default 256. */
+  outputTokens?: number;
+  /** Warm-up requests per level, excluded from results; default = the level's concurrency. */
+  warmup?: number | null;
+  /** Open-loop Poisson arrival rate in requests/s; null = closed loop. */
+  rate?: number | null;
+  /** Prompts from the user's file (already parsed); default: the shipped set. */
+  prompts?: BenchPrompt[] | null;
+  /** Time limits by phase, in ms. */
+  timeouts?: Partial<BenchTimeouts>;
+  /** Stop a level once this fraction of at least MIN_REQUESTS_FOR_ERROR_STOP requests failed; default 0.5. */
+  maxErrorFraction?: number;
+  /** Skip higher closed-loop levels once output tok/s stops growing (the CLI turns this on); default false. */
+  stopAtSaturation?: boolean;
+  /** Scrape /metrics and /server_info around each level; default true. */
+  scrapeEngine?: boolean;
+  /** Clock in ms (monotonic); injected by tests. */
+  now?: () => number;
+  /** Seed for prompt choice and Poisson arrivals. */
+  seed?: number;
+}
+
+/** Time limits by phase (ms). */
+export interface BenchTimeouts {
+  connect: number;
+  firstToken: number;
+  stall: number;
+}
+
+/** Options with every default applied. */
+export type ResolvedBenchOptions = Required<Omit<BenchOptions, 'timeouts' | 'prompts' | 'requests' | 'durationSec' | 'warmup' | 'rate' | 'model' | 'apiKey'>> & {
+  timeouts: BenchTimeouts;
+  prompts: BenchPrompt[] | null;
+  requests: number | null;
+  durationSec: number | null;
+  warmup: number | null;
+  rate: number | null;
+  model: string | null;
+  apiKey: string | null;
+};
+
+// A first token may wait behind a full batch of long prefills; ten minutes only catches a hung server.
+const DEFAULT_TIMEOUTS: BenchTimeouts = { connect: 10_000, firstToken: 600_000, stall: 60_000 };
+// Levels run at most this many concurrent streams: file descriptors and one event loop set the ceiling.
+export const MAX_CONCURRENCY = 8192;
+
+// Fill defaults and reject impossible values with a usage error naming the flag.
+export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
+  const r: ResolvedBenchOptions = {
+    url: o.url,
+    api: o.api ?? 'chat',
+    model: o.model ?? null,
+    apiKey: o.apiKey ?? null,
+    concurrency: o.concurrency ?? [1],
+    requests: o.requests ?? null,
+    durationSec: o.durationSec ?? null,
+    inputTokens: o.inputTokens ?? 512,
+    outputTokens: o.outputTokens ?? 256,
+    warmup: o.warmup ?? null,
+    rate: o.rate ?? null,
+    prompts: o.prompts ?? null,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...o.timeouts },
+    maxErrorFraction: o.maxErrorFraction ?? 0.5,
+    stopAtSaturation: o.stopAtSaturation ?? false,
+    scrapeEngine: o.scrapeEngine ?? true,
+    now: o.now ?? (() => performance.now()),
+    seed: o.seed ?? 1,
+  };
+  checkBenchOptions(r);
+  return r;
+}
+
+function checkBenchOptions(r: ResolvedBenchOptions): void {
+  try {
+    const u = new URL(r.url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new ToolError('E_USAGE', `--url: expected an http(s) URL, got "${r.url}"`, { hint: 'e.g. --url http://127.0.0.1:30000' });
+  }
+  if (!['chat', 'completions', 'sglang'].includes(r.api)) throw new ToolError('E_USAGE', `--api: expected chat, completions or sglang, got "${r.api}"`);
+  if (r.concurrency.length === 0 || r.concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > MAX_CONCURRENCY)) {
+    throw new ToolError('E_USAGE', `--concurrency: expected integers 1..${MAX_CONCURRENCY}, got ${r.concurrency.join(',')}`, { hint: 'e.g. --concurrency 1,16,64' });
+  }
+  positive('requests', r.requests, true);
+  positive('duration', r.durationSec, false);
+  positive('input-tokens', r.inputTokens, true);
+  positive('output-tokens', r.outputTokens, true);
+  positive('rate', r.rate, false);
+  if (r.warmup !== null && (!Number.isInteger(r.warmup) || r.warmup < 0)) throw new ToolError('E_USAGE', `--warmup: expected an integer >= 0, got ${r.warmup}`);
+  if (r.requests !== null && r.durationSec !== null) throw new ToolError('E_USAGE', '--requests and --duration are exclusive', { hint: 'pick one' });
+}
+
+function positive(flag: string, v: number | null, integer: boolean): void {
+  if (v === null) return;
+  if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) {
+    throw new ToolError('E_USAGE', `--${flag}: expected a positive ${integer ? 'integer' : 'number'}, got ${v}`);
+  }
+}
+
+// Measured requests of a level when neither a count nor a duration is given: enough for a p99 to mean something
+// at low concurrency, and every stream several times over at high concurrency.
+export function defaultRequests(concurrency: number): number {
+  return Math.max(16, 4 * concurrency);
+}

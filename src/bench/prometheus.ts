@@ -1,0 +1,119 @@
+// Pure reading of the engine's own view: Prometheus text (/metrics) and SGLang's /server_info JSON.
+
+/** One Prometheus sample line. */
+export interface PromSample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+
+// Parse Prometheus exposition text into samples (comments and malformed lines are skipped).
+export function parsePrometheus(text: string): PromSample[] {
+  const out: PromSample[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const m = SAMPLE_LINE.exec(line);
+    if (!m) continue;
+    const value = parsePromNumber(m[4]);
+    if (value === null) continue;
+    const labels: Record<string, string> = {};
+    if (m[3]) for (const l of m[3].matchAll(LABEL)) labels[l[1]] = l[2].replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
+    out.push({ name: m[1], labels, value });
+  }
+  return out;
+}
+
+function parsePromNumber(s: string): number | null {
+  if (s === '+Inf') return Infinity;
+  if (s === '-Inf') return -Infinity;
+  const n = Number(s);
+  return Number.isNaN(n) ? null : n;
+}
+
+// Sum of all series of a metric (over tp/dp ranks), or null when absent.
+function sumOf(samples: PromSample[], names: string[]): number | null {
+  for (const name of names) {
+    let found = false;
+    let total = 0;
+    for (const s of samples) {
+      if (s.name === name) {
+        found = true;
+        total += s.value;
+      }
+    }
+    if (found) return total;
+  }
+  return null;
+}
+
+// Mean of all series of a gauge (KV usage and acceptance are per rank ratios), or null when absent.
+function meanOf(samples: PromSample[], names: string[]): number | null {
+  for (const name of names) {
+    const vs = samples.filter((s) => s.name === name && Number.isFinite(s.value)).map((s) => s.value);
+    if (vs.length > 0) return vs.reduce((a, b) => a + b, 0) / vs.length;
+  }
+  return null;
+}
+
+/** Engine view keys, the same for every engine (null when the engine does not export it). */
+export type EngineView = Record<string, number | null>;
+
+// Pick the engine-neutral figures the tuner needs out of /metrics and /server_info.
+export function summarizeEngineView(samples: PromSample[] | null, serverInfo: unknown): EngineView {
+  const s = samples ?? [];
+  return {
+    runningRequests: sumOf(s, ['sglang:num_running_reqs', 'vllm:num_requests_running', 'llamacpp:requests_processing']),
+    queuedRequests: sumOf(s, ['sglang:num_queue_reqs', 'vllm:num_requests_waiting', 'llamacpp:requests_deferred']),
+    kvUsage: meanOf(s, ['sglang:token_usage', 'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc']),
+    specAcceptLength: meanOf(s, ['sglang:spec_accept_length']),
+    specAcceptRate: meanOf(s, ['sglang:spec_accept_rate']),
+    specDraftsTotal: sumOf(s, ['vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts']),
+    specAcceptedTotal: sumOf(s, ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens']),
+    generationTokensTotal: sumOf(s, ['sglang:generation_tokens_total', 'vllm:generation_tokens_total', 'llamacpp:tokens_predicted_total']),
+    genThroughput: meanOf(s, ['sglang:gen_throughput']),
+    serverAvgAcceptLength: readServerInfoAcceptLength(serverInfo),
+    maxRunningRequests: readServerInfoNumber(serverInfo, 'max_running_requests'),
+    maxTotalTokens: readServerInfoNumber(serverInfo, 'max_total_num_tokens'),
+  };
+}
+
+function readServerInfoAcceptLength(info: unknown): number | null {
+  if (!info || typeof info !== 'object') return null;
+  const states = (info as { internal_states?: unknown }).internal_states;
+  const vs = (Array.isArray(states) ? states : [info])
+    .map((st) => (st && typeof st === 'object' ? (st as Record<string, unknown>).avg_spec_accept_length : undefined))
+    .filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return vs.length ? vs.reduce((a, b) => a + b, 0) / vs.length : null;
+}
+
+function readServerInfoNumber(info: unknown, key: string): number | null {
+  if (!info || typeof info !== 'object') return null;
+  const direct = (info as Record<string, unknown>)[key];
+  if (typeof direct === 'number') return direct;
+  const states = (info as { internal_states?: unknown }).internal_states;
+  if (Array.isArray(states) && states[0] && typeof states[0] === 'object') {
+    const v = (states[0] as Record<string, unknown>)[key];
+    if (typeof v === 'number') return v;
+  }
+  return null;
+}
+
+// Acceptance length of a level: vLLM counters' delta (1 + accepted/drafts), else SGLang's gauge after the level,
+// else the lifetime average from /server_info; null when the engine runs without speculative decoding.
+export function computeAcceptLength(before: EngineView | null, after: EngineView | null): number | null {
+  if (!after) return null;
+  const drafts = delta(before?.specDraftsTotal, after.specDraftsTotal);
+  const accepted = delta(before?.specAcceptedTotal, after.specAcceptedTotal);
+  if (drafts !== null && accepted !== null && drafts > 0) return 1 + accepted / drafts;
+  if (after.specAcceptLength !== null && after.specAcceptLength > 0) return after.specAcceptLength;
+  if (after.serverAvgAcceptLength !== null && after.serverAvgAcceptLength > 0) return after.serverAvgAcceptLength;
+  return null;
+}
+
+function delta(a: number | null | undefined, b: number | null | undefined): number | null {
+  return typeof a === 'number' && typeof b === 'number' ? b - a : null;
+}

@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SpectuneEvent } from '../events.js';
+import { runBench } from './index.js';
+import type { BenchOptions } from './options.js';
+
+// The fake lives in test/fakes (outside tsc's rootDir), so it is imported at run time with a local type.
+interface Script {
+  status?: number; ttftMs?: number; itlMs?: number; frames?: number; tokensPerFrame?: number; usage?: boolean;
+  endAfterFrames?: number; finishWithoutDoneAfter?: number; stallAfterFrames?: number; byteByByte?: boolean; errorFrame?: boolean;
+}
+interface Received { path: string; headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }
+interface FakeServer { url: string; received: Received[]; metrics: string | null; serverInfo: unknown; close(): Promise<void> }
+const FAKE = '../../test/fakes/sse-server.js';
+const { startSseServer } = (await import(/* @vite-ignore */ FAKE)) as { startSseServer: (s: (r: Received, n: number) => Script) => Promise<FakeServer> };
+
+let server: FakeServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function bench(script: (r: Received, n: number) => Script, o: Partial<BenchOptions> = {}) {
+  server = await startSseServer(script);
+  const events: SpectuneEvent[] = [];
+  const result = await runBench({ url: server.url, requests: 4, warmup: 0, outputTokens: 10, inputTokens: 64, ...o }, (e) => events.push(e));
+  return { result, events, run: result.runs[0], received: server.received };
+}
+
+describe('runBench against a scripted SSE server', () => {
+  it('measures TTFT, ITL and decode tok/s of an exact schedule and sends ids and a fixed length', async () => {
+    const { run, result, received } = await bench(() => ({ ttftMs: 60, itlMs: 20, frames: 10 }), { requests: 3 });
+    expect(run.requests).toEqual({ ok: 3, failed: 0 });
+    expect(run.ttftMs.mean).toBeGreaterThanOrEqual(59);
+    expect(run.ttftMs.mean).toBeLessThan(80);
+    expect(run.itlMs.mean).toBeGreaterThan(18);
+    expect(run.itlMs.mean).toBeLessThan(24);
+    expect(run.decodeTokensPerSec.p50).toBeGreaterThan(42);
+    expect(run.decodeTokensPerSec.p50).toBeLessThan(56);
+    expect(run.usageFromServer).toBe(true);
+    expect(result.samples.map((s) => s.outputTokens)).toEqual([10, 10, 10]);
+    expect(received.map((r) => r.headers['x-request-id'])).toEqual(['bench-1', 'bench-2', 'bench-3']);
+    expect(received[0].path).toBe('/v1/chat/completions');
+    expect(received[0].body).toMatchObject({ stream: true, max_tokens: 10, min_tokens: 10, ignore_eos: true, user: 'bench-1', rid: 'bench-1', stream_options: { include_usage: true } });
+  });
+
+  it('takes token counts from usage when frames carry several tokens (speculative decoding)', async () => {
+    const { run, result } = await bench(() => ({ itlMs: 10, frames: 5, tokensPerFrame: 3 }), { requests: 2 });
+    expect(result.samples[0].outputTokens).toBe(15);
+    // (15 - 1) tokens over 4 gaps of >=10 ms: <=350 tok/s, far above the <=100 frames/s a chunk counter would report.
+    expect(run.decodeTokensPerSec.mean).toBeGreaterThan(180);
+    expect(run.decodeTokensPerSec.mean).toBeLessThan(360);
+  });
+
+  it('falls back to frame counts without usage and says so', async () => {
+    const { run, events, result } = await bench(() => ({ frames: 6, usage: false }), { requests: 2 });
+    expect(run.usageFromServer).toBe(false);
+    expect(result.samples[0].outputTokens).toBe(6);
+    expect(events.some((e) => e.type === 'log' && e.level === 'warn' && e.message.includes('no usage'))).toBe(true);
+  });
+
+  it('parses frames written one byte at a time', async () => {
+    const { run, result } = await bench(() => ({ frames: 6, byteByByte: true }), { requests: 2 });
+    expect(run.requests.ok).toBe(2);
+    expect(result.samples[0].outputTokens).toBe(6);
+    expect(run.itlMs.mean).not.toBeNull();
+  });
+
+  it('counts errors by phase: HTTP status, ended early, no [DONE], error frame', async () => {
+    const scripts: Script[] = [{ status: 500 }, { endAfterFrames: 2 }, { finishWithoutDoneAfter: 3 }, { errorFrame: true }, {}, {}];
+    const { run, result } = await bench((_r, n) => scripts[n], { requests: 6, concurrency: [1] });
+    expect(run.requests).toEqual({ ok: 2, failed: 4 });
+    expect(run.errors).toMatchObject({ httpStatus: 1, endedEarly: 2, other: 1 });
+    expect(result.samples[0].error).toContain('HTTP 500');
+  });
+
+  it('times out stalls and first tokens by phase', async () => {
+    const scripts: Script[] = [{ stallAfterFrames: 2 }, { ttftMs: 5_000 }, {}];
+    const { run } = await bench((_r, n) => scripts[n], { requests: 3, timeouts: { stall: 150, firstToken: 300 } });
+    expect(run.errors).toMatchObject({ stall: 1, firstTokenTimeout: 1 });
+    expect(run.requests.ok).toBe(1);
+  });
+
+  it('stops a level early when errors pass the threshold', async () => {
+    const { run, events } = await bench((_r, n) => (n < 2 ? {} : { status: 503 }), { requests: 40, warmup: 2 });
+    expect(run.stoppedEarly).toMatch(/requests failed/);
+    expect(run.requests.ok + run.requests.failed).toBeLessThan(40);
+    expect(events.some((e) => e.type === 'bench:stopped')).toBe(true);
+  });
+
+  it('reports a server that rejects everything as an error with a hint', async () => {
+    server = await startSseServer(() => ({ status: 404 }));
+    await expect(runBench({ url: server.url, requests: 2, warmup: 2 })).rejects.toMatchObject({ code: 'E_BENCH_FAILED', hint: expect.stringContaining('--api') });
+  });
+
+  it('reports a refused connection as E_BENCH_CONNECT', async () => {
+    server = await startSseServer(() => ({}));
+    const url = server.url;
+    await server.close();
+    server = null;
+    await expect(runBench({ url, requests: 1 })).rejects.toMatchObject({ code: 'E_BENCH_CONNECT', hint: expect.stringContaining('--url') });
+  });
+
+  it('scrapes the engine view around the level and reports SGLang acceptance length', async () => {
+    server = await startSseServer(() => ({ frames: 4 }));
+    server.metrics = '# TYPE sglang:spec_accept_length gauge\nsglang:spec_accept_length{model_name="m",tp_rank="0"} 2.75\nsglang:num_running_reqs{tp_rank="0"} 3\nsglang:token_usage 0.4\n';
+    server.serverInfo = { max_running_requests: 17, internal_states: [{ avg_spec_accept_length: 2.5 }] };
+    const r = await runBench({ url: server.url, requests: 4, warmup: 1, concurrency: [2] });
+    expect(r.runs[0].acceptLength).toBe(2.75);
+    expect(r.runs[0].engine.after).toMatchObject({ runningRequests: 3, kvUsage: 0.4, maxRunningRequests: 17, serverAvgAcceptLength: 2.5 });
+    expect(r.runs[0].engine.during).not.toBeNull();
+  });
+
+  it('runs several closed-loop levels and an open-loop Poisson rate', async () => {
+    const closed = await bench(() => ({ frames: 4, itlMs: 2 }), { concurrency: [1, 4], requests: 8 });
+    expect(closed.result.runs.map((r) => [r.concurrency, r.requests.ok])).toEqual([[1, 8], [4, 8]]);
+    await server!.close();
+    const open = await bench(() => ({ frames: 4, itlMs: 2 }), { concurrency: [8], rate: 50, requests: 10 });
+    expect(open.run.rate).toBe(50);
+    expect(open.run.requests.ok).toBe(10);
+    // 10 Poisson arrivals at 50/s take ~200 ms on average; a closed loop at 8 would finish in a fraction of that.
+    expect(open.run.durationMs).toBeGreaterThan(60);
+  });
+
+  it('speaks the completions and SGLang native APIs', async () => {
+    const c = await bench(() => ({ frames: 3 }), { api: 'completions', requests: 1 });
+    expect(c.received[0]).toMatchObject({ path: '/v1/completions', body: { ignore_eos: true } });
+    expect(c.run.requests.ok).toBe(1);
+    await server!.close();
+    const s = await bench(() => ({ frames: 3 }), { api: 'sglang', requests: 1 });
+    expect(s.received[0]).toMatchObject({ path: '/generate', body: { rid: 'bench-1', sampling_params: { max_new_tokens: 10, min_new_tokens: 10, ignore_eos: true } } });
+    expect(s.run.requests.ok).toBe(1);
+  });
+});

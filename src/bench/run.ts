@@ -1,0 +1,134 @@
+// runBench: the library entry point the CLI and the tuner share — levels in order, warm-up, engine scrapes,
+// one BenchRun per level, the same events for every caller.
+import { ToolError } from '../errors.js';
+import { ignoreEvents, type EventSink } from '../events.js';
+import { redactText } from '../redact.js';
+import { joinUrl, planRequest, type BenchPrompt } from './api.js';
+import { runLevel, type LevelContext, type LevelOutcome } from './load.js';
+import { LevelStats, round, summarizeHistogram } from './metrics.js';
+import { defaultRequests, resolveBenchOptions, type BenchOptions, type ResolvedBenchOptions } from './options.js';
+import { computeAcceptLength, type EngineView } from './prometheus.js';
+import { loadShippedCorpus } from './prompt-files.js';
+import { createListPromptSource, createShippedPromptSource } from './prompts.js';
+import { createScraper, type Scraper } from './scrape.js';
+import { createTransport } from './transport.js';
+import type { BenchResult, BenchRun, RequestSample } from './types.js';
+
+// A higher level must add at least 5% output tok/s over the best lower one, or the server is saturated.
+const SATURATION_MIN_GAIN = 0.05;
+
+/** The result of runBench: the per-level runs plus every measured request. */
+export type BenchOutput = BenchResult & { samples: RequestSample[] };
+
+// Run every level of a benchmark; failures of single requests are data, a server that never answers is an error.
+export async function runBench(options: BenchOptions, onEvent: EventSink = ignoreEvents, signal?: AbortSignal): Promise<BenchOutput> {
+  const o = resolveBenchOptions(options);
+  const transport = createTransport(new URL(o.url));
+  const ctx: LevelContext = {
+    opts: o, transport, onEvent, signal,
+    url: joinUrl(o.url, planRequest(o.api, null, { text: '' }, 'x', 1, null).path),
+    nextId: createIdSource(),
+    nextPrompt: await createPromptSource(o),
+  };
+  const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey) : null;
+  const result: BenchOutput = { url: redactText(o.url), api: o.api, model: o.model, runs: [], samples: [] };
+  try {
+    for (const c of o.concurrency) {
+      if (signal?.aborted) break;
+      const { run, samples } = await runMeasuredLevel(ctx, scraper, c, result.runs.length === 0);
+      result.runs.push(run);
+      result.samples.push(...samples);
+      onEvent({ type: 'bench:level', ts: Date.now(), run });
+      if (run.stoppedEarly !== null || shouldStopAtSaturation(o, result.runs, onEvent)) break;
+    }
+  } finally {
+    transport.agent.destroy();
+  }
+  if (signal?.aborted) throw new ToolError('E_BENCH_FAILED', 'benchmark aborted', { cause: signal.reason });
+  return result;
+}
+
+function createIdSource(): () => string {
+  let n = 0;
+  return () => `bench-${++n}`;
+}
+
+async function createPromptSource(o: ResolvedBenchOptions): Promise<() => BenchPrompt> {
+  if (o.prompts && o.prompts.length > 0) return createListPromptSource(o.prompts);
+  return createShippedPromptSource(await loadShippedCorpus(), o.inputTokens, o.seed);
+}
+
+// Warm up, scrape, measure, scrape; the first level also proves the server answers at all.
+async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: number, first: boolean): Promise<{ run: BenchRun; samples: RequestSample[] }> {
+  const o = ctx.opts;
+  const warm = o.warmup ?? c;
+  if (warm > 0) {
+    const w = await runLevel(ctx, Math.min(c, warm), { requests: warm, durationMs: null }, false);
+    if (first) assertServerAnswers(w, o.url);
+  }
+  const before = scraper ? await scraper.scrape() : null;
+  let during: Promise<EngineView | null> = Promise.resolve(null);
+  const budget = { requests: o.durationSec !== null ? null : (o.requests ?? defaultRequests(c)), durationMs: o.durationSec !== null ? o.durationSec * 1000 : null };
+  const level = await runLevel({ ...ctx, onHalfway: () => { if (scraper) during = scraper.scrape(); } }, c, budget, true);
+  if (first && warm === 0) assertServerAnswers(level, o.url);
+  const after = scraper ? await scraper.scrape() : null;
+  if (level.stats.usageMissing > 0) {
+    ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: the server sent no usage for ${level.stats.usageMissing} requests; their token counts are SSE chunk counts (low under speculative decoding)` });
+  }
+  return { run: buildRun(c, o, level, { before, after, during: await during }), samples: level.samples };
+}
+
+// A server that fails every request is not a benchmark result: say what is wrong with a hint.
+function assertServerAnswers(l: LevelOutcome, url: string): void {
+  const s = l.stats;
+  if (s.ok > 0 || s.failed === 0) return;
+  const detail = redactText(s.lastError ?? 'unknown error');
+  const where = redactText(url);
+  if (s.lastErrorPhase === 'connect') {
+    throw new ToolError('E_BENCH_CONNECT', `cannot connect to ${where}: ${detail}`, { hint: 'is the server up? check --url' });
+  }
+  if (s.lastErrorPhase === 'httpStatus') {
+    throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, { hint: 'check --api, --model and --api-key' });
+  }
+  if (s.lastErrorPhase === 'firstTokenTimeout') {
+    throw new ToolError('E_BENCH_FIRST_TOKEN_TIMEOUT', `no request to ${where} produced a token: ${detail}`, { hint: 'is the model loaded? raise the first-token timeout for slow prefill' });
+  }
+  throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, { hint: 'check the server log' });
+}
+
+// Assemble the per-level figures the tuner, the store and the reports read.
+function buildRun(c: number, o: ResolvedBenchOptions, l: LevelOutcome, engine: BenchRun['engine']): BenchRun {
+  const s: LevelStats = l.stats;
+  const ms = s.durationMs();
+  return {
+    concurrency: c,
+    rate: o.rate,
+    requests: { ok: s.ok, failed: s.failed },
+    durationMs: round(ms, 1) ?? 0,
+    outputTokensPerSec: ms > 0 ? round((s.outputTokens * 1000) / ms, 2) ?? 0 : 0,
+    requestsPerSec: ms > 0 ? round((s.ok * 1000) / ms, 3) ?? 0 : 0,
+    ttftMs: summarizeHistogram(s.ttft),
+    itlMs: summarizeHistogram(s.itl),
+    e2eMs: summarizeHistogram(s.e2e),
+    decodeTokensPerSec: summarizeHistogram(s.decode, 2),
+    acceptLength: round(computeAcceptLength(engine.before, engine.after), 3),
+    usageFromServer: s.ok > 0 && s.usageMissing === 0,
+    errors: { ...s.errors },
+    engine,
+    stoppedEarly: l.stoppedEarly,
+  };
+}
+
+// Closed loop only: a level that adds under SATURATION_MIN_GAIN over the best lower level ends the sweep.
+function shouldStopAtSaturation(o: ResolvedBenchOptions, runs: BenchRun[], onEvent: EventSink): boolean {
+  if (!o.stopAtSaturation || o.rate !== null || runs.length < 2) return false;
+  const last = runs[runs.length - 1];
+  const remaining = o.concurrency.slice(runs.length);
+  if (remaining.length === 0) return false;
+  const best = runs.slice(0, -1).reduce((a, b) => (b.outputTokensPerSec > a.outputTokensPerSec ? b : a));
+  if (last.outputTokensPerSec >= best.outputTokensPerSec * (1 + SATURATION_MIN_GAIN)) return false;
+  const gain = best.outputTokensPerSec > 0 ? Math.round((100 * (last.outputTokensPerSec - best.outputTokensPerSec)) / best.outputTokensPerSec) : 0;
+  const reason = `server saturated: concurrency ${last.concurrency} gave ${last.outputTokensPerSec} output tok/s, ${gain}% vs ${best.outputTokensPerSec} at concurrency ${best.concurrency}; skipping ${remaining.join(',')}`;
+  onEvent({ type: 'bench:stopped', ts: Date.now(), concurrency: last.concurrency, reason });
+  return true;
+}
