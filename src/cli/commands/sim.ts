@@ -1,0 +1,43 @@
+// `spectune sim`: run the simulated SGLang-compatible engine in the foreground until it exits or dies.
+import { isToolError } from '../../errors.js';
+import type { Command } from '../io.js';
+import { listProfiles, startSim, type SimExit } from '../../sim/index.js';
+
+const HELP = `usage: spectune sim [SGLang launch_server flags] [--sim-profile NAME|FILE] [--sim-time-scale X]
+                   [--sim-fault crash-after=N|cuda-oom-batch=N|hang-after=N] [--sim-hold-memory] [--sim-seed N]
+
+A SIMULATED SGLang-compatible inference engine (no GPU) for demos and tests.
+Start-up time scales with --sim-time-scale (or SPECTUNE_SIM_TIME_SCALE); tokens always stream at the model's rate.
+Profiles: ${'%PROFILES%'}. See docs/sim.md.
+`;
+
+// Make the real process die the way the simulated engine does (SIGKILL of the whole tree, SIGABRT, ...).
+function dieLike(exit: SimExit): number {
+  if (exit.kind === 'exit') return exit.code;
+  process.removeAllListeners('SIGTERM');
+  process.kill(process.pid, exit.signal);
+  return 1;
+}
+
+// Run the simulator in this process; argparse errors print SGLang's usage text and exit 2.
+export const run: Command = async (argv, io) => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(HELP.replace('%PROFILES%', listProfiles().join(', ')));
+    return 0;
+  }
+  let handle;
+  try {
+    handle = startSim(argv, { sink: (t) => io.stdout.write(t), env: io.env });
+  } catch (e) {
+    if (isToolError(e) && e.code === 'E_SIM_ARGS') {
+      io.stderr.write(e.message);
+      return 2;
+    }
+    throw e;
+  }
+  const onTerm = () => handle.sigterm();
+  process.on('SIGTERM', onTerm);
+  const exit = await handle.exited;
+  process.off('SIGTERM', onTerm);
+  return dieLike(exit);
+};

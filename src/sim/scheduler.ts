@@ -1,0 +1,222 @@
+// The simulated SGLang scheduler: continuous batching with a queue, decode steps timed by the model, tokens in bursts.
+import { computeAcceptanceCurve, computeStepMs, type CapacityOk } from './model.js';
+import type { SimProfile } from './profile.js';
+import type { SimSettings } from './settings.js';
+import { createRng, drawAccepted, drawJitter, nextUniform } from './sampler.js';
+import { formatDecodeBatch, formatFinish, formatPrefillBatch } from './log-format.js';
+import type { SimLogger } from './logger.js';
+
+/** One generation request inside the scheduler. */
+export interface SimRequest {
+  rid: string;
+  promptTokens: number;
+  /** Tokens this request will generate before it finishes (max_tokens, or an earlier natural EOS). */
+  targetTokens: number;
+  finishReason: 'length' | 'stop';
+  /** Warm-up and health probes do not count for faults. */
+  internal?: boolean;
+  /** Receives each burst of new tokens; `done` on the last one. */
+  onTokens: (count: number, done: boolean) => void;
+}
+
+interface Running {
+  req: SimRequest;
+  generated: number;
+  verifyCt: number;
+  accepted: number;
+  u: number;
+  startedAt: number;
+}
+
+/** Scheduler events that end the process (the lifecycle decides how to die). */
+export type SchedulerFault = { kind: 'crash' } | { kind: 'cuda_oom'; batch: number } | { kind: 'hang' };
+
+/** Inputs of the scheduler. */
+export interface SchedulerOptions {
+  profile: SimProfile;
+  settings: SimSettings;
+  capacity: CapacityOk;
+  logger: SimLogger;
+  now: () => number;
+  seed: number;
+  decodeLogInterval: number;
+  faults: { crashAfter?: number; cudaOomBatch?: number; hangAfter?: number };
+  onFault: (f: SchedulerFault) => void;
+}
+
+/** Timer lag beyond which the step timeline restarts from now (the scheduler was idle, not late). */
+const MAX_LAG_MS = 50;
+
+/** SGLang's default --decode-log-interval: one Decode batch line per 40 decode steps. */
+export const DEFAULT_DECODE_LOG_INTERVAL = 40;
+
+// Runs the batch loop on real timers; all request-visible timing comes from the pure model.
+export class Scheduler {
+  readonly queue: SimRequest[] = [];
+  readonly running: Running[] = [];
+  finished = 0;
+  cumAcceptLen = 0;
+  cumVerifyCt = 0;
+  lastGenThroughput = 0;
+  lastAcceptLen = 0;
+  generatedTotal = 0;
+  promptTotal = 0;
+  stopped = false;
+  private readonly curve: number[];
+  private readonly rng: () => number;
+  private timer: NodeJS.Timeout | null = null;
+  private nextAt = 0;
+  private forwardCt = 0;
+  private interval = { tokens: 0, since: 0, accepted: 0, verify: 0 };
+
+  constructor(private readonly o: SchedulerOptions) {
+    this.curve = computeAcceptanceCurve(o.profile, o.settings);
+    this.rng = createRng(o.seed);
+    this.interval.since = o.now();
+  }
+
+  // Enqueue a request; it starts at the next step if a slot and KV room are free.
+  submit(req: SimRequest): void {
+    this.queue.push(req);
+    this.promptTotal += req.promptTokens;
+    if (!this.timer && !this.stopped) this.schedule(0, () => this.tick());
+  }
+
+  // Drop a request whose client went away.
+  abort(rid: string): void {
+    const qi = this.queue.findIndex((r) => r.rid === rid);
+    if (qi >= 0) this.queue.splice(qi, 1);
+    const ri = this.running.findIndex((r) => r.req.rid === rid);
+    if (ri >= 0) this.running.splice(ri, 1);
+  }
+
+  // Ids of every request not yet finished (running first), as the drain watchdog lists them.
+  remainingRids(): string[] {
+    return [...this.running.map((r) => r.req.rid), ...this.queue.map((r) => r.rid)];
+  }
+
+  // KV slots in use: prompt + generated tokens of every running request.
+  usedTokens(): number {
+    return this.running.reduce((a, r) => a + r.req.promptTokens + r.generated, 0);
+  }
+
+  // Stop stepping for good (hang, crash, exit).
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  // Run `fn` delayMs after the previous step ended (absolute timeline, so timer lag does not slow decoding).
+  private schedule(delayMs: number, fn: () => void): void {
+    const now = this.o.now();
+    if (this.nextAt < now - MAX_LAG_MS) this.nextAt = now;
+    this.nextAt += delayMs;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.stopped) fn();
+    }, Math.max(0, this.nextAt - now));
+  }
+
+  private tick(): void {
+    const admitted = this.admit();
+    if (admitted.length) return this.runPrefill(admitted);
+    if (!this.running.length) return;
+    const oom = this.o.faults.cudaOomBatch;
+    if (oom !== undefined && this.running.length >= oom) return this.fail({ kind: 'cuda_oom', batch: this.running.length });
+    const ms = computeStepMs(this.o.profile, this.o.settings, this.running.length) * drawJitter(this.rng, this.o.profile.timing.jitter);
+    this.schedule(ms, () => this.finishDecodeStep());
+  }
+
+  // Move queued requests into the batch while max_running_requests and the KV pool allow.
+  private admit(): Running[] {
+    const out: Running[] = [];
+    let used = this.usedTokens();
+    while (this.queue.length && this.running.length < this.o.capacity.maxRunningRequests) {
+      const req = this.queue[0];
+      if (used + req.promptTokens + 1 > this.o.capacity.maxTotalNumTokens && this.running.length) break;
+      this.queue.shift();
+      const r: Running = { req, generated: 0, verifyCt: 0, accepted: 0, u: this.rng(), startedAt: this.o.now() };
+      this.running.push(r);
+      out.push(r);
+      used += req.promptTokens;
+    }
+    return out;
+  }
+
+  // One prefill forward for the newly admitted requests; each gets its first token at the end.
+  private runPrefill(batch: Running[]): void {
+    const tokens = batch.reduce((a, r) => a + r.req.promptTokens, 0);
+    const t = this.o.profile.timing;
+    this.o.logger.rank(formatPrefillBatch(batch.length, tokens, this.usage(), this.running.length - batch.length, this.queue.length));
+    this.schedule(t.target_step_ms + t.prefill_ms_per_token * tokens, () => {
+      for (const r of batch) if (this.running.includes(r)) this.emit(r, 1);
+      if (!this.stopped) this.tick();
+    });
+  }
+
+  // End of a draft+verify step: every running request gets 1 + accepted tokens.
+  private finishDecodeStep(): void {
+    this.forwardCt++;
+    for (const r of [...this.running]) {
+      r.u = nextUniform(r.u);
+      const k = this.o.settings.speculative ? drawAccepted(this.curve, r.u) : 0;
+      r.verifyCt++;
+      r.accepted += k + 1;
+      this.interval.accepted += k + 1;
+      this.interval.verify++;
+      this.cumAcceptLen += k + 1;
+      this.cumVerifyCt++;
+      this.emit(r, Math.min(k + 1, r.req.targetTokens - r.generated));
+    }
+    if (this.forwardCt % this.o.decodeLogInterval === 0) this.logDecode();
+    if (!this.stopped) this.tick();
+  }
+
+  private emit(r: Running, count: number): void {
+    r.generated += count;
+    this.generatedTotal += count;
+    this.interval.tokens += count;
+    const done = r.generated >= r.req.targetTokens;
+    if (done) this.running.splice(this.running.indexOf(r), 1);
+    r.req.onTokens(count, done);
+    if (done) this.finish(r);
+  }
+
+  private finish(r: Running): void {
+    const spec = this.o.settings.speculative;
+    this.o.logger.main(formatFinish({
+      rid: r.req.rid, finishReason: r.req.finishReason, promptTokens: r.req.promptTokens, completionTokens: r.generated,
+      e2eLatency: (this.o.now() - r.startedAt) / 1000, specAcceptLength: spec ? r.accepted / Math.max(1, r.verifyCt) : null,
+      specVerifyCt: r.verifyCt,
+    }));
+    if (r.req.internal) return;
+    this.finished++;
+    const f = this.o.faults;
+    if (f.crashAfter !== undefined && this.finished >= f.crashAfter) this.fail({ kind: 'crash' });
+    else if (f.hangAfter !== undefined && this.finished >= f.hangAfter) this.fail({ kind: 'hang' });
+  }
+
+  private fail(f: SchedulerFault): void {
+    this.stop();
+    this.o.onFault(f);
+  }
+
+  private usage(): number {
+    return this.usedTokens() / this.o.capacity.maxTotalNumTokens;
+  }
+
+  private logDecode(): void {
+    const now = this.o.now();
+    const secs = Math.max(1e-3, (now - this.interval.since) / 1000);
+    this.lastGenThroughput = this.interval.tokens / secs;
+    const spec = this.o.settings.speculative;
+    this.lastAcceptLen = this.interval.verify ? this.interval.accepted / this.interval.verify : 0;
+    const acceptRate = spec ? this.lastAcceptLen / spec.numDraftTokens : null;
+    this.o.logger.rank(formatDecodeBatch({
+      running: this.running.length, tokens: this.usedTokens(), tokenUsage: this.usage(),
+      acceptLen: spec ? this.lastAcceptLen : null, acceptRate, genThroughput: this.lastGenThroughput, queued: this.queue.length,
+    }));
+    this.interval = { tokens: 0, since: now, accepted: 0, verify: 0 };
+  }
+}
