@@ -31,6 +31,10 @@ export interface CapacityFacts {
   maxRunningRequests?: number;
   contextLen?: number;
   availableGpuMemGb?: number;
+  /** vLLM: "Maximum concurrency for N tokens per request: X" (requests at full length). */
+  maxConcurrency?: number;
+  /** vLLM V0: "# GPU blocks: N". */
+  gpuBlocks?: number;
 }
 
 /** What an engine reports about itself at runtime (metrics endpoints), normalised. */
@@ -41,6 +45,17 @@ export interface EngineMetrics {
   kvUsage: number | null;
   genThroughput: number | null;
   maxRunningRequests: number | null;
+  /** Accepted draft tokens / drafted tokens (bonus token excluded), when the engine reports it. */
+  acceptRate?: number | null;
+}
+
+/** A problem found in an argv: removed flags, bad values, flags that do nothing on their own. */
+export interface ArgvProblem {
+  severity: 'error' | 'warning';
+  flag: string;
+  message: string;
+  /** The flag to use instead, when the problem is a removed or renamed flag. */
+  replacement?: string;
 }
 
 /** Everything spectune knows about one engine. */
@@ -62,6 +77,8 @@ export interface EngineAdapter {
   parseCapacity(line: string): CapacityFacts | null;
   /** Normalise the engine's metrics (Prometheus text and/or server-info JSON). */
   parseMetrics(prometheus: string | null, serverInfo: unknown | null): EngineMetrics;
-  /** Diagnosis rules for this engine's log dialect. */
-  rules: DiagnosisRule[];
+  /** Removed flags (errors naming the replacement), values out of range, flags that do nothing alone. */
+  validateArgv(argv: string[]): ArgvProblem[];
+  /** Diagnosis rules for this engine's log dialect (read lazily from src/diagnose). */
+  readonly rules: DiagnosisRule[];
 }

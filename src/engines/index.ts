@@ -1,0 +1,10 @@
+// The engines module: adapters (data + pure functions), the registry, and ExecStart reading/patching.
+export { ENGINE_NAMES, getEngine, detectEngine } from './registry.js';
+export { readExecStart, patchExecStart, resolveReferences } from './command-line.js';
+export type { ExecStartReading, ExecStartPatch, Indirection } from './command-line.js';
+export { findEngineCommand, type EngineLocation } from './locate.js';
+export { splitExecWords, quoteSystemdWord, locateExecStart, readUnitEnvironment } from './systemd-words.js';
+export { splitShellCommands, quoteShellWord } from './shell-words.js';
+export { sglang, SGLANG_PARAMS } from './sglang.js';
+export type * from './types.js';
+export { llamacpp, LLAMACPP_PARAMS, parseTimingLines } from './llamacpp.js';
