@@ -124,7 +124,7 @@ export function createServiceController(opts: ServiceControllerOptions) {
     const startedAt = Date.now();
     await controlUnit(host, 'restart', unit);
     const after = await showUnit(host, unit);
-    baseline = { mainPid: after.mainPid, nRestarts: after.nRestarts, cursor, startedAt };
+    baseline = { mainPid: after.mainPid, nRestarts: after.nRestarts, cursor, startedAt, sawStart: true };
     return drain;
   }
 
@@ -162,6 +162,7 @@ export function createServiceController(opts: ServiceControllerOptions) {
   async function waitReady(w: { signal?: AbortSignal } = {}): Promise<ReadyResult> {
     const c = await deps();
     const base = baseline ?? await currentBaseline();
+    baseline = null;
     const outcome = await watchStart({
       host, unit, healthUrl, readyPattern: adapter.readyPattern,
       isFatal: (m) => c.isFatalLine(m, engine), health: prober.health, sleep, now: Date.now,
@@ -180,7 +181,7 @@ export function createServiceController(opts: ServiceControllerOptions) {
   // Baseline for a start spectune did not make itself: the unit as it is now.
   async function currentBaseline(): Promise<Baseline> {
     const s = await showUnit(host, unit);
-    return { mainPid: s.mainPid, nRestarts: s.nRestarts, cursor: await lastJournalCursor(host, unit), startedAt: Date.now() };
+    return { mainPid: s.mainPid, nRestarts: s.nRestarts, cursor: await lastJournalCursor(host, unit), startedAt: Date.now(), sawStart: false };
   }
 
   // Stop a crash loop (or a failed start): systemctl stop, then reset-failed so the next start is clean.

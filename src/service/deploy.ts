@@ -32,11 +32,17 @@ export async function readVersions(host: Host, unit: string): Promise<{ current:
   return { current: await readMarker(host, st.current), good: await readMarker(host, st.good) };
 }
 
+// The kept version numbers, ascending (empty when there is no history yet).
+export async function listVersions(host: Host, unit: string): Promise<number[]> {
+  const r = await host.exec(['ls', '-1', '--', statePaths(unit).versionsDir], { timeoutMs: 30_000 });
+  if (r.exitCode !== 0) return [];
+  return r.stdout.split('\n').map((l) => /^(\d+)\.conf$/.exec(l.trim())?.[1]).filter(Boolean).map(Number).sort((a, b) => a - b);
+}
+
 // The next free version number (1 when there is no history yet).
 async function nextVersion(host: Host, unit: string): Promise<number> {
-  const r = await host.exec(['ls', '-1', '--', statePaths(unit).versionsDir], { timeoutMs: 30_000 });
-  const nums = r.exitCode === 0 ? r.stdout.split('\n').map((l) => /^(\d+)\.conf$/.exec(l.trim())?.[1]).filter(Boolean).map(Number) : [];
-  return nums.length ? Math.max(...nums) + 1 : 1;
+  const nums = await listVersions(host, unit);
+  return nums.length ? nums[nums.length - 1] + 1 : 1;
 }
 
 // Before the first deploy, remember what runs now as the known-good baseline (the operator's own config).

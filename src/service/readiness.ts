@@ -20,6 +20,8 @@ export interface Baseline {
   cursor: string | null;
   /** Local time of the start, epoch ms. */
   startedAt: number;
+  /** False when spectune did not make the start itself: its ready line may predate the cursor, so health alone decides. */
+  sawStart: boolean;
 }
 
 /** Everything the watcher has seen so far (pure state, updated by `observe`). */
@@ -95,7 +97,7 @@ export function isLooping(t: Tracker): boolean {
 
 // Decide after a poll: keep waiting, probe health, or conclude the failure.
 export function decide(t: Tracker, now: number, confirmWindowMs: number): 'wait' | 'probe' | 'failed' {
-  if (t.failedAt === null) return t.readyLine && t.state?.activeState === 'active' ? 'probe' : 'wait';
+  if (t.failedAt === null) return (t.readyLine || !t.baseline.sawStart) && t.state?.activeState === 'active' ? 'probe' : 'wait';
   if (isLooping(t) && t.fatal.length) return 'failed';
   const s = t.state;
   const restartComing = s !== null && (s.subState === 'auto-restart' || (s.restart !== 'no' && s.restart !== '' && isStartingOrUp(s)));

@@ -1,0 +1,67 @@
+// `spectune apply`: deploy one config through the drop-in, restart safely, wait for readiness failing fast,
+// and roll back to the last known-good config when the candidate fails.
+import type { Diagnosis, Verdict } from '../diagnose/types.js';
+import type { EngineSettings } from '../engines/types.js';
+import { isToolError, type ToolError } from '../errors.js';
+import type { EventSink } from '../events.js';
+import type { Changes, DeployPlan, RollbackResult } from '../service/index.js';
+import { openService, type ServiceTarget } from './service-target.js';
+
+/** The --json shape of apply and rollback (issue 4). */
+export interface ServiceJson {
+  status: 'ready' | 'failed' | 'rolled_back';
+  config: EngineSettings;
+  verdict: Verdict | null;
+  timeToVerdictMs: number | null;
+}
+
+/** What an apply did, for rendering. */
+export interface ApplyOutcome {
+  json: ServiceJson;
+  plan: DeployPlan;
+  diagnosis: Diagnosis | null;
+  rollback: RollbackResult | null;
+  /** Set when the rollback failed too (E_ROLLBACK_FAILED). */
+  rollbackError: ToolError | null;
+}
+
+/** An apply request. */
+export interface ApplyRequest {
+  target: ServiceTarget;
+  changes: Changes;
+  dryRun: boolean;
+  /** Roll back automatically when the candidate fails (default on). */
+  rollback: boolean;
+  timeoutStopSec?: number;
+  onEvent: EventSink;
+}
+
+// Plan, and unless dry-run, deploy and verify; returns the plan alone for a dry run.
+export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { dryRun: true; plan: DeployPlan }> {
+  const svc = await openService(req.target, req.onEvent);
+  try {
+    const ctl = svc.controller;
+    const plan = await ctl.plan(req.changes, req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec });
+    if (req.dryRun) return { dryRun: true, plan };
+    await ctl.apply(plan);
+    const r = await ctl.waitReady();
+    if (r.status === 'ready') {
+      await ctl.markGood();
+      return { json: { status: 'ready', config: plan.config, verdict: null, timeToVerdictMs: null }, plan, diagnosis: null, rollback: null, rollbackError: null };
+    }
+    const failed: ApplyOutcome = {
+      json: { status: 'failed', config: plan.config, verdict: r.verdict, timeToVerdictMs: r.timeToVerdictMs },
+      plan, diagnosis: r.diagnosis, rollback: null, rollbackError: null,
+    };
+    if (!req.rollback) return failed;
+    try {
+      const rb = await ctl.rollback();
+      return { ...failed, json: { ...failed.json, status: 'rolled_back' }, rollback: rb };
+    } catch (e) {
+      if (!isToolError(e)) throw e;
+      return { ...failed, rollbackError: e };
+    }
+  } finally {
+    await svc.close();
+  }
+}

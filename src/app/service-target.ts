@@ -1,0 +1,113 @@
+// Which service the status/apply/rollback/logs commands act on: flags first, then spectune.yaml `target`;
+// opens the host and builds the service controller.
+import { existsSync } from 'node:fs';
+import { ToolError } from '../errors.js';
+import type { EngineName } from '../engines/types.js';
+import type { EventSink } from '../events.js';
+import { openHost } from '../host/open.js';
+import type { Host } from '../host/types.js';
+import { runArgv } from '../host/local.js';
+import { createFileActionLog, resolveActionLogPath } from '../service/action-log.js';
+import { createServiceController, type ServiceController } from '../service/index.js';
+import { readSettings } from '../service/plan.js';
+import { catUnit } from '../service/systemd.js';
+import { effectiveEnvironment, effectiveListValue, normalizeUnitName } from '../service/unit.js';
+
+/** Flags every service command accepts. */
+export const TARGET_FLAGS = {
+  host: { type: 'string' }, 'ssh-config': { type: 'string' }, unit: { type: 'string' }, engine: { type: 'string' },
+  endpoint: { type: 'string' }, config: { type: 'string', short: 'c' }, 'action-log': { type: 'string' }, sudo: { type: 'boolean' },
+} as const;
+
+/** Usage lines of the target flags. */
+export const TARGET_USAGE = `  --host user@host (omit = this machine)  --ssh-config FILE  --sudo  --unit NAME  --engine sglang|vllm|llamacpp
+  --endpoint URL (default: http://<host>:<port from ExecStart>)  -c spectune.yaml (target: read from it)  --action-log FILE`;
+
+/** The config file read when -c is not given and it exists in the working directory. */
+const DEFAULT_CONFIG = 'spectune.yaml';
+const ENGINES: EngineName[] = ['sglang', 'vllm', 'llamacpp'];
+/** Engines' default ports, when neither --endpoint nor --port in ExecStart says. */
+const DEFAULT_PORTS: Record<EngineName, number> = { sglang: 30000, vllm: 8000, llamacpp: 8080 };
+
+/** Flag values of the target flags. */
+export type TargetFlagValues = Partial<Record<keyof typeof TARGET_FLAGS, string | boolean>>;
+
+/** A resolved target. */
+export interface ServiceTarget {
+  target: string | undefined;
+  sshConfig: string | undefined;
+  sudo: boolean;
+  unit: string;
+  engine: EngineName;
+  endpoint: string | undefined;
+  actionLogPath: string;
+}
+
+// Target values from spectune.yaml (the first host: rank0 serves the endpoint), when a config is in play.
+async function readConfigTarget(path: string | undefined): Promise<Partial<ServiceTarget>> {
+  const file = path ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
+  if (!file) return {};
+  const { loadConfig } = await import('../config/load.js');
+  const { config } = await loadConfig(file);
+  const t = config.target;
+  const rank0 = t.hosts.find((h) => h.role !== 'rank1') ?? t.hosts[0];
+  return { target: rank0.host ?? undefined, unit: rank0.unit, engine: t.engine, endpoint: t.endpoint };
+}
+
+// Merge flags over the config file; the unit and engine are required one way or the other.
+export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.ProcessEnv): Promise<ServiceTarget> {
+  const str = (k: keyof typeof TARGET_FLAGS) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined);
+  const fromConfig = await readConfigTarget(str('config'));
+  const unit = str('unit') ?? fromConfig.unit;
+  if (!unit) throw new ToolError('E_USAGE', 'no unit: pass --unit NAME (or a spectune.yaml with target.hosts[].unit)');
+  const engine = (str('engine') ?? fromConfig.engine ?? 'sglang') as EngineName;
+  if (!ENGINES.includes(engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINES.join(', ')}, got "${engine}"`);
+  return {
+    target: str('host') ?? fromConfig.target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
+    unit: normalizeUnitName(unit), engine, endpoint: str('endpoint') ?? fromConfig.endpoint,
+    actionLogPath: resolveActionLogPath(str('action-log'), env),
+  };
+}
+
+// The hostname an ssh destination resolves to (ssh_config aliases included), for the default endpoint.
+async function resolveHostname(t: ServiceTarget): Promise<string> {
+  if (!t.target) return '127.0.0.1';
+  const argv = ['ssh', ...(t.sshConfig ? ['-F', t.sshConfig] : []), '-G', '--', t.target];
+  const r = await runArgv('local', argv, { timeoutMs: 10_000 });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('hostname '));
+  return line ? line.slice('hostname '.length).trim() : t.target.replace(/^.*@/, '');
+}
+
+// The endpoint: the flag/config value, else http://<host>:<--port of the ExecStart in force>.
+async function resolveEndpoint(t: ServiceTarget, host: Host): Promise<string> {
+  if (t.endpoint) return t.endpoint.replace(/\/+$/, '');
+  const files = await catUnit(host, t.unit);
+  const exec = effectiveListValue(files, 'Service', 'ExecStart');
+  const port = exec ? readSettings(exec.value, effectiveEnvironment(files), t.engine).port : undefined;
+  const hostname = await resolveHostname(t);
+  return `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${typeof port === 'number' ? port : DEFAULT_PORTS[t.engine]}`;
+}
+
+/** An open host with its controller; close() releases the SSH connection. */
+export interface OpenService {
+  target: ServiceTarget;
+  host: Host;
+  endpoint: string;
+  controller: ServiceController;
+  close(): Promise<void>;
+}
+
+// Open the host and build the controller for a target.
+export async function openService(t: ServiceTarget, onEvent: EventSink): Promise<OpenService> {
+  const host = await openHost({ target: t.target, sshConfig: t.sshConfig, sudo: t.sudo });
+  try {
+    const endpoint = await resolveEndpoint(t, host);
+    const controller = createServiceController({
+      host, unit: t.unit, engine: t.engine, endpoint, actionLog: createFileActionLog(t.actionLogPath), onEvent,
+    });
+    return { target: t, host, endpoint, controller, close: () => host.close() };
+  } catch (e) {
+    await host.close();
+    throw e;
+  }
+}

@@ -1,0 +1,79 @@
+// `spectune apply --set KEY=VALUE ...`: deploy one config via the drop-in, restart safely, wait for readiness,
+// roll back on failure. --dry-run prints the plan (files and commands, as a diff).
+import { applyConfig, type ApplyOutcome } from '../../app/apply.js';
+import { TARGET_FLAGS, TARGET_USAGE, resolveTarget } from '../../app/service-target.js';
+import { ToolError } from '../../errors.js';
+import type { ParamValue } from '../../engines/types.js';
+import { redactText, redactValue } from '../../redact.js';
+import { renderPlan, type Changes } from '../../service/index.js';
+import { formatServiceEvent, formatSettings, formatVerdict } from '../../service/render.js';
+import { numberFlag, parseFlags } from '../args.js';
+import { EXIT, reportError } from '../exit.js';
+import type { CliIo, Command } from '../io.js';
+
+const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N]
+  KEY is the engine setting (speculative_num_steps or --speculative-num-steps); --timeout-stop-sec adds TimeoutStopSec= to the drop-in
+${TARGET_USAGE}`;
+const FLAGS = {
+  ...TARGET_FLAGS, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+} as const;
+
+// Canonical setting key from "speculative_num_steps", "speculative-num-steps" or "--speculative-num-steps".
+function settingKey(raw: string): string {
+  const key = raw.replace(/^--/, '').replace(/-/g, '_').toLowerCase();
+  if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new ToolError('E_USAGE', `--set: "${raw}" is not a setting name`, { hint: 'e.g. --set speculative_num_steps=4' });
+  return key;
+}
+
+// A typed value: numbers and booleans as such, everything else a string (quoted into ExecStart by the engine adapter).
+function settingValue(raw: string): ParamValue {
+  if (/^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  return raw;
+}
+
+// Parse --set/--unset into engine changes.
+export function parseChanges(sets: string[], unsets: string[]): Changes {
+  const changes: Changes = {};
+  for (const s of sets) {
+    const eq = s.indexOf('=');
+    if (eq <= 0) throw new ToolError('E_USAGE', `--set: expected KEY=VALUE, got "${s}"`, { hint: 'e.g. --set speculative_num_steps=4' });
+    changes[settingKey(s.slice(0, eq))] = settingValue(s.slice(eq + 1));
+  }
+  for (const u of unsets) changes[settingKey(u)] = null;
+  if (!Object.keys(changes).length) throw new ToolError('E_USAGE', 'nothing to apply', { hint: USAGE.split('\n')[0] });
+  return changes;
+}
+
+// Human summary of an apply.
+function renderOutcome(o: ApplyOutcome, unit: string): string {
+  if (o.json.status === 'ready') return `ready: ${unit} runs ${formatSettings(o.plan.config)}\n`;
+  const lines = [`failed: ${unit} with ${JSON.stringify(o.plan.changes)}`];
+  if (o.json.verdict) lines.push(formatVerdict(o.json.verdict, o.diagnosis).trimEnd());
+  if (o.json.timeToVerdictMs !== null) lines.push(`verdict ${(o.json.timeToVerdictMs / 1000).toFixed(1)} s after the fatal log line`);
+  if (o.rollback) lines.push(`rolled back to known-good version ${o.rollback.version}: ready after ${(o.rollback.elapsedMs / 1000).toFixed(1)} s`);
+  return `${lines.join('\n')}\n`;
+}
+
+// Write progress events to stderr.
+function progressTo(io: CliIo) {
+  return (e: Parameters<typeof formatServiceEvent>[0]) => { const l = formatServiceEvent(e); if (l) io.stderr.write(`${redactText(l)}\n`); };
+}
+
+// Entry point of `spectune apply`.
+export const run: Command = async (argv, io) => {
+  const { values } = parseFlags(argv, FLAGS, USAGE);
+  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  const changes = parseChanges(values.set ?? [], values.unset ?? []);
+  const timeoutStopSec = values['timeout-stop-sec'] === undefined ? undefined : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);
+  const target = await resolveTarget(values, io.env);
+  const r = await applyConfig({ target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, onEvent: progressTo(io) });
+  if ('dryRun' in r) {
+    io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));
+    return EXIT.ok;
+  }
+  io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.json))}\n` : redactText(renderOutcome(r, target.unit)));
+  if (r.rollbackError) return reportError(r.rollbackError, io);
+  return r.json.status === 'ready' ? EXIT.ok : EXIT.failure;
+};

@@ -1,0 +1,23 @@
+// `spectune logs`: the journal of the current start, of deploy N (--trial N), or since a time.
+import { readServiceLogs } from '../../app/logs.js';
+import { TARGET_FLAGS, TARGET_USAGE, resolveTarget } from '../../app/service-target.js';
+import { redactText, redactValue } from '../../redact.js';
+import { numberFlag, parseFlags } from '../args.js';
+import { EXIT } from '../exit.js';
+import type { Command } from '../io.js';
+
+const USAGE = `usage: spectune logs [--trial N] [--since TIME] [--json]
+  --trial N     the journal of deploy N (each \`spectune apply\` is one; default: the latest)
+  --since TIME  a journalctl time ("-10min", "2026-03-09 22:28", "@1767600000") instead
+${TARGET_USAGE}`;
+const FLAGS = { ...TARGET_FLAGS, trial: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
+// Entry point of `spectune logs`.
+export const run: Command = async (argv, io) => {
+  const { values } = parseFlags(argv, FLAGS, USAGE);
+  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  const trial = values.trial === undefined ? undefined : numberFlag('trial', values.trial, NaN);
+  const r = await readServiceLogs(await resolveTarget(values, io.env), { trial, since: values.since });
+  io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.entries))}\n` : redactText(r.text));
+  return EXIT.ok;
+};

@@ -1,0 +1,20 @@
+// `spectune status`: unit state, engine settings in force (from ExecStart), health.
+import { TARGET_FLAGS, TARGET_USAGE, resolveTarget } from '../../app/service-target.js';
+import { readServiceStatus } from '../../app/status.js';
+import { redactValue } from '../../redact.js';
+import { formatStatus } from '../../service/render.js';
+import { parseFlags } from '../args.js';
+import { EXIT } from '../exit.js';
+import type { Command } from '../io.js';
+
+const USAGE = `usage: spectune status [--json]\n${TARGET_USAGE}`;
+const FLAGS = { ...TARGET_FLAGS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
+// Entry point of `spectune status`; exit 0 when the service answers its health check, 1 otherwise.
+export const run: Command = async (argv, io) => {
+  const { values } = parseFlags(argv, FLAGS, USAGE);
+  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  const st = await readServiceStatus(await resolveTarget(values, io.env), () => {});
+  io.stdout.write(values.json ? `${JSON.stringify(redactValue(st), null, 2)}\n` : formatStatus(st));
+  return st.health.ok ? EXIT.ok : EXIT.failure;
+};

@@ -1,0 +1,46 @@
+// Pure text rendering of service-control results and events for the CLI (secrets redacted).
+import type { Diagnosis, Verdict } from '../diagnose/types.js';
+import type { EngineSettings } from '../engines/types.js';
+import type { SpectuneEvent } from '../events.js';
+import { redactText } from '../redact.js';
+import type { ServiceStatus } from './controller.js';
+
+// "k=v k=v" of engine settings, sorted.
+export function formatSettings(s: EngineSettings): string {
+  return Object.keys(s).sort().map((k) => `${k}=${s[k]}`).join(' ') || '(none read)';
+}
+
+// `spectune status` as a few lines.
+export function formatStatus(st: ServiceStatus): string {
+  const s = st.state;
+  const lines = [
+    `${st.host} ${st.unit}: ${s.activeState} (${s.subState}), pid ${s.mainPid ?? '-'}, restarts ${s.nRestarts ?? '-'}, result ${s.result || '-'}`,
+    `  drop-in: ${st.dropIn ? `spectune's (version ${st.versions.current ?? '?'}, known-good ${st.versions.good ?? 'not recorded'})` : 'none (the operator\'s unit as written)'}`,
+    `  engine settings in force: ${formatSettings(st.settings)}`,
+    `  health: ${st.health.url} -> ${st.health.status ?? st.health.error ?? 'no answer'}${st.health.ok ? ' (ok)' : ''}`,
+  ];
+  return redactText(`${lines.join('\n')}\n`);
+}
+
+// A verdict with its evidence and, when known, the root exception.
+export function formatVerdict(v: Verdict, d: Diagnosis | null): string {
+  const head = `${v.class}${v.cause ? ` (cause: ${v.cause})` : ''} [${v.confidence}]: ${v.summary}`;
+  const lines = [head];
+  const root = d?.rootException;
+  if (root) {
+    lines.push(`  root exception: ${root.type}: ${root.message}`);
+    for (const f of root.frames.slice(-4)) lines.push(`    at ${f.file}:${f.line} in ${f.func}`);
+  }
+  for (const e of v.evidence.slice(0, 6)) lines.push(`  evidence: ${e.text}`);
+  for (const r of v.remediation.slice(0, 3)) lines.push(`  fix: ${r.text}`);
+  return redactText(`${lines.join('\n')}\n`);
+}
+
+// One progress line for a service event (null: not shown).
+export function formatServiceEvent(e: SpectuneEvent): string | null {
+  if (e.type === 'service:action') return `spectune: ${e.unit}: ${e.action} (${e.why})`;
+  if (e.type === 'service:ready') return `spectune: ${e.unit}: ready after ${(e.elapsedMs / 1000).toFixed(1)} s`;
+  if (e.type === 'service:failed') return `spectune: ${e.unit}: start failed: ${e.reason}`;
+  if (e.type === 'log') return `spectune: ${e.level === 'info' ? '' : `${e.level}: `}${e.message}`;
+  return null;
+}
