@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ToolError } from '../errors.js';
-import type { CommandResult, ExecOptions, Host } from './types.js';
+import { spawnStream } from './stream.js';
+import type { CommandResult, CommandStream, ExecOptions, Host, StreamOptions } from './types.js';
 
 // Run an argv with a timeout and abort signal, collecting output; shared by LocalHost and SshHost.
 export function runArgv(hostName: string, argv: string[], opts: ExecOptions = {}): Promise<CommandResult> {
@@ -21,9 +22,11 @@ export function runArgv(hostName: string, argv: string[], opts: ExecOptions = {}
     if (opts.input !== undefined) child.stdin.end(opts.input); else child.stdin.end();
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
-      if (spawnError && code === null && !signal) stderr += `${(spawnError as Error).message}\n`;
+      // an abort also arrives as an 'error'; only a failed spawn (ENOENT, EACCES) means "did not start"
+      const notStarted = spawnError !== null && (spawnError as NodeJS.ErrnoException).code !== 'ABORT_ERR';
+      if (notStarted) stderr += `${(spawnError as Error).message}\n`;
       resolve({
-        host: hostName, argv, exitCode: spawnError && code === null ? 127 : code, signal: timedOut ? null : signal,
+        host: hostName, argv, exitCode: notStarted ? 127 : code, signal: timedOut ? null : signal,
         timedOut, durationMs: Date.now() - started, stdout, stderr,
       });
     });
@@ -37,6 +40,11 @@ export class LocalHost implements Host {
   // Run a command on this machine.
   exec(argv: string[], opts?: ExecOptions): Promise<CommandResult> {
     return runArgv(this.name, argv, opts);
+  }
+
+  // Stream a long-running local command (journalctl -f); kill() sends SIGTERM.
+  stream(argv: string[], opts?: StreamOptions): CommandStream {
+    return spawnStream(argv, opts);
   }
 
   // Read a local text file.

@@ -1,4 +1,5 @@
 // One transport interface for "this machine" and "a host over SSH"; every remote command is an argv array.
+import type { Readable } from 'node:stream';
 
 /** Options of one command execution. */
 export interface ExecOptions {
@@ -22,6 +23,22 @@ export interface CommandResult {
   stderr: string;
 }
 
+/** Options of a streaming command. */
+export interface StreamOptions {
+  /** Abort = kill() (e.g. Ctrl-C of the user). */
+  signal?: AbortSignal;
+}
+
+/** A running command whose stdout is read while it runs (e.g. `journalctl -f -o json`). */
+export interface CommandStream {
+  /** The command's stdout, as it arrives. */
+  stdout: Readable;
+  /** Stop the command (SIGTERM locally; over SSH the remote command is terminated too). */
+  kill(): void;
+  /** Resolves when the command has ended, with the last 4 KiB of its stderr. */
+  exited: Promise<{ exitCode: number | null; signal: string | null; stderr: string }>;
+}
+
 /** A machine spectune can run commands on and read/write files of. */
 export interface Host {
   /** Human name: "local" or "user@host". */
@@ -32,6 +49,8 @@ export interface Host {
   readFile(path: string): Promise<string>;
   /** Write a text file atomically (temp file + rename), creating parent directories. */
   writeFile(path: string, content: string, opts?: { mode?: number }): Promise<void>;
+  /** Start a long-running command and stream its stdout (optional: test fakes may omit it). */
+  stream?(argv: string[], opts?: StreamOptions): CommandStream;
   /** Release connections (SSH control master). */
   close(): Promise<void>;
 }

@@ -1,0 +1,145 @@
+// A host reached through the system OpenSSH client, so the user's ~/.ssh/config, agent, ProxyJump and
+// known_hosts all apply; one multiplexed connection per host makes each command cost milliseconds.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolError } from '../errors.js';
+import { expectOk } from './command-result.js';
+import { runArgv } from './local.js';
+import { quoteArgv } from './shell-quote.js';
+import { classifySshFailure, classifySudoFailure } from './ssh-errors.js';
+import { spawnStream } from './stream.js';
+import type { CommandResult, CommandStream, ExecOptions, Host, StreamOptions } from './types.js';
+
+/** How to reach the host. */
+export interface SshHostOptions {
+  /** An ssh_config file used instead of ~/.ssh/config (`ssh -F`). */
+  sshConfig?: string;
+  /** Run every command as root through `sudo -n --` (passwordless sudo required). */
+  sudo?: boolean;
+  /** ssh ConnectTimeout in seconds (default 10). */
+  connectTimeoutSec?: number;
+}
+
+/** Idle seconds the control master stays up after the last command (ssh ControlPersist). */
+const CONTROL_PERSIST_SEC = 60;
+/** Unix socket paths are limited to ~108 bytes; %C expands to 40 hex characters. */
+const MAX_CONTROL_DIR_LENGTH = 60;
+
+/** Constant script (arguments arrive as $1 $2, never interpolated): temp file in the same dir, then rename. */
+const WRITE_SCRIPT = [
+  'set -e', 'mkdir -p -- "$(dirname -- "$1")"', 't=$(mktemp -- "$1.spectune-XXXXXX")',
+  'trap \'rm -f -- "$t"\' EXIT', 'cat > "$t"', 'chmod -- "$2" "$t"', 'mv -f -- "$t" "$1"', 'trap - EXIT',
+].join('\n');
+/** Runs "$@" and terminates it when ssh's channel closes (stdin EOF), so a killed stream leaves nothing behind. */
+const STREAM_SCRIPT = 'exec 3<&0; "$@" </dev/null & p=$!; { cat <&3 >/dev/null 2>&1; kill -TERM "$p" 2>/dev/null; } >/dev/null 2>&1 & exec 3<&-; wait "$p"';
+
+// Reject destinations that ssh would parse as options or that cannot be a host.
+function checkTarget(target: string): void {
+  if (!/^[A-Za-z0-9_.%+:@[\]-]+$/.test(target) || target.startsWith('-')) {
+    throw new ToolError('E_USAGE', `invalid ssh destination ${JSON.stringify(target)}`, { hint: 'use user@host, host, or an alias from your ssh config' });
+  }
+}
+
+// A private (0700) directory for the control socket, short enough for a unix socket path.
+function makeControlDir(): string {
+  const base = join(tmpdir(), 'spectune-ssh-XXXXXX').length <= MAX_CONTROL_DIR_LENGTH ? tmpdir() : '/tmp';
+  return mkdtempSync(join(base, 'spectune-ssh-'));
+}
+
+/** A remote machine over SSH; commands are argv arrays, quoted strictly for the remote shell. */
+export class SshHost implements Host {
+  readonly name: string;
+  private readonly opts: SshHostOptions;
+  private controlDir: string | null = null;
+  private connecting: Promise<void> | null = null;
+
+  constructor(target: string, opts: SshHostOptions = {}) {
+    checkTarget(target);
+    this.name = target;
+    this.opts = opts;
+  }
+
+  // Run a command; throws E_SSH_* when ssh could not run it, E_NO_PERMISSION when sudo refused.
+  async exec(argv: string[], opts: ExecOptions = {}): Promise<CommandResult> {
+    await this.connect();
+    const r = await runArgv(this.name, this.sshArgv(this.remoteArgv(argv)), opts);
+    return this.checkTransport({ ...r, argv });
+  }
+
+  // Read a remote text file with `cat -- path`.
+  async readFile(path: string): Promise<string> {
+    const r = await this.exec(['cat', '--', path]);
+    if (r.exitCode !== 0 && /No such file or directory/.test(r.stderr)) {
+      throw new ToolError('E_FILE_NOT_FOUND', `${this.name}:${path}: no such file`);
+    }
+    return expectOk(r, `read ${path}`).stdout;
+  }
+
+  // Write atomically: mktemp in the same directory, content through stdin, chmod, mv -f.
+  async writeFile(path: string, content: string, opts: { mode?: number } = {}): Promise<void> {
+    const mode = (opts.mode ?? 0o644).toString(8);
+    const r = await this.exec(['sh', '-c', WRITE_SCRIPT, 'spectune-write', path, mode], { input: content });
+    expectOk(r, `write ${path}`);
+  }
+
+  // Stream a long-running command (journalctl -f); kill() ends the ssh session and the remote command.
+  stream(argv: string[], opts: StreamOptions = {}): CommandStream {
+    const remote = this.remoteArgv(['sh', '-c', STREAM_SCRIPT, 'spectune-stream', ...argv]);
+    const s = spawnStream(this.sshArgv(remote), { ...opts, stdin: 'pipe' });
+    const exited = s.exited.then((e) => {
+      const err = classifySshFailure(this.name, e.exitCode, e.stderr);
+      return err ? { ...e, stderr: `${err.message}\n` } : e;
+    });
+    return { ...s, exited };
+  }
+
+  // Stop the control master and remove its private directory.
+  async close(): Promise<void> {
+    const dir = this.controlDir;
+    if (!dir) return;
+    this.controlDir = null;
+    this.connecting = null;
+    await runArgv(this.name, ['ssh', ...this.baseOptions(dir), '-O', 'exit', '--', this.name], { timeoutMs: 5000 });
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  // Establish the control master once; concurrent first commands wait for it instead of racing.
+  private connect(): Promise<void> {
+    if (!this.connecting) {
+      this.connecting = runArgv(this.name, this.sshArgv(['true']))
+        .then((r) => { this.checkTransport(r); })
+        .catch((e: unknown) => { this.connecting = null; throw e; });
+    }
+    return this.connecting;
+  }
+
+  // ssh options: the user's config still applies; we only add batch mode and multiplexing.
+  private baseOptions(dir: string): string[] {
+    const config = this.opts.sshConfig ? ['-F', this.opts.sshConfig] : [];
+    return [
+      ...config, '-o', 'BatchMode=yes', '-o', 'ControlMaster=auto', '-o', `ControlPath=${dir}/%C`,
+      '-o', `ControlPersist=${CONTROL_PERSIST_SEC}`, '-o', `ConnectTimeout=${this.opts.connectTimeoutSec ?? 10}`,
+      '-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=3', '-o', 'LogLevel=ERROR',
+    ];
+  }
+
+  // The full local argv: ssh, options, destination, then the remote command as ONE strictly quoted string.
+  private sshArgv(remote: string[]): string[] {
+    if (!this.controlDir) this.controlDir = makeControlDir();
+    return ['ssh', ...this.baseOptions(this.controlDir), '-T', '--', this.name, quoteArgv(remote)];
+  }
+
+  private remoteArgv(argv: string[]): string[] {
+    return this.opts.sudo ? ['sudo', '-n', '--', ...argv] : argv;
+  }
+
+  // Throw when the command never ran (ssh or sudo failed); otherwise return the result unchanged.
+  private checkTransport(r: CommandResult): CommandResult {
+    const sshError = classifySshFailure(this.name, r.exitCode, r.stderr);
+    if (sshError) throw sshError;
+    const sudoError = this.opts.sudo ? classifySudoFailure(this.name, r.exitCode, r.stderr) : null;
+    if (sudoError) throw sudoError;
+    return r;
+  }
+}
