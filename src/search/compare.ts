@@ -1,0 +1,43 @@
+// Measurement discipline (after vitest's doctor): decide by the median, a candidate must beat the incumbent by the
+// noise margin, near-ties are measured again, and a tie goes to the incumbent (the safer, default-side setting).
+
+// A candidate may take this many times the baseline's benchmark time before it is cut: slower configs still finish,
+// a hung one does not eat the campaign.
+export const CANDIDATE_TIMEOUT_FACTOR = 3;
+
+/** The outcome of comparing an incumbent (a) with a candidate (b). */
+export interface Comparison {
+  winner: 'a' | 'b' | 'tie';
+  /** Relative gain of b over a by median, in the goal's direction (+0.05 = b is 5% better). */
+  gain: number;
+  /** |gain| within the margin: a repeat measurement could change the decision. */
+  nearTie: boolean;
+}
+
+// Median of a non-empty list (mean of the middle two for even lengths).
+export function median(values: readonly number[]): number {
+  if (!values.length) throw new RangeError('median of no values');
+  const s = [...values].sort((x, y) => x - y);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+// Compare candidate samples b against incumbent samples a; b must beat a by more than `margin` to win.
+export function compare(a: readonly number[], b: readonly number[], margin: number, goal: 'maximize' | 'minimize' = 'maximize'): Comparison {
+  const ma = median(a);
+  const mb = median(b);
+  const raw = ma === 0 ? (mb === 0 ? 0 : Math.sign(mb) * Infinity) : (mb - ma) / Math.abs(ma);
+  const gain = goal === 'maximize' ? raw : -raw;
+  const nearTie = Math.abs(gain) <= margin;
+  return { winner: gain > margin ? 'b' : gain < -margin ? 'a' : 'tie', gain, nearTie };
+}
+
+// Whether b should be measured again before deciding (a near-tie, and repeats left).
+export function needsRepeat(c: Comparison, measurements: number, maxRepeats: number): boolean {
+  return c.nearTie && measurements < maxRepeats;
+}
+
+// Time limit for benchmarking a candidate, from the baseline's benchmark time.
+export function candidateTimeoutMs(baselineMs: number): number {
+  return baselineMs * CANDIDATE_TIMEOUT_FACTOR;
+}
