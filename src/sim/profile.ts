@@ -97,5 +97,6 @@ export function validateProfile(json: unknown): { ok: true; profile: SimProfile 
 
 // JSON Schema of the profile format, for editors (profiles/profile.schema.json is generated from this).
 export function renderProfileJsonSchema(): unknown {
-  return z.toJSONSchema(ProfileSchema, { io: 'input' });
+  const schema = z.toJSONSchema(ProfileSchema, { io: 'input' }) as Record<string, unknown>;
+  return { ...schema, title: 'spectune sim profile', description: 'One simulated model on one hardware setup (see docs/sim.md).' };
 }

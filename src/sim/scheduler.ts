@@ -179,17 +179,22 @@ export class Scheduler {
     this.interval.tokens += count;
     const done = r.generated >= r.req.targetTokens;
     if (done) this.running.splice(this.running.indexOf(r), 1);
+    if (done) this.logFinish(r);
     r.req.onTokens(count, done);
-    if (done) this.finish(r);
+    if (done) this.countFinished(r);
   }
 
-  private finish(r: Running): void {
+  private logFinish(r: Running): void {
     const spec = this.o.settings.speculative;
     this.o.logger.main(formatFinish({
       rid: r.req.rid, finishReason: r.req.finishReason, promptTokens: r.req.promptTokens, completionTokens: r.generated,
       e2eLatency: (this.o.now() - r.startedAt) / 1000, specAcceptLength: spec ? r.accepted / Math.max(1, r.verifyCt) : null,
       specVerifyCt: r.verifyCt,
     }));
+  }
+
+  // Count a served request and fire the request-count faults.
+  private countFinished(r: Running): void {
     if (r.req.internal) return;
     this.finished++;
     const f = this.o.faults;
