@@ -38,6 +38,10 @@ export interface Verdict {
   evidence: EvidenceLine[];
   ruledOut: { class: DiagnosisClass; why: string }[];
   remediation: Remediation[];
+  /** False when the input shows no failure at all (healthy start-up, clean stop); true for a crash verdict. */
+  crashed?: boolean;
+  /** Facts extracted from evidence (named groups, counts), e.g. {"remaining_requests": 16}. */
+  facts?: Record<string, string | number>;
 }
 
 /** One frame of a Python traceback. */
@@ -74,6 +78,10 @@ export interface Lifetime {
   ready: boolean;
   requestsServed: number;
   exit: string | null;
+  /** Input file the lifetime was read from (several files = several nodes). */
+  source?: string;
+  /** What this lifetime died of, when it died of something. */
+  cause?: DiagnosisClass | null;
 }
 
 /** The full result of `spectune diagnose`. */
@@ -96,6 +104,10 @@ export interface DiagnosisRule {
   confidence: Confidence;
   /** Operator-facing hint and structured nudges for the tuner. */
   remediation: Remediation[];
+  /** False for context rules (clean-stop markers, hints) that must not fail a start-up watcher; default true. */
+  fatal?: boolean;
+  /** Classes this rule sharpens when both hit in one lifetime (e.g. an OOM inside `capture_model`). */
+  refines?: DiagnosisClass[];
 }
 
 /** One line of the action log (JSON lines) that lets diagnose attribute a SIGTERM to whoever stopped the unit. */

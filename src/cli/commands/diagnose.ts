@@ -1,0 +1,36 @@
+// `spectune diagnose`: explain why an inference service died, with evidence (human report or --json).
+import { runDiagnose } from '../../app/diagnose.js';
+import { renderDiagnosis } from '../../diagnose/index.js';
+import type { EngineName } from '../../engines/types.js';
+import { ToolError } from '../../errors.js';
+import { redactValue } from '../../redact.js';
+import { parseFlags } from '../args.js';
+import type { Command } from '../io.js';
+
+const USAGE = `usage: spectune diagnose [FILE...|-] [--state FILE] [--actions FILE] [--kernel FILE] [--engine sglang|vllm|llamacpp] [--unit U] [--json]
+       spectune diagnose --unit U [--host user@host] [--since "10 min ago"] [--json]
+FILE: journalctl -o json export, journalctl text (short, short-iso, short-precise) or plain engine output; one per node.`;
+
+const ENGINES = ['sglang', 'vllm', 'llamacpp'];
+
+// Parse flags, run the diagnosis, print it; exit 0 whenever a diagnosis was produced.
+export const run: Command = async (argv, io) => {
+  const { values, positionals: files } = parseFlags(argv, {
+    json: { type: 'boolean' }, state: { type: 'string' }, actions: { type: 'string' }, kernel: { type: 'string' },
+    engine: { type: 'string' }, unit: { type: 'string' }, host: { type: 'string' }, since: { type: 'string' },
+    'ssh-config': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  }, USAGE, true);
+  const positionals = files as string[];
+  if (values.help) { io.stdout.write(`${USAGE}\n`); return 0; }
+  if (values.engine && !ENGINES.includes(values.engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINES.join(', ')}, got "${values.engine}"`);
+  if (values.host && !values.unit) throw new ToolError('E_USAGE', '--host needs --unit', { hint: USAGE });
+  const stdinUsable = io.stdin && !io.stdin.isTTY;
+  if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: USAGE });
+  const d = await runDiagnose({
+    files: positionals, stdin: stdinUsable || positionals.includes('-') ? io.stdin : undefined, stateFile: values.state,
+    actionsFile: values.actions, kernelFile: values.kernel, engine: values.engine as EngineName | undefined, unit: values.unit,
+    host: values.host, since: values.since, sshConfig: values['ssh-config'],
+  });
+  io.stdout.write(values.json ? `${JSON.stringify(redactValue(d), null, 2)}\n` : renderDiagnosis(d));
+  return 0;
+};

@@ -1,0 +1,164 @@
+// Decide what one process lifetime ended with, weighing the evidence in a fixed order of trust:
+// systemd's stop timeout, an OOM-killer record, the engine's own fatal error, a clean stop, an outside kill.
+import type { LifeState, RuleHit, Sighting } from './lifetimes.js';
+import { APP_FAILURE_CLASSES, scoreOf } from './matcher.js';
+import { ALL_RULES } from './rules/index.js';
+import type { ServiceState } from './state.js';
+import { parseStamp } from './time.js';
+import type { Confidence, DiagnosisClass, DiagnosisRule } from './types.js';
+
+/** A quoted line with the file it came from. */
+export interface Quote extends Sighting {
+  source: string;
+}
+
+/** The judgement of one lifetime. */
+export interface Death {
+  life: LifeState;
+  class: DiagnosisClass;
+  crashed: boolean;
+  /** False while the process is still running at the end of the window. */
+  ended: boolean;
+  confidence: Confidence;
+  evidence: Quote[];
+  /** The rule hit that decided an engine failure, if any. */
+  decisive: RuleHit | null;
+  /** OOM-killer records tied to this lifetime. */
+  oom: Quote[];
+}
+
+/** Context shared by all lifetimes of one diagnosis. */
+export interface DeathContext {
+  unowned: RuleHit[];
+  state: ServiceState | null;
+  /** Id of the lifetime `state` describes (the latest one of the unit). */
+  stateLife: number | null;
+  unit: string | null;
+  yearHints: Map<string, number | null>;
+}
+
+/** Slack when tying a kernel OOM record to a lifetime by time: journald and the kernel stamp lines separately. */
+const OOM_TIME_SLACK_MS = 10_000;
+const RULES_BY_ID = new Map<string, DiagnosisRule>(ALL_RULES.map((r) => [r.id, r]));
+
+// The rule behind a hit.
+export function ruleOf(hit: RuleHit): DiagnosisRule {
+  return RULES_BY_ID.get(hit.ruleId)!;
+}
+
+// A sighting quoted with its source.
+function q(life: LifeState, s: Sighting | null | undefined): Quote[] {
+  return s ? [{ ...s, source: life.source }] : [];
+}
+
+// Epoch ms of a sighting in its source, or null.
+function msOf(ctx: DeathContext, source: string, ts: string | null): number | null {
+  return parseStamp(ts, ctx.yearHints.get(source) ?? null)?.ms ?? null;
+}
+
+// Is a kernel OOM hit about this lifetime: same PID, same unit cgroup in the time window, or inside its lines?
+function oomBelongs(life: LifeState, h: RuleHit, ctx: DeathContext): boolean {
+  if (h.fields.victim_pid && life.pid !== null && Number(h.fields.victim_pid) === life.pid) return true;
+  const memcg = h.fields.task_memcg ?? h.fields.oom_memcg;
+  if (memcg && ctx.unit && !memcg.includes(ctx.unit)) return false;
+  const t = msOf(ctx, h.source, h.ts);
+  const a = msOf(ctx, life.source, life.startTs);
+  const b = msOf(ctx, life.source, life.endTs);
+  if (t !== null && a !== null && b !== null) return t >= a - OOM_TIME_SLACK_MS && t <= b + OOM_TIME_SLACK_MS;
+  return h.source === life.source && h.line >= life.firstLine && h.line <= life.lastLine + 50;
+}
+
+// OOM-killer evidence for a lifetime: systemd's notice, a correlated kernel line, or Result=oom-kill.
+function oomEvidence(life: LifeState, ctx: DeathContext): Quote[] {
+  const own = life.hits.filter((h) => h.class === 'host_oom_kill');
+  const kernel = ctx.unowned.filter((h) => h.class === 'host_oom_kill' && h.fatal && oomBelongs(life, h, ctx));
+  const out: Quote[] = [...kernel, ...own].map((h) => ({ line: h.line, ts: h.ts, text: h.text, fields: h.fields, source: h.source }));
+  if (life.id === ctx.stateLife && ctx.state?.Result === 'oom-kill') {
+    out.push({ line: 0, ts: null, text: 'systemctl show: Result=oom-kill', fields: {}, source: 'state' });
+  }
+  return out;
+}
+
+// The decisive engine failure among the hits, after refinements (e.g. an OOM raised inside capture_model).
+export function bestFailure(hits: RuleHit[]): { hit: RuleHit; cls: DiagnosisClass } | null {
+  const failures = hits.filter((h) => h.fatal && APP_FAILURE_CLASSES.has(h.class));
+  const refiners = hits.filter((h) => ruleOf(h).refines);
+  if (!failures.length) {
+    const r = refiners.find((h) => ruleOf(h).refines!.includes('unknown'));
+    return r ? { hit: r, cls: r.class } : null;
+  }
+  const best = failures.reduce((a, b) => (scoreOf(ruleOf(b)) > scoreOf(ruleOf(a)) ? b : a));
+  const refiner = refiners.find((h) => ruleOf(h).refines!.includes(best.class));
+  return { hit: best, cls: refiner ? refiner.class : best.class };
+}
+
+// Exit facts: how the main process ended, from the journal or (for the latest lifetime) from systemctl show.
+function exitOf(life: LifeState, ctx: DeathContext): { code: string; status: number } | null {
+  const e = life.marks.exit?.fields;
+  if (e) return { code: e.code, status: Number(e.status) };
+  const st = ctx.state;
+  if (life.id !== ctx.stateLife || !st || !st.ExecMainCode) return null;
+  return { code: ['', 'exited', 'killed', 'dumped'][st.ExecMainCode] ?? 'exited', status: st.ExecMainStatus ?? 0 };
+}
+
+// Did the process stop because it was asked to, and finish cleanly?
+function isCleanStop(life: LifeState, exit: { code: string; status: number } | null): boolean {
+  const m = life.marks;
+  const asked = Boolean(m.stop_requested || m.sigterm || m.app_exit);
+  const drained = life.hits.some((h) => h.ruleId === 'sglang.drain_complete');
+  const cleanExit = exit ? (exit.code === 'exited' && exit.status === 0) || (exit.code === 'killed' && [2, 15].includes(exit.status)) : false;
+  const cleanResult = m.result?.fields.result === 'success';
+  return asked && (drained || cleanExit || cleanResult || (Boolean(m.app_exit) && !exit));
+}
+
+// Judge one lifetime.
+export function judgeLifetime(life: LifeState, ctx: DeathContext): Death {
+  const m = life.marks;
+  const exit = exitOf(life, ctx);
+  const ended = Boolean(exit || m.result || m.stop_timeout || m.app_exit);
+  const tail = [...q(life, m.sigkill), ...q(life, m.exit), ...q(life, m.result)];
+  const base = { life, ended, decisive: null, oom: [] as Quote[] };
+  const stateTimeout = life.id === ctx.stateLife && ctx.state?.Result === 'timeout';
+  if (m.stop_timeout || (stateTimeout && (m.stop_requested || m.sigterm))) {
+    const ev = [...q(life, m.stop_requested), ...q(life, m.sigterm), ...q(life, m.drain), ...q(life, m.stop_timeout), ...tail];
+    return { ...base, ended: true, class: 'stop_timeout', crashed: true, confidence: m.stop_timeout ? 'high' : 'medium', evidence: ev };
+  }
+  const oom = oomEvidence(life, ctx);
+  if (oom.length) return { ...base, ended: true, oom, class: 'host_oom_kill', crashed: true, confidence: 'high', evidence: [...oom, ...tail] };
+  const failure = bestFailure(life.hits);
+  if (failure) {
+    const hq = { line: failure.hit.line, ts: failure.hit.ts, text: failure.hit.text, fields: failure.hit.fields, source: failure.hit.source };
+    const confidence = ruleOf(failure.hit).confidence;
+    return { ...base, decisive: failure.hit, class: failure.cls, crashed: true, confidence, evidence: [hq, ...tail, ...q(life, m.restart)] };
+  }
+  if (isCleanStop(life, exit)) {
+    const ev = [...q(life, m.stop_requested), ...q(life, m.sigterm), ...q(life, m.drain), ...q(life, m.app_exit), ...tail];
+    return { ...base, ended: true, class: 'clean_stop', crashed: false, confidence: 'high', evidence: ev };
+  }
+  return judgeUnexplained(life, exit, ended, tail);
+}
+
+// No rule explains the end: an outside kill, an unexplained crash, a clean exit, or still running.
+function judgeUnexplained(life: LifeState, exit: { code: string; status: number } | null, ended: boolean, tail: Quote[]): Death {
+  const m = life.marks;
+  const base = { life, ended, decisive: null, oom: [] as Quote[] };
+  const killRequest = life.hits.find((h) => h.ruleId === 'systemd.client_kill');
+  if (killRequest) {
+    const kq = { line: killRequest.line, ts: killRequest.ts, text: killRequest.text, fields: killRequest.fields, source: killRequest.source };
+    return { ...base, ended: true, class: 'external_kill', crashed: true, confidence: 'high', evidence: [kq, ...tail] };
+  }
+  const raised = life.chains.find((c) => c.blocks[0]?.type);
+  if (raised && (exit?.status !== 0 || !ended)) {
+    const root = raised.blocks[0];
+    const rq: Quote = { line: root.terminalLine ?? raised.firstLine, ts: null, text: `${root.type}: ${root.message}`.split('\n')[0], fields: {}, source: life.source };
+    return { ...base, class: 'unknown', crashed: ended, confidence: 'low', evidence: [rq, ...tail] };
+  }
+  const child = life.hits.find((h) => h.ruleId === 'sglang.child_killed');
+  if ((exit && exit.code === 'killed') || child) {
+    const ev = [...q(life, m.sigterm), ...(child ? [{ ...child, source: child.source }] : []), ...tail];
+    return { ...base, ended: true, class: 'external_kill', crashed: true, confidence: 'low', evidence: ev };
+  }
+  if (exit && exit.status !== 0) return { ...base, class: 'unknown', crashed: true, confidence: 'low', evidence: tail };
+  if (ended) return { ...base, class: 'clean_stop', crashed: false, confidence: 'medium', evidence: tail };
+  return { ...base, class: 'unknown', crashed: false, confidence: 'low', evidence: q(life, life.ready) };
+}

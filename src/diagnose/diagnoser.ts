@@ -1,0 +1,57 @@
+// The public entry points: a streaming diagnoser (bounded memory) and a one-shot diagnoseLogs over strings/buffers.
+import type { EngineName } from '../engines/types.js';
+import { Collector } from './collector.js';
+import { evaluate } from './evaluate.js';
+import { matcherForAll, RuleMatcher } from './matcher.js';
+import { rulesForEngine } from './rules/index.js';
+import { parseSystemctlShow, type ServiceState } from './state.js';
+import type { ActionRecord, Diagnosis } from './types.js';
+
+/** Source name under which kernel lines (journalctl -k) are read. */
+export const KERNEL_SOURCE = 'kernel';
+
+/** Options shared by the streaming and the one-shot API. */
+export interface DiagnoseOptions {
+  /** `systemctl show UNIT` output. */
+  state?: string;
+  actions?: ActionRecord[];
+  /** Restrict rules to one engine's dialect (default: detect per lifetime). */
+  engine?: EngineName;
+  /** Unit name: systemd lines about other units are ignored, kernel cgroup paths are matched against it. */
+  unit?: string;
+  /** Kernel log lines (journalctl -k), for OOM-killer and NVRM Xid records. */
+  kernelLines?: string;
+}
+
+/** Streaming diagnoser: push chunks of any size from any number of sources, then finish(). */
+export interface Diagnoser {
+  push(source: string, chunk: Buffer | string): void;
+  finish(): Diagnosis;
+}
+
+// Create a streaming diagnoser; memory stays bounded whatever the input size.
+export function createDiagnoser(opts: DiagnoseOptions = {}): Diagnoser {
+  const matcher = opts.engine ? new RuleMatcher(rulesForEngine(opts.engine)) : matcherForAll();
+  const collector = new Collector(matcher, opts.unit ?? null);
+  let kernelSeen = false;
+  return {
+    push(source, chunk) {
+      if (source === KERNEL_SOURCE) kernelSeen = true;
+      collector.push(source, chunk);
+    },
+    finish() {
+      if (opts.kernelLines) { kernelSeen = true; collector.push(KERNEL_SOURCE, opts.kernelLines); }
+      const collected = collector.finish();
+      const state: ServiceState | null = opts.state ? parseSystemctlShow(opts.state) : null;
+      const kernelInInput = collected.sources.some((s) => s.kernelLines > 0);
+      return evaluate(collected, { state, actions: opts.actions ?? [], unit: opts.unit ?? null, kernelChecked: kernelSeen || kernelInInput });
+    },
+  };
+}
+
+// Diagnose complete inputs (one per node); pure: no I/O, no clock.
+export function diagnoseLogs(inputs: { name: string; content: string | Buffer }[], opts: DiagnoseOptions = {}): Diagnosis {
+  const d = createDiagnoser(opts);
+  for (const i of inputs) d.push(i.name, i.content);
+  return d.finish();
+}

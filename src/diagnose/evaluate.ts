@@ -1,0 +1,109 @@
+// Turn what the collector gathered into one Diagnosis: judge every lifetime, spot crash loops, pick the incident.
+import { ToolError } from '../errors.js';
+import type { Collected } from './collector.js';
+import { judgeLifetime, ruleOf, type Death, type DeathContext } from './death.js';
+import { explainVerdict, type Incident } from './explain.js';
+import type { LifeState } from './lifetimes.js';
+import type { ServiceState } from './state.js';
+import { parseStamp, yearOf } from './time.js';
+import { buildLifetimes, buildTimeline, pickRootException } from './outline.js';
+import type { ActionRecord, DiagnosisClass, Diagnosis } from './types.js';
+
+/** Everything besides the logs that the evaluator weighs. */
+export interface EvaluateOptions {
+  state: ServiceState | null;
+  actions: ActionRecord[];
+  unit: string | null;
+  /** True when kernel lines were part of the input, so "no OOM-killer record" is a finding, not a blind spot. */
+  kernelChecked: boolean;
+}
+
+/** Failed starts in one window that make a crash loop (one failure followed by a restart is just a crash). */
+const CRASH_LOOP_MIN_FAILURES = 2;
+
+// Refuse input in which nothing was recognised (a wrong file, an empty export).
+function assertUsable(c: Collected): void {
+  const lines = c.sources.reduce((n, s) => n + s.lines, 0);
+  if (lines === 0) throw new ToolError('E_INPUT_UNUSABLE', 'the input is empty', { hint: 'pass a journal export (journalctl -u UNIT -o json), journalctl text or engine output' });
+  if (c.sources.every((s) => s.recognised === 0)) {
+    throw new ToolError('E_INPUT_UNUSABLE', `no journal entry or engine log line recognised in ${lines} line(s)`, { hint: 'pass a journal export (journalctl -u UNIT -o json), journalctl text or engine output' });
+  }
+}
+
+// Drop hits of rules written for another engine than the lifetime's dialect.
+function keepDialectHits(life: LifeState): void {
+  if (!life.dialect) return;
+  life.hits = life.hits.filter((h) => { const e = ruleOf(h).engines; return !e || e.includes(life.dialect!); });
+}
+
+// Year hints per source, falling back to any source or the action log (journald short text has no year).
+function yearHints(c: Collected, actions: ActionRecord[]): Map<string, number | null> {
+  const any = c.sources.find((s) => s.yearHint !== null)?.yearHint ?? yearOf(actions[0]?.ts ?? null);
+  return new Map(c.sources.map((s) => [s.name, s.yearHint ?? any]));
+}
+
+// The most frequent failure class among deaths (ties go to the latest).
+function commonCause(deaths: Death[]): DiagnosisClass {
+  const counts = new Map<DiagnosisClass, number>();
+  for (const d of deaths) counts.set(d.class, (counts.get(d.class) ?? 0) + 1);
+  let best: DiagnosisClass = deaths[deaths.length - 1].class;
+  for (const [cls, n] of counts) if (n > (counts.get(best) ?? 0)) best = cls;
+  return best;
+}
+
+// A crash loop: several starts that each failed, or systemd's start limit.
+function findCrashLoop(deaths: Death[], c: Collected, state: ServiceState | null): Incident | null {
+  const failed = deaths.filter((d) => d.crashed && d.ended && d.class !== 'stop_timeout' && d.class !== 'external_kill');
+  const limit = c.lives.find((l) => l.marks.start_limit);
+  const restarts = c.lives.filter((l) => l.marks.restart).length;
+  const looping = limit || failed.length >= CRASH_LOOP_MIN_FAILURES || (failed.length >= 1 && restarts >= 1 && (state?.NRestarts ?? 0) >= CRASH_LOOP_MIN_FAILURES);
+  if (!looping || !failed.length) return null;
+  const cause = commonCause(failed);
+  const sample = [...failed].reverse().find((d) => d.class === cause)!;
+  return { kind: 'crash_loop', death: sample, deaths, failed, cause };
+}
+
+// Epoch ms of a death's decisive line (for ordering nodes), or null.
+function deathMs(d: Death, hints: Map<string, number | null>): number | null {
+  const s = d.evidence[0];
+  return s ? parseStamp(s.ts, hints.get(s.source) ?? null)?.ms ?? null : null;
+}
+
+// The incident: the earliest failure across nodes (the others are usually its echo), else the latest stop or state.
+function pickIncident(deaths: Death[], hints: Map<string, number | null>): Death {
+  const failures = deaths.filter((d) => d.crashed);
+  const lastPerSource = new Map<string, Death>();
+  for (const d of failures) lastPerSource.set(d.life.source, d);
+  const candidates = [...lastPerSource.values()];
+  if (candidates.length > 1) {
+    const timed = candidates.map((d) => ({ d, ms: deathMs(d, hints) }));
+    if (timed.every((t) => t.ms !== null)) return timed.reduce((a, b) => (b.ms! < a.ms! ? b : a)).d;
+  }
+  if (candidates.length) return candidates[candidates.length - 1];
+  const stops = deaths.filter((d) => d.ended);
+  return stops[stops.length - 1] ?? deaths[deaths.length - 1];
+}
+
+// Evaluate collected evidence into the public Diagnosis.
+export function evaluate(c: Collected, opts: EvaluateOptions): Diagnosis {
+  assertUsable(c);
+  const hints = yearHints(c, opts.actions);
+  for (const l of c.lives) keepDialectHits(l);
+  const firstSource = c.sources[0]?.name;
+  const own = c.lives.filter((l) => l.source === firstSource);
+  const ctx: DeathContext = {
+    unowned: c.unowned, state: opts.state, stateLife: own[own.length - 1]?.id ?? null, unit: opts.unit, yearHints: hints,
+  };
+  const deaths = c.lives.map((l) => judgeLifetime(l, ctx));
+  if (!deaths.length) throw new ToolError('E_INPUT_UNUSABLE', 'no service or engine output found (only kernel or journal meta lines)', { hint: 'include the unit journal: journalctl -u UNIT -o json' });
+  const loop = findCrashLoop(deaths, c, opts.state);
+  const incident: Incident = loop ?? { kind: 'single', death: pickIncident(deaths, hints), deaths, failed: [], cause: null };
+  const verdict = explainVerdict(incident, { ...opts, hints, unowned: c.unowned, suspicious: c.suspicious });
+  const byId = new Map(deaths.map((d) => [d.life.id, d]));
+  return {
+    verdict,
+    rootException: pickRootException(incident.death),
+    timeline: buildTimeline(c, opts.actions, hints),
+    lifetimes: buildLifetimes(c.lives, byId, c.sources.length > 1),
+  };
+}

@@ -1,0 +1,75 @@
+// Normalise one input line, whatever its format (journal JSON, journalctl text, plain engine output), to a record.
+import { readJournalFields } from './json-fields.js';
+import { isoFromMicros } from './time.js';
+
+/** How a line was recognised. */
+export type LineFormat = 'json' | 'journal' | 'plain' | 'meta';
+
+/** One log line, normalised. */
+export interface LogRecord {
+  format: LineFormat;
+  /** Timestamp text as found (ISO for JSON, "Mar 09 22:28:48" for short text), or null. */
+  ts: string | null;
+  ident: string | null;
+  pid: number | null;
+  unit: string | null;
+  /** True for lines written by PID 1 (systemd) and by the kernel: they are not the service's own output. */
+  origin: 'systemd' | 'kernel' | 'app';
+  message: string;
+}
+
+const SHORT_LINE = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) (\S+) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
+const ISO_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) (\S+) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
+const META_LINE = /^-- (?:Boot [0-9a-f]+|No entries|Logs begin|Journal begins|Reboot)/;
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+// Strip terminal colour codes (journald keeps them; they would break every pattern).
+function stripAnsi(s: string): string {
+  return s.includes('\x1b') ? s.replace(ANSI, '') : s;
+}
+
+// Which producer wrote the line.
+function originOf(ident: string | null, pid: number | null, transport: string | null): LogRecord['origin'] {
+  if (ident === 'kernel' || transport === 'kernel') return 'kernel';
+  if (pid === 1 || ident === 'systemd') return 'systemd';
+  return 'app';
+}
+
+// A journal JSON line, or null when it is not one (truncated, other JSON).
+function fromJson(line: string): LogRecord | null {
+  const f = readJournalFields(line);
+  if (!f) return null;
+  const pid = f._PID ? Number(f._PID) : null;
+  const ident = f.SYSLOG_IDENTIFIER ?? f._COMM;
+  const message = f.MESSAGE === null ? '[journalctl omitted this message: over 4096 bytes; export with --all]' : stripAnsi(f.MESSAGE);
+  return {
+    format: 'json', ts: f.__REALTIME_TIMESTAMP ? isoFromMicros(f.__REALTIME_TIMESTAMP) : null, ident,
+    pid: Number.isFinite(pid) ? pid : null, unit: f.UNIT ?? f._SYSTEMD_UNIT, origin: originOf(ident, pid, f._TRANSPORT), message,
+  };
+}
+
+// A journalctl short / short-precise / short-iso line, or null.
+function fromText(line: string): LogRecord | null {
+  const m = SHORT_LINE.exec(line) ?? ISO_LINE.exec(line);
+  if (!m) return null;
+  const pid = m[4] ? Number(m[4]) : null;
+  const ident = m[3];
+  const message = stripAnsi(m[5] ?? '');
+  const unit = ident === 'systemd' ? (/^(\S+\.(?:service|scope|slice)): /.exec(message)?.[1] ?? null) : null;
+  return { format: 'journal', ts: m[1], ident, pid, unit, origin: originOf(ident, pid, null), message };
+}
+
+// Parse one line; never throws, never drops: anything unrecognised is plain engine output.
+export function parseLine(line: string): LogRecord {
+  const c = line.charCodeAt(0);
+  if (c === 123) {
+    const r = fromJson(line);
+    if (r) return r;
+  } else if (c === 45 && META_LINE.test(line)) {
+    return { format: 'meta', ts: null, ident: null, pid: null, unit: null, origin: 'app', message: line };
+  } else if ((c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
+    const r = fromText(line);
+    if (r) return r;
+  }
+  return { format: 'plain', ts: null, ident: null, pid: null, unit: null, origin: 'app', message: stripAnsi(line) };
+}

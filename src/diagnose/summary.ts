@@ -1,0 +1,69 @@
+// One paragraph that says what happened, with the numbers an operator checks first.
+import type { Incident } from './explain.js';
+import { ruleOf, type Death } from './death.js';
+import type { ServiceState } from './state.js';
+
+/** Inputs of the summary besides the incident. */
+export interface SummaryContext {
+  stop: string;
+  kernelChecked: boolean;
+  state: ServiceState | null;
+}
+
+/** Names of the engines in sentences. */
+const ENGINE_NAME = { sglang: 'SGLang', vllm: 'vLLM', llamacpp: 'llama-server' } as const;
+
+// "48 requests" / "1 request".
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+// The engine's name for sentences.
+function engineOf(d: Death): string {
+  return d.life.dialect ? ENGINE_NAME[d.life.dialect] : 'the engine';
+}
+
+// Summary of a single lifetime's end.
+function summarizeDeath(d: Death, c: SummaryContext): string {
+  const l = d.life;
+  const served = `It had served ${plural(l.requests, 'request')}.`;
+  const drain = l.marks.drain?.fields;
+  switch (d.class) {
+    case 'stop_timeout': {
+      const n = drain ? `${engineOf(d)} was still draining ${plural(Number(drain.remaining), 'request')}${drain.rids ? ` (${drain.rids.slice(0, 80)}${drain.rids.length > 80 ? '…' : ''})` : ''}` : 'the process had not exited';
+      return `Stop timeout, not a crash: ${c.stop} did not finish in time — ${n} when systemd's TimeoutStopSec expired (\`State 'stop-sigterm' timed out. Killing.\`) and it sent SIGKILL. ${served}`;
+    }
+    case 'clean_stop': {
+      const trap = l.marks.exit?.fields.status === '9' && l.dialect === 'sglang' ? ' systemd reports `Failed with result \'signal\'` only because SGLang SIGKILLs its own process tree after draining.' : '';
+      return `Clean stop after ${c.stop}: the engine finished its requests and exited.${trap} ${served}`;
+    }
+    case 'host_oom_kill': {
+      const v = d.oom.find((o) => o.fields.victim_pid);
+      const who = v ? ` process ${v.fields.victim_pid} (${v.fields.victim_comm})` : ' a process of the unit';
+      const scope = v?.fields.scope === 'Memory cgroup out of memory' ? ' because the cgroup memory limit was reached' : '';
+      return `Host OOM kill: the kernel OOM killer killed${who}${scope}. Host RAM ran out — this is not a GPU out-of-memory. ${served}`;
+    }
+    case 'external_kill': {
+      const exit = l.marks.exit?.fields;
+      const sig = exit ? `status=${exit.status}/${exit.name}` : 'a signal';
+      const blind = c.kernelChecked ? 'the kernel log has no OOM-killer record' : 'no kernel log was given, so an OOM kill cannot be excluded (add journalctl -k lines)';
+      return `Killed from outside (${sig}) without a stop job timing out; ${blind}. Exit 137/SIGKILL alone does not prove an OOM. ${served}`;
+    }
+    case 'unknown':
+      if (!d.ended) return l.ready ? `No failure: the service started, became ready and served ${plural(l.requests, 'request')}; it is still running at the end of the input.` : 'No failure seen: the process is still starting (not ready yet) at the end of the input.';
+      return `The process ended (${l.marks.exit?.text ?? 'no exit record'}) but no rule explains why; the most suspicious lines are quoted.`;
+    default: {
+      const rule = d.decisive ? ruleOf(d.decisive) : null;
+      return `${rule?.title ?? d.class}: \`${d.decisive?.text.slice(0, 160) ?? ''}\` (line ${d.decisive?.line}). ${served}`;
+    }
+  }
+}
+
+// Summary of the incident.
+export function summarize(inc: Incident, c: SummaryContext): string {
+  if (inc.kind === 'single') return summarizeDeath(inc.death, c);
+  const st = c.state;
+  const active = st?.ActiveState === 'active' ? ` (systemctl shows "${st.ActiveState} (${st.SubState})" between attempts — misleading during a loop)` : '';
+  const restarts = st?.NRestarts ? `; NRestarts=${st.NRestarts}` : '';
+  return `Crash loop: ${plural(inc.failed.length, 'start')} in this window died, each of ${inc.cause}${restarts}${active}. Last attempt: ${summarizeDeath(inc.death, c)}`;
+}
