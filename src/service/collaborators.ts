@@ -36,6 +36,6 @@ export async function loadCollaborators(): Promise<Collaborators> {
   const diag = await load('../diagnose/index.js');
   return {
     isFatalLine: (message, engine) => Boolean(diag.findFatalLine(message, engine)),
-    diagnose: (inputs, ctx) => asDiagnosis(diag.diagnoseLogs(inputs, ctx)),
+    diagnose: (inputs, ctx) => asDiagnosis(diag.diagnoseLogs(inputs.map((i) => ({ name: i.name, content: i.text })), ctx)),
   };
 }

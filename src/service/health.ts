@@ -45,13 +45,13 @@ async function probeHealth(url: string): Promise<HealthResult> {
 
 // Read Prometheus metrics and server info (whichever the engine exposes) and normalise them.
 async function probeMetrics(endpoint: string, engine: EngineAdapter): Promise<EngineMetrics | null> {
-  const [prom, info, legacyInfo] = await Promise.all([
+  const [prom, info] = await Promise.all([
     getText(joinUrl(endpoint, '/metrics'), METRICS_TIMEOUT_MS),
     getText(joinUrl(endpoint, '/server_info'), METRICS_TIMEOUT_MS),
-    getText(joinUrl(endpoint, '/get_server_info'), METRICS_TIMEOUT_MS),
   ]);
   const promText = 'status' in prom && prom.status === 200 ? prom.body : null;
-  const infoJson = parseJson(info) ?? parseJson(legacyInfo);
+  // Older SGLang only has /get_server_info (newer ones log a deprecation line for it, so it is the fallback).
+  const infoJson = parseJson(info) ?? parseJson(await getText(joinUrl(endpoint, '/get_server_info'), METRICS_TIMEOUT_MS));
   if (promText === null && infoJson === null) return null;
   return engine.parseMetrics(promText, infoJson);
 }
