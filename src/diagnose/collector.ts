@@ -136,7 +136,8 @@ export class Collector {
       this.tracebacks.feed(`${src.summary.name}|${rec.pid ?? ''}|${app.tag ?? ''}`, lineNo, app, life.id);
     }
     if (marker) this.onMarker(src, life, marker, { line: lineNo, ts, text: quote(text), fields: marker.fields }, rec.pid);
-    const matches = this.matcher.match(text);
+    // Indented 4+ spaces = a traceback's source line: code quoting a message is not the message.
+    const matches = text.startsWith('    ') ? [] : this.matcher.match(text);
     if (!matches.length) {
       if (isApp && SUSPICIOUS.test(text)) this.pushBounded(this.suspicious, this.item(src, lineNo, ts, rec.pid, 'suspicious', text, life.id), MAX_SUSPICIOUS);
       return;

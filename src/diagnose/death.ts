@@ -1,7 +1,7 @@
 // Decide what one process lifetime ended with, weighing the evidence in a fixed order of trust:
 // systemd's stop timeout, an OOM-killer record, the engine's own fatal error, a clean stop, an outside kill.
 import type { LifeState, RuleHit, Sighting } from './lifetimes.js';
-import { APP_FAILURE_CLASSES, scoreOf } from './matcher.js';
+import { APP_FAILURE_CLASSES, CLASS_RANK, scoreOf } from './matcher.js';
 import { ALL_RULES } from './rules/index.js';
 import type { ServiceState } from './state.js';
 import { parseStamp } from './time.js';
@@ -82,7 +82,7 @@ function oomEvidence(life: LifeState, ctx: DeathContext): Quote[] {
 // The decisive engine failure among the hits, after refinements (e.g. an OOM raised inside capture_model).
 export function bestFailure(hits: RuleHit[]): { hit: RuleHit; cls: DiagnosisClass } | null {
   const failures = hits.filter((h) => h.fatal && APP_FAILURE_CLASSES.has(h.class));
-  const refiners = hits.filter((h) => ruleOf(h).refines);
+  const refiners = hits.filter((h) => ruleOf(h).refines).sort((a, b) => CLASS_RANK[b.class] - CLASS_RANK[a.class]);
   if (!failures.length) {
     const r = refiners.find((h) => ruleOf(h).refines!.includes('unknown'));
     return r ? { hit: r, cls: r.class } : null;

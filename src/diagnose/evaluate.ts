@@ -53,7 +53,7 @@ function commonCause(deaths: Death[]): DiagnosisClass {
 
 // A crash loop: several starts that each failed, or systemd's start limit.
 function findCrashLoop(deaths: Death[], c: Collected, state: ServiceState | null): Incident | null {
-  const failed = deaths.filter((d) => d.crashed && d.ended && d.class !== 'stop_timeout' && d.class !== 'external_kill');
+  const failed = deaths.filter((d) => d.crashed && (d.ended || d.decisive) && d.class !== 'stop_timeout' && d.class !== 'external_kill');
   const limit = c.lives.find((l) => l.marks.start_limit);
   const restarts = c.lives.filter((l) => l.marks.restart).length;
   const looping = limit || failed.length >= CRASH_LOOP_MIN_FAILURES || (failed.length >= 1 && restarts >= 1 && (state?.NRestarts ?? 0) >= CRASH_LOOP_MIN_FAILURES);

@@ -120,7 +120,7 @@ export class LifetimeTracker {
 
   private countRequest(life: LifeState, marker: Marker, s: Sighting): void {
     if (!isGenerationPath(marker.fields.path)) return;
-    if (!life.ready && life.dialect === 'sglang' && life.sawStart) return; // SGLang's own warm-up request
+    if (!life.ready && life.dialect === 'sglang' && (life.sawStart || life.marks.engine_start)) return; // SGLang's own warm-up request
     life.requests++;
     if (!life.firstRequest) life.firstRequest = s;
     life.lastRequest = s;
