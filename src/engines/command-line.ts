@@ -2,7 +2,8 @@
 // keeping every other byte of the operator's command as written.
 import { ToolError } from '../errors.js';
 import { getEngine } from './registry.js';
-import { findEngineCommand, type EngineLocation } from './locate.js';
+import { findEngineCommand, locateInScript, type EngineLocation } from './locate.js';
+import { readEnvSettings } from './env-settings.js';
 import { applyArgvEdits, type TokenSpan, type WordEncoder } from './patch-text.js';
 import { quoteShellWord } from './shell-words.js';
 import {
@@ -116,52 +117,98 @@ function indirectionWarnings(indirections: Indirection[], unitText: string | nul
   const files = unitText ? readEnvironmentFiles(unitText) : [];
   const where = files.length ? ` (EnvironmentFile=${files.join(', ')})` : '';
   return indirections.map((i) => i.resolved === null
-    ? `${i.key} comes from ${i.expression}${where}: its value is not in the unit`
+    ? `${i.key} comes from ${i.expression}${where}: its value is set outside this command`
     : `${i.key} comes from ${i.expression} = ${JSON.stringify(i.resolved)}`);
 }
 
-// Read the settings in force from a unit file or an ExecStart value.
-export function readExecStart(text: string, env: Record<string, string> = {}, opts: { engine?: EngineName } = {}): ExecStartReading {
-  const empty: ExecStartReading = { engine: null, argv: [], settings: {}, effective: {}, indirections: [], problems: [], warnings: [], location: null };
-  const parsed = parseCommand(text);
-  if (!parsed) return { ...empty, warnings: ['no ExecStart= in [Service]'] };
-  const loc = findEngineCommand(parsed.words.map((w) => w.value), opts.engine);
-  const warnings = [...parsed.warnings, ...loc.warnings];
-  if (loc.kind === 'wrapper') return { ...empty, location: loc, warnings: [...warnings, loc.message] };
-  const adapter = getEngine(loc.engine);
-  const argv = engineTokens(parsed, loc).map((t) => t.value);
-  const fullEnv = { ...(parsed.unitText ? readUnitEnvironment(parsed.unitText) : {}), ...env };
-  const settings = adapter.readSettings(argv.map((a) => resolveReferences(a, fullEnv)));
-  const indirections = findIndirections(adapter.readSettings(argv), settings);
-  const problems = adapter.validateArgv(argv.map((a) => resolveReferences(a, fullEnv)));
-  warnings.push(...indirectionWarnings(indirections, parsed.unitText), ...problems.map((p) => p.message));
-  return { engine: loc.engine, argv, settings, effective: adapter.effectiveSettings(settings), indirections, problems, warnings, location: loc };
+/** A launch command prepared for reading or patching: the engine tokens with spans in `raw`. */
+interface Prepared {
+  raw: string;
+  tokens: TokenSpan[];
+  encode: WordEncoder;
+  engine: EngineName;
+  location: EngineLocation;
+  unitText: string | null;
+  warnings: string[];
 }
 
-// Patch engine flags (value = set or add, null = remove) into a unit's ExecStart; other bytes stay as written.
-export function patchExecStart(text: string, engine: EngineName, changes: Record<string, ParamValue | null>): ExecStartPatch {
+type Preparation = Prepared | { wrapper: string; location: EngineLocation | null; warnings: string[] };
+
+// Prepare a unit / ExecStart value: find the engine tokens and how to encode new ones.
+function prepareExecStart(text: string, hint?: EngineName): Preparation {
   const parsed = parseCommand(text);
-  if (!parsed) throw new ToolError('E_ENGINE_FLAG', 'no ExecStart= in the unit', { hint: 'is this the service unit that starts the engine?' });
-  const loc = findEngineCommand(parsed.words.map((w) => w.value), engine);
-  if (loc.kind === 'wrapper') {
-    throw new ToolError('E_ENGINE_FLAG', loc.message, { hint: 'put the engine command line into ExecStart= (or patch the wrapper script itself)' });
+  if (!parsed) return { wrapper: 'no ExecStart= in [Service]', location: null, warnings: [] };
+  const location = findEngineCommand(parsed.words.map((w) => w.value), hint);
+  const warnings = [...parsed.warnings, ...location.warnings];
+  if (location.kind === 'wrapper') return { wrapper: location.message, location, warnings };
+  return { raw: parsed.raw, tokens: engineTokens(parsed, location), encode: encoderFor(parsed, location), engine: location.engine, location, unitText: parsed.unitText, warnings };
+}
+
+// Prepare a shell script (a wrapper script's text, a README command): the engine command among its commands.
+function prepareShellScript(script: string, hint?: EngineName): Preparation {
+  const found = locateInScript(script, hint);
+  if (!found) return { wrapper: 'no engine command found in the script', location: null, warnings: [] };
+  const location: EngineLocation = { kind: 'shell', scriptIndex: -1, ...found };
+  const tokens = found.words.slice(found.start).map((w) => ({ value: w.value, start: w.start, end: w.end, quote: null }));
+  return { raw: script, tokens, encode: (v) => quoteShellWord(v), engine: found.engine, location, unitText: null, warnings: [...found.warnings] };
+}
+
+const EMPTY_READING: ExecStartReading = { engine: null, argv: [], settings: {}, effective: {}, indirections: [], problems: [], warnings: [], location: null };
+
+// Read settings from a prepared command: variables resolved where known, indirections reported.
+function readPrepared(prep: Preparation, env: Record<string, string>): ExecStartReading {
+  if ('wrapper' in prep) return { ...EMPTY_READING, location: prep.location, warnings: [...prep.warnings, prep.wrapper] };
+  const adapter = getEngine(prep.engine);
+  const argv = prep.tokens.map((t) => t.value);
+  const fullEnv = { ...(prep.unitText ? readUnitEnvironment(prep.unitText) : {}), ...env };
+  const resolved = argv.map((a) => resolveReferences(a, fullEnv));
+  const settings = { ...readEnvSettings(prep.engine, fullEnv), ...adapter.readSettings(resolved) };
+  const indirections = findIndirections(adapter.readSettings(argv), settings);
+  const problems = adapter.validateArgv(resolved);
+  const warnings = [...prep.warnings, ...indirectionWarnings(indirections, prep.unitText), ...problems.map((p) => p.message)];
+  return { engine: prep.engine, argv, settings, effective: adapter.effectiveSettings(settings), indirections, problems, warnings, location: prep.location };
+}
+
+// Patch a prepared command; fails with a clear reason for wrappers and engine mismatches.
+function patchPrepared(prep: Preparation, engine: EngineName, changes: Record<string, ParamValue | null>): ExecStartPatch {
+  if ('wrapper' in prep) {
+    throw new ToolError('E_ENGINE_FLAG', prep.wrapper, { hint: 'put the engine command line into ExecStart= (or patch the wrapper script itself)' });
   }
-  if (loc.engine !== engine) {
-    throw new ToolError('E_ENGINE_FLAG', `ExecStart starts ${loc.engine}, not ${engine}`, { hint: `use --engine ${loc.engine}` });
+  if (prep.engine !== engine) {
+    throw new ToolError('E_ENGINE_FLAG', `the command starts ${prep.engine}, not ${engine}`, { hint: `use --engine ${prep.engine}` });
   }
   const adapter = getEngine(engine);
-  const tokens = engineTokens(parsed, loc);
-  const oldArgv = tokens.map((t) => t.value);
+  const oldArgv = prep.tokens.map((t) => t.value);
   const newArgv = adapter.patchArgv(oldArgv, changes);
-  const execStart = applyArgvEdits(parsed.raw, tokens, newArgv, encoderFor(parsed, loc));
+  const execStart = applyArgvEdits(prep.raw, prep.tokens, newArgv, prep.encode);
   const before = adapter.readSettings(oldArgv);
   const after = adapter.readSettings(newArgv);
   const changed = Object.keys(changes)
     .filter((k) => before[k] !== after[k])
     .map((key) => ({ key, from: before[key] ?? null, to: after[key] ?? null }));
-  const warnings = [...parsed.warnings, ...loc.warnings];
+  const warnings = [...prep.warnings];
   for (const c of changed) {
     if (typeof c.from === 'string' && c.from.includes('$')) warnings.push(`${c.key}: replaced the reference ${c.from} with a literal`);
   }
   return { execStart, changed, warnings };
+}
+
+// Read the settings in force from a unit file or an ExecStart value.
+export function readExecStart(text: string, env: Record<string, string> = {}, opts: { engine?: EngineName } = {}): ExecStartReading {
+  return readPrepared(prepareExecStart(text, opts.engine), env);
+}
+
+// Patch engine flags (value = set or add, null = remove) into a unit's ExecStart; other bytes stay as written.
+export function patchExecStart(text: string, engine: EngineName, changes: Record<string, ParamValue | null>): ExecStartPatch {
+  return patchPrepared(prepareExecStart(text, engine), engine, changes);
+}
+
+// Read the settings of the engine command in a shell script (e.g. the wrapper script a unit runs).
+export function readShellCommand(script: string, env: Record<string, string> = {}, opts: { engine?: EngineName } = {}): ExecStartReading {
+  return readPrepared(prepareShellScript(script, opts.engine), env);
+}
+
+// Patch engine flags in a shell script; `execStart` of the result is the whole new script text.
+export function patchShellCommand(script: string, engine: EngineName, changes: Record<string, ParamValue | null>): ExecStartPatch {
+  return patchPrepared(prepareShellScript(script, engine), engine, changes);
 }

@@ -1,6 +1,7 @@
 // The engines module: adapters (data + pure functions), the registry, and ExecStart reading/patching.
 export { ENGINE_NAMES, getEngine, detectEngine } from './registry.js';
-export { readExecStart, patchExecStart, resolveReferences } from './command-line.js';
+export { readExecStart, patchExecStart, readShellCommand, patchShellCommand, resolveReferences } from './command-line.js';
+export { readEnvSettings } from './env-settings.js';
 export type { ExecStartReading, ExecStartPatch, Indirection } from './command-line.js';
 export { findEngineCommand, type EngineLocation } from './locate.js';
 export { splitExecWords, quoteSystemdWord, locateExecStart, readUnitEnvironment } from './systemd-words.js';
@@ -8,3 +9,4 @@ export { splitShellCommands, quoteShellWord } from './shell-words.js';
 export { sglang, SGLANG_PARAMS } from './sglang.js';
 export type * from './types.js';
 export { llamacpp, LLAMACPP_PARAMS, parseTimingLines } from './llamacpp.js';
+export { vllm, VLLM_PARAMS } from './vllm.js';

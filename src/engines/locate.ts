@@ -102,8 +102,7 @@ export function findEngineCommand(argv: readonly string[], hint?: EngineName): E
     if (c < 0 || argv[c + 1] === undefined) return wrapperResult(argv[c < 0 ? p + 1 : p] ?? program, 'wrapper script');
     const inner = locateInScript(argv[c + 1], hint);
     if (inner) return { kind: 'shell', scriptIndex: c + 1, ...inner };
-    return wrapperResult(`${program} -c '…'`, 'a shell script without a recognisable engine command:');
+    return { kind: 'wrapper', program, warnings: [], message: `unit runs a ${baseName(program)} -c script with no recognisable engine command: flags cannot be read/patched from the unit (pass the engine to look for a variable binary)` };
   }
-  if (!program) return wrapperResult('(nothing)', 'no program:');
   return wrapperResult(program, 'wrapper script');
 }

@@ -3,9 +3,10 @@ import { ToolError } from '../errors.js';
 import { findEngineCommand } from './locate.js';
 import { llamacpp } from './llamacpp.js';
 import { sglang } from './sglang.js';
+import { vllm } from './vllm.js';
 import type { EngineAdapter, EngineName } from './types.js';
 
-const ENGINES: Partial<Record<EngineName, EngineAdapter>> = { sglang, llamacpp };
+const ENGINES: Record<EngineName, EngineAdapter> = { sglang, vllm, llamacpp };
 
 /** Names of the engines spectune supports, in display order. */
 export const ENGINE_NAMES = Object.keys(ENGINES) as EngineName[];
