@@ -76,7 +76,8 @@ function factsOf(inc: Incident, ctx: ExplainContext): Record<string, string | nu
   const counter = inc.deaths.map((x) => x.life.marks.restart?.fields.counter).filter(Boolean).pop();
   if (counter) facts.restart_counter = Number(counter);
   if (ctx.state?.NRestarts !== null && ctx.state?.NRestarts !== undefined) facts.n_restarts = ctx.state.NRestarts;
-  for (const [k, v] of Object.entries(d.decisive?.fields ?? {})) facts[k] = /^-?\d+(?:\.\d+)?$/.test(v) ? Number(v) : v;
+  const kill = d.class === 'external_kill' || d.class === 'host_oom_kill' ? d.evidence.find((e) => e.source !== 'state' && Object.keys(e.fields).length)?.fields : undefined;
+  for (const [k, v] of Object.entries(d.decisive?.fields ?? kill ?? {})) facts[k] = /^-?\d+(?:\.\d+)?$/.test(v) ? Number(v) : v;
   return facts;
 }
 
