@@ -5,6 +5,9 @@ import { checkConstraints, evaluateObjective } from '../tune/objective.js';
 import type { TrialKind, TrialRecord, TuneConfig } from '../tune/types.js';
 import type { TuneDeps, TuneSpec } from './tune-ports.js';
 
+/** Rolling back after a failure costs one more restart of the service. */
+const ROLLBACK_RESTARTS = 1;
+
 /** Context shared by every trial of a campaign. */
 export interface TrialContext {
   deps: TuneDeps;
@@ -56,7 +59,7 @@ async function recordFailure(ctx: TrialContext, rec: TrialRecord, reason: string
   const { verdict } = rec;
   if (verdict) ctx.onEvent({ type: 'diagnosis', ts: ctx.deps.now(), verdict });
   await runPhase(ctx, rec.index, 'rollback', () => ctx.deps.service.recover(`trial ${rec.index} failed: ${reason}`));
-  return { ...rec, status: 'failed', violations: [reason] };
+  return { ...rec, status: 'failed', violations: [reason], restarts: rec.restarts + ROLLBACK_RESTARTS };
 }
 
 // Compare the prediction with what happened, so a wrong prediction is said out loud.

@@ -13,6 +13,8 @@ export interface CampaignResult {
   trials: TrialRecord[];
   /** The drop-in / ExecStart now in force, or null when unchanged or unknown. */
   deployed: string | null;
+  /** Service restarts the campaign cost: one per config change, one per rollback, one to land on the winner. */
+  restarts: number;
   summary: string;
 }
 
@@ -28,22 +30,21 @@ export function findConfigInForce(trials: TrialRecord[]): TuneConfig | null {
 }
 
 // One-line summary of a finished campaign.
-function summarize(best: TrialRecord | null, baseline: TrialRecord | null, trials: TrialRecord[], why: string): string {
-  const restarts = countRestarts(trials);
+function summarize(best: TrialRecord | null, baseline: TrialRecord | null, restarts: number, trials: number, why: string): string {
   if (!best || best.objective === null) return `${why}; no winner; ${restarts} restarts`;
   const gain = baseline?.objective ? ` (${(((best.objective / baseline.objective) - 1) * 100).toFixed(1)}% vs baseline)` : '';
   const cfg = Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ');
-  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${gain}; ${trials.length} trials, ${restarts} restarts`;
+  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${gain}; ${trials} trials, ${restarts} restarts`;
 }
 
 // Put the service on `target` unless it is already there; a failed final deploy falls back to the last good config.
-async function deployFinal(ctx: TrialContext, trials: TrialRecord[], target: TuneConfig, why: string): Promise<boolean> {
+async function deployFinal(ctx: TrialContext, trials: TrialRecord[], target: TuneConfig, why: string): Promise<{ ok: boolean; restarts: number }> {
   const inForce = findConfigInForce(trials);
-  if (inForce && configKey(inForce) === configKey(target)) return true;
+  if (inForce && configKey(inForce) === configKey(target)) return { ok: true, restarts: 0 };
   const out = await ctx.deps.service.deploy(target, why, ctx.signal);
-  if (out.ready) { await ctx.deps.service.markGood(); return true; }
+  if (out.ready) { await ctx.deps.service.markGood(); return { ok: true, restarts: out.restarts }; }
   await ctx.deps.service.recover(`final deploy failed: ${out.reason}`);
-  return false;
+  return { ok: false, restarts: out.restarts + 1 };
 }
 
 // Finish: end state, verified healthy, recorded, announced.
@@ -53,13 +54,13 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   const winner = findBest(trials, spec.objective.goal, findDisqualified(trials, spec.objective.goal));
   const best = step.best ?? (winner ? winner.trials[winner.trials.length - 1] : null);
   const target = restore ? baseline?.config : best?.config;
-  let ok = true;
-  if (target) ok = await deployFinal(ctx, trials, target, restore ? 'restore the original config (--restore)' : 'deploy the campaign winner');
+  const landing = target ? await deployFinal(ctx, trials, target, restore ? 'restore the original config (--restore)' : 'deploy the campaign winner') : { ok: true, restarts: 0 };
   const health = await deps.service.waitHealthy(ctx.signal);
   if (!health.healthy) await deps.service.recover(`end state not healthy: ${health.reason}`);
   const deployed = await deps.service.describeDeployed();
-  const summary = summarize(best, baseline, trials, step.why) + (ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
+  const restarts = countRestarts(trials) + landing.restarts;
+  const summary = summarize(best, baseline, restarts, trials.length, step.why) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
   deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now() });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
-  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, summary };
+  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, summary };
 }

@@ -10,7 +10,7 @@ import { createBenchPort } from './tune-bench.js';
 import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
 import { createControllerServicePort } from './tune-service.js';
 import { createSqliteTuneStore } from './tune-store.js';
-import { loadSearchPort } from './tune-search.js';
+import { createSearchPort } from './tune-search.js';
 
 /** Everything a campaign run holds open; close() releases it. */
 export interface CampaignWiring {
@@ -34,6 +34,8 @@ export interface WiringOptions {
   /** Replace the service port (the demo's process manager binding). */
   servicePort?: TuneDeps['service'];
   search?: TuneSearchPort;
+  /** Deploy a probe the memory predictor refuses, once, to confirm the prediction. */
+  confirmProbes?: boolean;
 }
 
 // The campaign spec (goals, limits) a config asks for.
@@ -68,7 +70,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   const deps: TuneDeps = {
     service: opts.servicePort ?? createControllerServicePort(ctl, cfg.target.endpoint),
     bench: createBenchPort(cfg, resolveApiKey(cfg, opts.env)),
-    search: opts.search ?? (await loadSearchPort(cfg)),
+    search: opts.search ?? createSearchPort(cfg, { confirmProbes: opts.confirmProbes }),
     store: createSqliteTuneStore(db, cfg.target.engine),
     now: Date.now,
   };

@@ -149,7 +149,7 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
   } catch (e) {
     if (signal?.aborted) {
       await handleAbort(st);
-      return { campaignId: stored.id, status: 'interrupted', best: null, baseline: baseline ?? null, trials: st.trials, deployed: null, summary: 'interrupted; run with --resume to continue' };
+      return { campaignId: stored.id, status: 'interrupted', best: null, baseline: baseline ?? null, trials: st.trials, deployed: null, restarts: st.trials.reduce((n, t) => n + t.restarts, 0), summary: 'interrupted; run with --resume to continue' };
     }
     throw e;
   }

@@ -1,4 +1,5 @@
 // `spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json]`: parse, wire, run the campaign, render.
+import { setMaxListeners } from 'node:events';
 import { dirname } from 'node:path';
 import { runTuneCommand, type TuneCommandResult } from '../../app/tune-command.js';
 import { formatConfig } from '../render/index.js';
@@ -6,18 +7,22 @@ import { parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 
-const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--ssh-config FILE]
+const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE]
   --resume    continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
   --dry-run   print the baseline, the first proposals and the first deploy's files and commands; change nothing
   --restore   end on the original config instead of the winner
-  --json      NDJSON progress events on stderr, the result as JSON on stdout`;
+  --json      NDJSON progress events on stderr, the result as JSON on stdout
+  --confirm-probes  deploy a probe the memory predictor refuses, once, to confirm the prediction`;
+
+/** Every poll of a long wait listens on the Ctrl-C signal; a campaign of hours legitimately holds many at once. */
+const MAX_ABORT_LISTENERS = 0;
 
 /** The shell's convention for "ended by Ctrl-C" (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
 
 const FLAGS = {
   config: { type: 'string', short: 'c' }, resume: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, restore: { type: 'boolean' },
-  json: { type: 'boolean' }, 'ssh-config': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, 'confirm-probes': { type: 'boolean' }, 'ssh-config': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Human summary of the result on stdout.
@@ -42,12 +47,13 @@ export const run: Command = async (argv, io) => {
   const configPath = values.config ?? 'spectune.yaml';
   const json = values.json === true;
   const ac = new AbortController();
+  setMaxListeners(MAX_ABORT_LISTENERS, ac.signal);
   const onSigint = () => ac.abort(new Error('interrupted by Ctrl-C'));
   process.once('SIGINT', onSigint);
   try {
     const r = await runTuneCommand({
       configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
-      restore: values.restore === true, json, sshConfig: values['ssh-config'], io, signal: ac.signal,
+      restore: values.restore === true, json, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true, io, signal: ac.signal,
     });
     if (json) io.stdout.write(`${JSON.stringify(r.kind === 'dry-run' ? r.plan : r.result)}\n`);
     else printResult(io, r);

@@ -1,0 +1,28 @@
+// The true optimum of the seed profile over speculative_num_steps 1..10, from the simulator's own pure model.
+import { PROFILE } from './tune-support.js';
+
+/** Speed at concurrency 1 by step count, for the steps that fit in memory. */
+export interface Optimum {
+  best: number;
+  bestSteps: number;
+  speedOf(steps: number): number;
+}
+
+// Ask the built simulator model (dist/) what each step count yields.
+export async function trueOptimum(): Promise<Optimum> {
+  const sim = (await import('../../dist/sim/index.js')) as {
+    loadProfile(n: string): unknown;
+    resolveSettings(p: unknown, i: Record<string, unknown>): unknown;
+    computeCapacity(p: unknown, s: unknown): { ok: boolean };
+    predictDecodeTokensPerSec(p: unknown, s: unknown, batch: number): number;
+  };
+  const profile = sim.loadProfile(PROFILE);
+  const speeds = new Map<number, number>();
+  for (let steps = 1; steps <= 10; steps++) {
+    const s = sim.resolveSettings(profile, { speculative_algorithm: 'EAGLE', speculative_num_steps: steps, speculative_eagle_topk: 1, tp_size: 2 });
+    if (sim.computeCapacity(profile, s).ok) speeds.set(steps, sim.predictDecodeTokensPerSec(profile, s, 1));
+  }
+  let bestSteps = 1;
+  for (const [k, v] of speeds) if (v > (speeds.get(bestSteps) ?? 0)) bestSteps = k;
+  return { best: speeds.get(bestSteps) ?? 0, bestSteps, speedOf: (n) => speeds.get(n) ?? 0 };
+}
