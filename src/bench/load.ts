@@ -4,7 +4,7 @@ import type { EventSink } from '../events.js';
 import { planRequest, type BenchPrompt } from './api.js';
 import { buildSample, LevelStats, round } from './metrics.js';
 import type { ResolvedBenchOptions } from './options.js';
-import { sendStreaming, type InFlight, type Transport } from './transport.js';
+import type { InFlight, Transport } from './transport.js';
 import type { RequestSample } from './types.js';
 
 // Do not judge the error rate on fewer requests than this: one early failure is not a trend.
@@ -126,7 +126,7 @@ class LevelRun {
     const o = this.ctx.opts;
     const id = this.ctx.nextId();
     const plan = planRequest(o.api, o.model, this.ctx.nextPrompt(), id, o.outputTokens, o.apiKey);
-    const f = sendStreaming(this.ctx.transport, this.ctx.url, plan, id, o.now, o.outputTokens + 2, scheduledMs);
+    const f = this.ctx.transport.send(this.ctx.url, plan, id, o.now, o.outputTokens + 2, scheduledMs);
     this.inflight.add(f);
     const out = await f.done;
     this.inflight.delete(f);

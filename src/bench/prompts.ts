@@ -28,14 +28,21 @@ export function createShippedPromptSource(corpus: string, inputTokens: number, s
   const words = corpus.split(/\s+/).filter(Boolean);
   if (words.length === 0) throw new ToolError('E_INPUT_UNUSABLE', 'the shipped prompt set is empty', { hint: 'reinstall spectune' });
   const want = Math.max(1, Math.round(Math.max(0, inputTokens - WRAPPER_TOKENS) / TOKENS_PER_WORD));
+  // The corpus repeated until any start word has `want` words after it; each prompt is then one substring.
+  const copies = Math.ceil(want / words.length) + 1;
+  const text = Array.from({ length: copies }, () => words.join(' ')).join(' ');
+  const starts: number[] = [];
+  for (let i = 0, at = 0; i <= words.length * copies; i++) {
+    starts.push(at);
+    at += (words[i % words.length]?.length ?? 0) + 1;
+  }
   const rand = createRandom(seed);
   let i = 0;
   return () => {
-    const start = Math.floor(rand() * words.length);
-    const picked: string[] = [];
-    for (let k = 0; k < want; k++) picked.push(words[(start + k) % words.length]);
+    const w = Math.floor(rand() * words.length);
+    const body = text.slice(starts[w], starts[w + want] - 1);
     const tag = Math.floor(rand() * 1e9).toString(36);
-    return { text: `Notes ${tag} (${i++}):\n${picked.join(' ')}\n\n${TASK}` };
+    return { text: `Notes ${tag} (${i++}):\n${body}\n\n${TASK}` };
   };
 }
 

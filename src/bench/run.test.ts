@@ -31,10 +31,11 @@ describe('runBench against a scripted SSE server', () => {
     const { run, result, received } = await bench(() => ({ ttftMs: 60, itlMs: 20, frames: 10 }), { requests: 3 });
     expect(run.requests).toEqual({ ok: 3, failed: 0 });
     expect(run.ttftMs.mean).toBeGreaterThanOrEqual(59);
-    expect(run.ttftMs.mean).toBeLessThan(80);
+    expect(run.ttftMs.mean).toBeLessThan(100);
     expect(run.itlMs.mean).toBeGreaterThan(18);
-    expect(run.itlMs.mean).toBeLessThan(24);
-    expect(run.decodeTokensPerSec.p50).toBeGreaterThan(42);
+    // Upper bounds are loose: timers fire late on a loaded machine, and that lateness is real server time.
+    expect(run.itlMs.mean).toBeLessThan(30);
+    expect(run.decodeTokensPerSec.p50).toBeGreaterThan(33);
     expect(run.decodeTokensPerSec.p50).toBeLessThan(56);
     expect(run.usageFromServer).toBe(true);
     expect(result.samples.map((s) => s.outputTokens)).toEqual([10, 10, 10]);

@@ -42,7 +42,7 @@ export async function runBench(options: BenchOptions, onEvent: EventSink = ignor
       if (run.stoppedEarly !== null || shouldStopAtSaturation(o, result.runs, onEvent)) break;
     }
   } finally {
-    transport.agent.destroy();
+    transport.close();
   }
   if (signal?.aborted) throw new ToolError('E_BENCH_FAILED', 'benchmark aborted', { cause: signal.reason });
   return result;

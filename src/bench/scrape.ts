@@ -1,7 +1,7 @@
 // The engine's own view around a level: GET /metrics (Prometheus) and /server_info (SGLang; older /get_server_info).
 import { joinUrl } from './api.js';
 import { parsePrometheus, summarizeEngineView, type EngineView } from './prometheus.js';
-import { fetchText, type Transport } from './transport.js';
+import type { Transport } from './transport.js';
 
 // A scrape must not hold up the benchmark: an engine that cannot answer in 5 s is reported as "no data".
 const SCRAPE_TIMEOUT_MS = 5000;
@@ -20,11 +20,11 @@ export function createScraper(t: Transport, baseUrl: string, apiKey: string | nu
   let infoPaths = INFO_PATHS;
   return {
     async scrape() {
-      const metricsText = metricsOk ? await fetchText(t, joinUrl(root, '/metrics'), headers, SCRAPE_TIMEOUT_MS) : null;
+      const metricsText = metricsOk ? await t.getText(joinUrl(root, '/metrics'), headers, SCRAPE_TIMEOUT_MS) : null;
       if (metricsText === null) metricsOk = false;
       let info: unknown = null;
       for (const p of infoPaths) {
-        const text = await fetchText(t, joinUrl(root, p), headers, SCRAPE_TIMEOUT_MS);
+        const text = await t.getText(joinUrl(root, p), headers, SCRAPE_TIMEOUT_MS);
         if (text === null) continue;
         infoPaths = [p];
         info = safeJson(text);

@@ -9,6 +9,7 @@ const COLON = 0x3a;
 const BACKSLASH = 0x5c;
 const DATA = bytes('data:');
 const DONE = bytes('[DONE]');
+const EMPTY = new Uint8Array(0);
 // Keys are matched right after an opening quote; `content"` also covers chat deltas, `text"` completions and
 // SGLang's native /generate, `reasoning_content"` reasoning models that stream thoughts before the answer.
 const KEY_CONTENT = bytes('content"');
@@ -65,29 +66,29 @@ export class SseScanner {
   errorMessage: string | null = null;
   private carry: Uint8Array | null = null;
 
-  // Feed the next bytes of the response body; returns how many token-bearing frames completed in them.
-  push(chunk: Uint8Array): number {
-    let pos = 0;
+  // Feed the next bytes of the response body (buf[start, end) — no copy needed); returns how many token-bearing
+  // frames completed in them.
+  push(buf: Uint8Array, start = 0, end = buf.length): number {
+    let pos = start;
     let tokens = 0;
     if (this.carry !== null) {
-      const nl = chunk.indexOf(LF);
-      if (nl < 0) {
-        this.appendCarry(chunk);
+      const nl = buf.indexOf(LF, pos);
+      if (nl < 0 || nl >= end) {
+        this.appendCarry(buf.subarray(pos, end));
         return 0;
       }
-      const line = concatBytes(this.carry, chunk.subarray(0, nl + 1));
+      const line = concatBytes(this.carry, buf.subarray(pos, nl + 1));
       this.carry = null;
       tokens += this.scanLine(line, 0, line.length - 1);
       pos = nl + 1;
     }
-    const len = chunk.length;
-    while (pos < len) {
-      const nl = chunk.indexOf(LF, pos);
-      if (nl < 0) {
-        this.appendCarry(chunk.subarray(pos));
+    while (pos < end) {
+      const nl = buf.indexOf(LF, pos);
+      if (nl < 0 || nl >= end) {
+        this.appendCarry(buf.subarray(pos, end));
         break;
       }
-      tokens += this.scanLine(chunk, pos, nl);
+      tokens += this.scanLine(buf, pos, nl);
       pos = nl + 1;
     }
     this.tokenFrames += tokens;
@@ -95,7 +96,8 @@ export class SseScanner {
   }
 
   private appendCarry(part: Uint8Array): void {
-    const next = this.carry === null ? part.slice() : concatBytes(this.carry, part);
+    // Always a copy: `part` may be a view of a read buffer that the transport reuses.
+    const next = concatBytes(this.carry ?? EMPTY, part);
     this.carry = next.length > MAX_LINE_BYTES ? null : next;
   }
 

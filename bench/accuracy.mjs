@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+// Accuracy benchmark of `spectune bench` (runs against the built dist/): a loopback SSE server in a separate
+// process streams on an exact schedule (TTFT 50 ms, then one token every 10 ms, against absolute deadlines) and
+// records when it actually sent each token. The client's figures are compared with that server-side truth.
+// Usage: npm run build && node bench/accuracy.mjs [--levels 1,64,256,1024] [--tokens 100] [--port-file F]
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const SELF = fileURLToPath(import.meta.url);
+// The nominal schedule of the issue: first token after 50 ms, then one every 10 ms.
+const TTFT_MS = 50;
+const ITL_MS = 10;
+// Targets of issue 5: mean ITL and tok/s within 2%, p99 ITL and mean TTFT within 10%, 1% at concurrency 1.
+const TARGET = { mean: 0.02, tail: 0.10, single: 0.01, cpuUsPerToken: 5 };
+
+if (process.argv.includes('--serve')) await serve();
+else await measure();
+
+// ---- server side (child process) ----------------------------------------------------------------------------
+
+async function serve() {
+  const http = await import('node:http');
+  const records = [];
+  const heap = [];
+  const frame = Buffer.from(`data: ${JSON.stringify({
+    id: 'chatcmpl-0123456789abcdef', object: 'chat.completion.chunk', created: 1732900000, model: 'accuracy',
+    choices: [{ index: 0, delta: { role: null, content: ' tok', reasoning_content: null, tool_calls: null }, logprobs: null, finish_reason: null, matched_stop: null }],
+    usage: null,
+  })}\n\n`);
+  const roleFrame = Buffer.from(`data: ${JSON.stringify({ id: 'chatcmpl-0', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })}\n\n`);
+  let timer = null;
+  let timerAt = Infinity;
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      const recv = performance.now();
+      const n = JSON.parse(body).max_tokens ?? 16;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write(roleFrame);
+      const rec = { id: String(req.headers['x-request-id']), recv, sends: new Float64Array(n), n };
+      records.push(rec);
+      push(heap, { due: recv + TTFT_MS, k: 0, rec, res });
+      arm();
+    });
+  });
+  // One timer for all streams, re-armed for the earliest deadline; deadlines are absolute, so lateness never drifts.
+  function arm() {
+    const due = heap.length ? heap[0].due : Infinity;
+    if (due >= timerAt) return;
+    if (timer) clearTimeout(timer);
+    timerAt = due;
+    timer = setTimeout(pump, Math.max(0, due - performance.now()));
+  }
+  function pump() {
+    timer = null;
+    timerAt = Infinity;
+    let now = performance.now();
+    while (heap.length && heap[0].due <= now) {
+      const s = pop(heap);
+      s.res.write(frame);
+      now = performance.now();
+      s.rec.sends[s.k++] = now;
+      if (s.k < s.rec.n) {
+        s.due += ITL_MS;
+        push(heap, s);
+      } else {
+        s.res.write(`data: {"id":"x","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":${s.rec.n},"total_tokens":${9 + s.rec.n}}}\n\ndata: [DONE]\n\n`);
+        s.res.end();
+      }
+    }
+    arm();
+  }
+  server.keepAliveTimeout = 60_000;
+  server.maxRequestsPerSocket = 0;
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+  process.on('message', (m) => {
+    if (m.cmd !== 'take') return;
+    const out = records.splice(0).map((r) => ({ id: r.id, recv: r.recv, sends: Array.from(r.sends.subarray(0, r.n)) }));
+    process.send({ records: out });
+  });
+}
+
+function push(h, x) {
+  h.push(x);
+  let i = h.length - 1;
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (h[p].due <= h[i].due) break;
+    [h[p], h[i]] = [h[i], h[p]];
+    i = p;
+  }
+}
+
+function pop(h) {
+  const top = h[0];
+  const last = h.pop();
+  if (h.length) {
+    h[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i;
+      if (l < h.length && h[l].due < h[m].due) m = l;
+      if (r < h.length && h[r].due < h[m].due) m = r;
+      if (m === i) break;
+      [h[m], h[i]] = [h[i], h[m]];
+      i = m;
+    }
+  }
+  return top;
+}
+
+// ---- client side (this process) -----------------------------------------------------------------------------
+
+async function measure() {
+  const { values } = parseArgs({ options: { levels: { type: 'string', default: '1,64,256,1024' }, tokens: { type: 'string', default: '100' }, json: { type: 'boolean' } } });
+  const levels = values.levels.split(',').map(Number);
+  const tokens = Number(values.tokens);
+  const { runBench } = await import('../dist/bench/index.js');
+  const child = fork(SELF, ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  const rows = [];
+  try {
+    for (const c of levels) rows.push(await measureLevel(runBench, child, port, c, tokens));
+  } finally {
+    child.kill();
+  }
+  printTable(rows);
+  if (values.json) console.log(JSON.stringify(rows));
+  process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
+}
+
+async function measureLevel(runBench, child, port, c, tokens) {
+  const requests = c === 1 ? 20 : 2 * c;
+  await takeRecords(child);
+  const cpu0 = process.cpuUsage();
+  const result = await runBench({ url: `http://127.0.0.1:${port}`, concurrency: [c], requests, warmup: c, outputTokens: tokens, inputTokens: 32, scrapeEngine: false });
+  const cpu = process.cpuUsage(cpu0);
+  const records = await takeRecords(child);
+  const run = result.runs[0];
+  const measured = new Set(result.samples.map((s) => s.id));
+  const truth = computeTruth(records.filter((r) => measured.has(r.id)));
+  const allTokens = records.reduce((a, r) => a + r.sends.length, 0);
+  const cpuUs = (cpu.user + cpu.system) / allTokens;
+  const row = {
+    concurrency: c, ok: run.requests.ok, failed: run.requests.failed,
+    itlMean: [run.itlMs.mean, truth.itlMean], itlP99: [run.itlMs.p99, truth.itlP99],
+    ttftMean: [run.ttftMs.mean, truth.ttftMean], ttftP99: [run.ttftMs.p99, truth.ttftP99],
+    tokPerSec: [run.outputTokensPerSec, truth.tokPerSec], cpuUsPerToken: cpuUs,
+  };
+  const tight = c === 1 ? TARGET.single : null;
+  row.pass = run.requests.failed === 0
+    && within(row.itlMean, tight ?? TARGET.mean) && within(row.tokPerSec, tight ?? TARGET.mean)
+    && within(row.itlP99, tight ?? TARGET.tail) && within(row.ttftMean, tight ?? TARGET.tail)
+    && cpuUs <= TARGET.cpuUsPerToken;
+  return row;
+}
+
+function takeRecords(child) {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m.records));
+    child.send({ cmd: 'take' });
+  });
+}
+
+// Server-side truth over the measured requests: gaps between actual sends, first send - request receipt, and
+// tokens over the window from the first receipt to the last send.
+function computeTruth(records) {
+  const gaps = [];
+  const ttfts = [];
+  let first = Infinity, last = -Infinity, tokens = 0;
+  for (const r of records) {
+    ttfts.push(r.sends[0] - r.recv);
+    for (let i = 1; i < r.sends.length; i++) gaps.push(r.sends[i] - r.sends[i - 1]);
+    first = Math.min(first, r.recv);
+    last = Math.max(last, r.sends[r.sends.length - 1]);
+    tokens += r.sends.length;
+  }
+  return { itlMean: mean(gaps), itlP99: quantile(gaps, 0.99), ttftMean: mean(ttfts), ttftP99: quantile(ttfts, 0.99), tokPerSec: (tokens * 1000) / (last - first) };
+}
+
+function mean(xs) {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+function quantile(xs, q) {
+  const s = Float64Array.from(xs).sort();
+  return s[Math.max(1, Math.ceil(q * s.length)) - 1];
+}
+
+function within([client, truth], tol) {
+  return client !== null && Math.abs(client - truth) / truth <= tol;
+}
+
+function cell([client, truth], digits = 2) {
+  const err = client === null ? NaN : (100 * (client - truth)) / truth;
+  return `${client?.toFixed(digits)} / ${truth.toFixed(digits)} (${err >= 0 ? '+' : ''}${err.toFixed(1)}%)`;
+}
+
+function printTable(rows) {
+  console.log('client / server-side truth (error); CPU = client process CPU per streamed token');
+  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'targets'];
+  const lines = rows.map((r) => [String(r.concurrency), `${r.ok}/${r.failed}`, cell(r.itlMean), cell(r.itlP99), cell(r.ttftMean), cell(r.ttftP99), cell(r.tokPerSec, 0), r.cpuUsPerToken.toFixed(2), r.pass ? 'met' : 'MISSED']);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  for (const l of [head, ...lines]) console.log(l.map((v, i) => v.padEnd(widths[i])).join('  '));
+}
