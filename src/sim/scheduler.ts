@@ -44,8 +44,10 @@ export interface SchedulerOptions {
   onFault: (f: SchedulerFault) => void;
 }
 
-/** Timer lag beyond which the step timeline restarts from now (the scheduler was idle, not late). */
-const MAX_LAG_MS = 50;
+/** Timer lag beyond which the step timeline restarts from now (the process was stopped, not just busy); below it, late steps catch up. */
+const MAX_LAG_MS = 2000;
+/** A late step catches up by shortening the next steps to no less than this share of their time (no token bursts). */
+const MIN_STEP_SHARE = 0.5;
 
 /** SGLang's default --decode-log-interval: one Decode batch line per 40 decode steps. */
 export const DEFAULT_DECODE_LOG_INTERVAL = 40;
@@ -66,6 +68,8 @@ export class Scheduler {
   private readonly rng: () => number;
   private timer: NodeJS.Timeout | null = null;
   private nextAt = 0;
+  /** True when the batch is empty: the next step starts from now, not from the previous step's end. */
+  private idle = true;
   private forwardCt = 0;
   private interval = { tokens: 0, since: 0, accepted: 0, verify: 0 };
 
@@ -107,11 +111,12 @@ export class Scheduler {
     this.timer = null;
   }
 
-  // Run `fn` delayMs after the previous step ended (absolute timeline, so timer lag does not slow decoding).
+  // Run `fn` delayMs after the previous step ended (absolute timeline: timer lag is made up over the next steps).
   private schedule(delayMs: number, fn: () => void): void {
     const now = this.o.now();
-    if (this.nextAt < now - MAX_LAG_MS) this.nextAt = now;
-    this.nextAt += delayMs;
+    if (this.idle || this.nextAt < now - MAX_LAG_MS) this.nextAt = now;
+    this.idle = false;
+    this.nextAt = Math.max(this.nextAt + delayMs, now + delayMs * MIN_STEP_SHARE);
     this.timer = setTimeout(() => {
       this.timer = null;
       if (!this.stopped) fn();
@@ -121,7 +126,10 @@ export class Scheduler {
   private tick(): void {
     const admitted = this.admit();
     if (admitted.length) return this.runPrefill(admitted);
-    if (!this.running.length) return;
+    if (!this.running.length) {
+      this.idle = true;
+      return;
+    }
     const oom = this.o.faults.cudaOomBatch;
     if (oom !== undefined && this.running.length >= oom) return this.fail({ kind: 'cuda_oom', batch: this.running.length });
     const ms = computeStepMs(this.o.profile, this.o.settings, this.running.length) * drawJitter(this.rng, this.o.profile.timing.jitter);
