@@ -9,7 +9,7 @@ import type { Host } from '../host/types.js';
 import { createMemoryActionLog, type ActionLog } from './action-log.js';
 import { loadCollaborators, type Collaborators } from './collaborators.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
-import { applyDeploy, emit, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
+import { applyDeploy, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
 import { httpProber, joinUrl, type HealthResult, type Prober } from './health.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
@@ -103,7 +103,7 @@ export function createServiceController(opts: ServiceControllerOptions) {
   // Record an action (before doing it, so a crash mid-way still leaves the attribution) and emit it.
   async function act(action: string, why: string): Promise<void> {
     await actionLog.record({ ts: new Date().toISOString(), action, unit, by: opts.by ?? 'spectune', host: host.name, why });
-    emit(onEvent, host, unit, action, why);
+    onEvent({ type: 'service:action', ts: Date.now(), host: host.name, unit, action, why });
   }
 
   // The unit's files, the ExecStart in force and the engine settings it means.
@@ -210,9 +210,9 @@ export function createServiceController(opts: ServiceControllerOptions) {
       if (execStart !== plan.currentExecStart) {
         throw new ToolError('E_INPUT_UNUSABLE', `${unit} changed since the plan was made`, { hint: 'plan again' });
       }
-      await act('deploy', `drop-in with ${JSON.stringify(plan.changes)}`);
       const before = await readVersions(host, unit);
       const version = await applyDeploy(plan, host, onEvent);
+      await act('deploy', `drop-in version ${version} with ${JSON.stringify(plan.changes)}`);
       try {
         return { version, drain: await restart(`apply ${JSON.stringify(plan.changes)}`, stop) };
       } catch (e) {

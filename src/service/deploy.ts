@@ -82,9 +82,9 @@ export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: EventSi
   await recordBaseline(host, plan);
   const version = await nextVersion(host, plan.unit);
   await host.writeFile(versionPath(plan.unit, version), plan.dropInText, { mode: FILE_MODE });
-  emit(onEvent, host, plan.unit, 'deploy', `install drop-in version ${version} at ${plan.dropInPath}`);
   await installDropIn(host, plan.unit, plan.dropInText, plan.previousDropIn);
   await host.writeFile(statePaths(plan.unit).current, `${version}\n`, { mode: FILE_MODE });
+  onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${plan.unit}: drop-in version ${version} installed at ${plan.dropInPath}, systemd reloaded` });
   return version;
 }
 
@@ -111,9 +111,4 @@ export async function markVersionGood(host: Host, unit: string): Promise<Version
   const version = current ?? 'none';
   await host.writeFile(statePaths(unit).good, `${version}\n`, { mode: FILE_MODE });
   return version;
-}
-
-// Emit a service:action event.
-export function emit(onEvent: EventSink, host: Host, unit: string, action: string, why: string): void {
-  onEvent({ type: 'service:action', ts: Date.now(), host: host.name, unit, action, why });
 }
