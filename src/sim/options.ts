@@ -2,8 +2,9 @@
 import type { ParsedArgs } from './argv.js';
 import type { SimFaults, SimProfile } from './profile.js';
 import { resolveSettings, resolveSpeculative, type SettingsInput, type SimSettings } from './settings.js';
-import { DEFAULT_DECODE_LOG_INTERVAL } from './scheduler.js';
 
+/** SGLang's default --decode-log-interval: one Decode batch line per 40 decode steps. */
+export const DEFAULT_DECODE_LOG_INTERVAL = 40;
 /** SGLang's defaults for the network and watchdog. */
 const DEFAULTS = { host: '127.0.0.1', port: 30000, watchdogTimeoutS: 300 } as const;
 

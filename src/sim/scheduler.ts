@@ -49,8 +49,6 @@ const MAX_LAG_MS = 2000;
 /** A late step catches up by shortening the next steps to no less than this share of their time (no token bursts). */
 const MIN_STEP_SHARE = 0.5;
 
-/** SGLang's default --decode-log-interval: one Decode batch line per 40 decode steps. */
-export const DEFAULT_DECODE_LOG_INTERVAL = 40;
 
 // Runs the batch loop on real timers; all request-visible timing comes from the pure model.
 export class Scheduler {

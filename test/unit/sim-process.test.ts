@@ -1,6 +1,7 @@
 // The real `spectune sim` process driven over loopback HTTP: flags, readiness, queueing, failures, drain, faults.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { ensureBuilt, FAST, freePort, sleep, spawnSim, streamChat, type SimProc } from './sim-helpers.js';
 
 const running: SimProc[] = [];
@@ -82,6 +83,24 @@ describe('start-up', () => {
     } finally {
       blocker.close();
     }
+  });
+});
+
+describe('signals and memory', () => {
+  it('SIGTERM before the warm-up kills the process by the signal (no handler yet, as in SGLang)', async () => {
+    const p = sim(['--port', '0', '--sim-time-scale', '0.05']);
+    await p.waitFor(/Load weight begin/);
+    process.kill(p.pid, 'SIGTERM');
+    expect(await p.exit).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(p.out()).not.toContain('SIGTERM received');
+  });
+
+  it('--sim-hold-memory holds real host memory in proportion to the simulated load', async () => {
+    const rss = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+    const held = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-hold-memory']);
+    const plain = sim(['--port', '0', '--sim-time-scale', FAST]);
+    await Promise.all([held.waitFor(/ready to roll/), plain.waitFor(/ready to roll/)]);
+    expect(rss(held.pid) - rss(plain.pid)).toBeGreaterThan(100);
   });
 });
 
