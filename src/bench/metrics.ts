@@ -26,7 +26,10 @@ export class RequestTimeline {
       this.firstMs = t;
       i = 1;
     }
-    for (; i < n; i++) this.pushGap(t - this.lastMs);
+    for (; i < n; i++) {
+      this.pushGap(t - this.lastMs);
+      this.lastMs = t;
+    }
     this.lastMs = t;
     this.frames += n;
   }

@@ -30,6 +30,7 @@ export function parsePrometheus(text: string): PromSample[] {
 function parsePromNumber(s: string): number | null {
   if (s === '+Inf') return Infinity;
   if (s === '-Inf') return -Infinity;
+  if (s === 'NaN') return NaN;
   const n = Number(s);
   return Number.isNaN(n) ? null : n;
 }
@@ -102,15 +103,17 @@ function readServerInfoNumber(info: unknown, key: string): number | null {
   return null;
 }
 
-// Acceptance length of a level: vLLM counters' delta (1 + accepted/drafts), else SGLang's gauge after the level,
-// else the lifetime average from /server_info; null when the engine runs without speculative decoding.
-export function computeAcceptLength(before: EngineView | null, after: EngineView | null): number | null {
+// Acceptance length of a level: vLLM counters' delta (1 + accepted/drafts); else SGLang's interval gauge, read
+// mid-level first (it drops to 0 once the server idles) then after; else the lifetime average from /server_info;
+// null when the engine runs without speculative decoding.
+export function computeAcceptLength(before: EngineView | null, after: EngineView | null, during: EngineView | null = null): number | null {
   if (!after) return null;
   const drafts = delta(before?.specDraftsTotal, after.specDraftsTotal);
   const accepted = delta(before?.specAcceptedTotal, after.specAcceptedTotal);
   if (drafts !== null && accepted !== null && drafts > 0) return 1 + accepted / drafts;
-  if (after.specAcceptLength !== null && after.specAcceptLength > 0) return after.specAcceptLength;
-  if (after.serverAvgAcceptLength !== null && after.serverAvgAcceptLength > 0) return after.serverAvgAcceptLength;
+  for (const v of [during?.specAcceptLength, after.specAcceptLength, after.serverAvgAcceptLength]) {
+    if (typeof v === 'number' && v > 0) return v;
+  }
   return null;
 }
 

@@ -111,7 +111,7 @@ function buildRun(c: number, o: ResolvedBenchOptions, l: LevelOutcome, engine: B
     itlMs: summarizeHistogram(s.itl),
     e2eMs: summarizeHistogram(s.e2e),
     decodeTokensPerSec: summarizeHistogram(s.decode, 2),
-    acceptLength: round(computeAcceptLength(engine.before, engine.after), 3),
+    acceptLength: round(computeAcceptLength(engine.before, engine.after, engine.during ?? null), 3),
     usageFromServer: s.ok > 0 && s.usageMissing === 0,
     errors: { ...s.errors },
     engine,
