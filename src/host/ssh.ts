@@ -1,5 +1,6 @@
 // A host reached through the system OpenSSH client, so the user's ~/.ssh/config, agent, ProxyJump and
 // known_hosts all apply; one multiplexed connection per host makes each command cost milliseconds.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,9 +42,26 @@ function checkTarget(target: string): void {
   }
 }
 
+/** Control directories not closed yet, with the options to reach their master: cleaned up at process exit. */
+const openMasters = new Map<string, string[]>();
+let exitHookInstalled = false;
+
+// A process that forgot close() (or is exiting on an error) must not leave masters or directories behind.
+function closeMastersAtExit(): void {
+  for (const [dir, exitArgv] of openMasters) {
+    spawnSync(exitArgv[0], exitArgv.slice(1), { stdio: 'ignore', timeout: 2000 });
+    rmSync(dir, { recursive: true, force: true });
+  }
+  openMasters.clear();
+}
+
 // A private (0700) directory for the control socket, short enough for a unix socket path.
 function makeControlDir(): string {
   const base = join(tmpdir(), 'spectune-ssh-XXXXXX').length <= MAX_CONTROL_DIR_LENGTH ? tmpdir() : '/tmp';
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', closeMastersAtExit);
+  }
   return mkdtempSync(join(base, 'spectune-ssh-'));
 }
 
@@ -100,6 +118,7 @@ export class SshHost implements Host {
     if (!dir) return;
     this.controlDir = null;
     this.connecting = null;
+    openMasters.delete(dir);
     await runArgv(this.name, ['ssh', ...this.baseOptions(dir), '-O', 'exit', '--', this.name], { timeoutMs: 5000 });
     rmSync(dir, { recursive: true, force: true });
   }
@@ -126,7 +145,10 @@ export class SshHost implements Host {
 
   // The full local argv: ssh, options, destination, then the remote command as ONE strictly quoted string.
   private sshArgv(remote: string[]): string[] {
-    if (!this.controlDir) this.controlDir = makeControlDir();
+    if (!this.controlDir) {
+      this.controlDir = makeControlDir();
+      openMasters.set(this.controlDir, ['ssh', ...this.baseOptions(this.controlDir), '-O', 'exit', '--', this.name]);
+    }
     return ['ssh', ...this.baseOptions(this.controlDir), '-T', '--', this.name, quoteArgv(remote)];
   }
 
