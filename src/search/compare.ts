@@ -22,14 +22,20 @@ export function median(values: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-// Compare candidate samples b against incumbent samples a; b must beat a by more than `margin` to win.
+// The margin for medians of na and nb runs: `margin` is what noise can show between two single runs, and the noise
+// of a difference of medians shrinks like sqrt(2 / (na + nb)); so repeats can settle a near-tie, not only confirm it.
+export function effectiveMargin(margin: number, na: number, nb: number): number {
+  return margin * Math.sqrt(2 / Math.max(2, na + nb));
+}
+
+// Compare candidate samples b against incumbent samples a; b must beat a by more than the (effective) margin to win.
 export function compare(a: readonly number[], b: readonly number[], margin: number, goal: 'maximize' | 'minimize' = 'maximize'): Comparison {
   const ma = median(a);
   const mb = median(b);
   const raw = ma === 0 ? (mb === 0 ? 0 : Math.sign(mb) * Infinity) : (mb - ma) / Math.abs(ma);
   const gain = goal === 'maximize' ? raw : -raw;
-  const nearTie = Math.abs(gain) <= margin;
-  return { winner: gain > margin ? 'b' : gain < -margin ? 'a' : 'tie', gain, nearTie };
+  const m = effectiveMargin(margin, a.length, b.length);
+  return { winner: gain > m ? 'b' : gain < -m ? 'a' : 'tie', gain, nearTie: Math.abs(gain) <= m };
 }
 
 // Whether b should be measured again before deciding (a near-tie, and repeats left).

@@ -5,6 +5,10 @@ import { configKey, observe, Replay, type Observation } from '../history.js';
 import type { HistoryEntry, Params, Proposal, SearchOptions, SearchSpace } from '../types.js';
 import { axisValues, probe, refine, stride, type Axis, type ClimbState } from './climb.js';
 
+// A soak is one run judged against the search's median, so its noise is ~1.4× a comparison's; it must catch a
+// degrading or crashing winner, not noise: it fails only below the median by more than this many noise margins.
+export const SOAK_TOLERANCE_MARGINS = 2;
+
 /** Result of the search proper (before the soak). */
 interface Outcome {
   best: Params;
@@ -60,7 +64,7 @@ function soakWinner(first: Params, history: readonly HistoryEntry[], opts: Searc
     const k = configKey(cand);
     const so = soaks.get(k);
     const n = so ? so.values.length + (so.outcome === 'failed' ? 1 : 0) : 0;
-    const ok = so?.outcome === 'ok' && compare(obs.get(k)?.values ?? so.values, so.values, opts.noiseMargin, opts.goal).winner !== 'a';
+    const ok = so?.outcome === 'ok' && compare(obs.get(k)?.values ?? so.values, so.values, opts.noiseMargin * SOAK_TOLERANCE_MARGINS, opts.goal).winner !== 'a';
     if (so && !ok) {
       rejected.add(k);
       cand = pickBest(obs, history, opts.goal, rejected);

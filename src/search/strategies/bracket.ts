@@ -43,7 +43,9 @@ export function nextInBracket(br: Bracket): number | null {
   const hasR = br.hi !== br.best;
   if (hasL && hasR && fl !== null && fb !== null && fh !== null) {
     const v = parabolaVertex(br.lo, fl, br.best, fb, br.hi, fh);
-    if (v === null || v <= br.lo || v >= br.hi) return middle(br, br.lo, br.hi);
+    if (v === null) return middle(br, br.lo, br.hi);
+    // A vertex outside the bracket means the peak is at its measured edge: nothing inside is worth a restart.
+    if (v <= br.lo || v >= br.hi) return null;
     const side = v < br.best ? interior(br, br.lo, br.best) : interior(br, br.best, br.hi);
     if (!side.length || Math.round(v) === br.best) return null;
     return side.reduce((x, y) => (Math.abs(y - v) < Math.abs(x - v) ? y : x));

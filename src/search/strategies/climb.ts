@@ -67,17 +67,18 @@ export interface Stop {
   prev: number | null;
 }
 
-// Step away from the incumbent with a doubling stride while each step wins; null when it ran to the end.
+// Step away from the incumbent with a doubling stride while each step wins (few restarts to cross a long rising
+// slope; the bracket left behind is refined afterwards); null when it ran to the end.
 export function stride(s: ClimbState, ax: Axis, d: 1 | -1): Stop | null {
   const last = d > 0 ? ax.vals.length - 1 : 0;
+  const path = [idxOf(s, ax)];
   let step = 1;
-  let prev: number | null = null;
   while (idxOf(s, ax) !== last) {
     const from = idxOf(s, ax);
     const j = d > 0 ? Math.min(from + step, last) : Math.max(from - step, last);
     const v = judge(s, at(s, ax, j), 'climb', `climb ${ax.key} ${String(ax.vals[from])} → ${String(ax.vals[j])}`);
-    if (v !== 'better') return { idx: j, verdict: v, prev };
-    prev = from;
+    if (v !== 'better') return { idx: j, verdict: v, prev: path.length > 1 ? path[path.length - 2] : null };
+    path.push(j);
     step *= 2;
   }
   return null;
