@@ -2,7 +2,8 @@
 // Calibration check of `spectune sim` against the seed: runs the REAL simulator (built dist/) for steps 1..5 and 10
 // at a short start-up time scale, streams requests at concurrency 1 and prints measured per-request decode tok/s,
 // max_running_requests, and the steps=10 start-up failure. Exit 1 when a figure is off by more than ±5%.
-// usage: npm run build && node bench/sim-calibration.mjs [--tokens 512] [--time-scale 0.02]
+// usage: npm run build && node bench/sim-calibration.mjs [--tokens 512] [--time-scale 0.02] [--client spectune]
+// --client spectune measures with spectune's own benchmark client (runBench, median per-request decode tok/s).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -14,6 +15,7 @@ const TOLERANCE = 0.05;
 const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : def; };
 const TOKENS = Number(arg('tokens', '512'));
 const SCALE = arg('time-scale', '0.02');
+const CLIENT = arg('client', 'builtin');
 
 function startSim(steps) {
   const args = [join(ROOT, 'bin/spectune.js'), 'sim', '--port', '0', '--sim-time-scale', SCALE,
@@ -57,12 +59,20 @@ async function stream(port, maxTokens, rid) {
   return (tokens - 1) / ((performance.now() - first) / 1000);
 }
 
+// spectune's benchmark client at concurrency 1: median per-request decode tok/s.
+async function benchWithRunBench(port) {
+  const { runBench } = await import(join(ROOT, 'dist/bench/index.js'));
+  const r = await runBench({ url: `http://127.0.0.1:${port}`, concurrency: [1], requests: 3, warmup: 1, outputTokens: TOKENS, inputTokens: 64 });
+  return r.runs[0].decodeTokensPerSec.p50;
+}
+
 async function measure(steps) {
   const sim = startSim(steps);
   try {
     const cap = await waitFor(sim, /max_running_requests=(\d+)/);
     if (!(await waitFor(sim, /ready to roll/))) return { steps, failed: true, log: sim.log(), exit: await sim.exit };
     const port = Number((await waitFor(sim, /Uvicorn running on http:\/\/[^:]+:(\d+)/))[1]);
+    if (CLIENT === 'spectune') return { steps, tokS: await benchWithRunBench(port), mrr: Number(cap[1]) };
     await stream(port, 16, `warmup-${steps}`);
     const rates = [];
     for (let k = 0; k < 3; k++) rates.push(await stream(port, TOKENS, `bench-${steps}-${k}`));
@@ -73,7 +83,9 @@ async function measure(steps) {
   }
 }
 
-const results = await Promise.all([1, 2, 3, 4, 5, 10].map(measure));
+// One simulator at a time: on a small machine parallel runs compete for the CPU and the timers run late.
+const results = [];
+for (const steps of [1, 2, 3, 4, 5, 10]) results.push(await measure(steps));
 let ok = true;
 for (const r of results) {
   if (r.steps === 10) {
