@@ -1,13 +1,13 @@
 #!/bin/bash
 # build-rootfs.sh - build (once, cached) the Debian bookworm rootfs every test host boots from, and apply the
 # shared, idempotent configuration (sshd, journald, masked units, client key). Safe to run concurrently: flock.
-# Env: TESTHOST_PACKAGES (extra debs, default "curl"), TESTHOST_MIRROR, TESTHOST_REBUILD=1 (start over).
+# Env: TESTHOST_PACKAGES (extra debs, default "curl sudo": sudo for the sudo-mode tests), TESTHOST_MIRROR, TESTHOST_REBUILD=1 (start over).
 set -euo pipefail
 source "$(dirname "$(readlink -f "$0")")/common.sh"
 th_check_base
 
 SUITE=bookworm
-EXTRA_PACKAGES=${TESTHOST_PACKAGES:-curl}
+EXTRA_PACKAGES=${TESTHOST_PACKAGES:-curl sudo}
 # systemd as PID 1 + sshd; libstdc++6 for the bind-mounted node binary
 BASE_PACKAGES="systemd,systemd-sysv,dbus,openssh-server,iproute2,procps,less,libstdc++6"
 PKGS="$BASE_PACKAGES,${EXTRA_PACKAGES// /,}"; PKGS=${PKGS%,}
