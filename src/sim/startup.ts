@@ -33,6 +33,8 @@ export interface StartupDeps {
 export type StartupResult = { kind: 'ok'; capacity: CapacityOk } | { kind: 'not_enough_memory' } | { kind: 'closed' };
 
 const gb = (n: number) => n.toFixed(2);
+/** Share of a recurrent state that is the short convolution window (the rest is the SSM state). */
+const CONV_SHARE = 0.04;
 
 // Banner, server_args dump and the draft-token rule warning: logged at once by the launcher.
 export function logLaunch(d: Pick<StartupDeps, 'plan' | 'logger' | 'profile'>): void {
@@ -87,12 +89,23 @@ async function loadDraft(d: StartupDeps, avail: number): Promise<boolean> {
 // KV (and, for hybrid models, recurrent-state) pool allocation lines.
 function logPools(d: StartupDeps, cap: CapacityOk): void {
   const r = d.plan.nodeRank;
-  if (cap.maxStateSlots !== null) {
-    d.logger.rank(`Mamba Cache is allocated. max_mamba_cache_size: ${cap.maxStateSlots}, conv_state size: ${gb(cap.statePoolGb * 0.04)} GB, ` +
-      `ssm_state size: ${gb(cap.statePoolGb * 0.96)} GB `, r);
-  }
+  if (cap.maxStateSlots !== null) d.logger.rank(formatMambaLine(d, cap.maxStateSlots), r);
   d.logger.rank(`KV Cache is allocated. #tokens: ${cap.maxTotalNumTokens}, K size: ${gb(cap.kvCacheGb / 2)} GB, V size: ${gb(cap.kvCacheGb / 2)} GB`, r);
   d.logger.rank(`Memory pool end. avail mem=${gb(cap.availableGpuMemGb + cap.cudaGraphGb)} GB`, r);
+}
+
+// mamba pool line (hybrid models); with speculation it also sizes the per-draft-token intermediate caches.
+function formatMambaLine(d: StartupDeps, slots: number): string {
+  const sp = d.profile.memory.state_pool!;
+  const spec = d.plan.settings.speculative;
+  const stateGb = (slots * sp.state_mb_per_request) / 1024;
+  let line = `Mamba Cache is allocated. max_mamba_cache_size: ${slots}, conv_state size: ${gb(stateGb * CONV_SHARE)}GB, ` +
+    `ssm_state size: ${gb(stateGb * (1 - CONV_SHARE))}GB `;
+  if (spec) {
+    const interGb = (slots * spec.numDraftTokens * sp.mb_per_draft_token) / 1024;
+    line += `intermediate_ssm_state_cache size: ${gb(interGb * (1 - CONV_SHARE))}GB intermediate_conv_window_cache size: ${gb(interGb * CONV_SHARE)}GB `;
+  }
+  return line;
 }
 
 // CUDA graph capture for the target model and, with speculation, the draft model.
