@@ -56,8 +56,6 @@ export async function measureTrial(ctx: TrialContext, rec: TrialRecord): Promise
 
 // Record a failed deploy: the verdict is kept, the crash loop stopped and the last good config restored.
 async function recordFailure(ctx: TrialContext, rec: TrialRecord, reason: string): Promise<TrialRecord> {
-  const { verdict } = rec;
-  if (verdict) ctx.onEvent({ type: 'diagnosis', ts: ctx.deps.now(), verdict });
   await runPhase(ctx, rec.index, 'rollback', () => ctx.deps.service.recover(`trial ${rec.index} failed: ${reason}`));
   return { ...rec, status: 'failed', violations: [reason], restarts: rec.restarts + ROLLBACK_RESTARTS };
 }

@@ -3,7 +3,7 @@ import type { RequestSample } from '../bench/types.js';
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import {
-  createCampaign, latestCampaign, listBenchRuns, listTrials, listVerdicts, markTrialState, recordTrialResult, recordTrialStart,
+  createCampaign, getTrial, latestCampaign, listBenchRuns, listTrials, listVerdicts, markTrialState, recordTrialResult, recordTrialStart,
   updateCampaign, type Db, type Trial,
 } from '../store/index.js';
 import type { FeasibilityPrediction, TrialKind, TrialRecord, TrialStatus } from '../tune/types.js';
@@ -51,7 +51,7 @@ function reopen(db: Db, name: string): StoredCampaign {
   return { id: c.id, startedAt: Date.parse(c.createdAt), trials, resumed: true };
 }
 
-// Write a runner record: first sight creates the row (planned → running), a final status records the result once.
+// Write a runner record: first sight creates the row (planned), a final status records the result once.
 function saveRecord(db: Db, ids: Map<number, number>, campaignId: number, t: TrialRecord, samples: RequestSample[]): void {
   let id = ids.get(t.index);
   if (id === undefined) {
@@ -59,9 +59,9 @@ function saveRecord(db: Db, ids: Map<number, number>, campaignId: number, t: Tri
     if (row.seq !== t.index + 1) throw new ToolError('E_STORE', `trial numbering out of step (seq ${row.seq} for trial ${t.index})`);
     id = row.id;
     ids.set(t.index, id);
-    markTrialState(db, id, 'running');
   }
   if (t.status === 'running') return;
+  if (t.status === 'ok' && getTrial(db, id).state === 'planned') markTrialState(db, id, 'running');
   recordTrialResult(db, id, {
     state: toStoreState(t.status), objective: t.objective, constraintsOk: t.constraintsOk, constraintNotes: t.violations,
     runs: t.runs, samples, verdict: t.verdict, capacity: t.capacity,

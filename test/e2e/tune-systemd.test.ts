@@ -25,6 +25,7 @@ describe('spectune tune on a real systemd host', () => {
     const { config } = writeTuneConfig(host, UNIT, PORT);
     const env = { SPECTUNE_ACTION_LOG: join(mkdtempSync(join(tmpdir(), 'spectune-actions-')), 'actions.jsonl') };
     run = await runCli(['tune', '-c', config, '--json', '--confirm-probes', '--ssh-config', host.sshConfig], env);
+    expect(run.code, `spectune tune failed:\n${run.stderr.slice(-3000)}`).toBe(0);
     result = JSON.parse(run.stdout) as typeof result;
   });
   afterAll(() => { if (host) removeSimUnit(host, UNIT); });

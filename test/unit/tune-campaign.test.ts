@@ -23,7 +23,7 @@ describe('runCampaign with fakes', () => {
     expect(world.actions).toContain(`recover: trial ${failed?.index} failed: crash loop`);
     expect(res.trials.some((t) => t.kind === 'soak' && t.config.speculative_num_steps === 5)).toBe(true);
     expect(world.current).toEqual({ speculative_num_steps: 5 });
-    expect(events.some((e) => e.type === 'diagnosis')).toBe(true);
+    expect(events.some((e) => e.type === 'trial:end' && e.verdict?.cause === 'kv_cache_oom')).toBe(true);
     expect(events.at(-1)?.type).toBe('campaign:end');
   });
 
