@@ -1,6 +1,7 @@
 #!/bin/bash
 # build-rootfs.sh - build (once, cached) the Debian bookworm rootfs every test host boots from, and apply the
 # shared, idempotent configuration (sshd, journald, masked units, client key). Safe to run concurrently: flock.
+# --next: build into rootfs.next only (safe while hosts run); the next up-all.sh swaps it in instead of building.
 # Env: TESTHOST_PACKAGES (extra debs, default "curl sudo": sudo for the sudo-mode tests), TESTHOST_MIRROR, TESTHOST_REBUILD=1 (start over).
 set -euo pipefail
 source "$(dirname "$(readlink -f "$0")")/common.sh"
@@ -21,22 +22,22 @@ find_mirror() {
     echo "$m"
 }
 
-# debootstrap into a temp dir, then rename: a half-built rootfs is never used.
+# debootstrap into a temp dir, then rename to $1: a half-built rootfs is never used.
 build() {
-    local t0 tmp=$TH_BASE/rootfs.building log=$TH_BASE/debootstrap.log
+    local target=$1 t0 tmp=$TH_BASE/rootfs.building log=$TH_BASE/debootstrap.log
     t0=$(th_now)
-    rm -rf --one-file-system "$tmp" "$TH_ROOTFS"
+    rm -rf --one-file-system "$tmp" "$target"
     mkdir -p "$TH_CACHE/debs"
-    th_log "debootstrap $SUITE minbase + $PKGS -> $TH_ROOTFS (first build takes 1-2 min)"
+    th_log "debootstrap $SUITE minbase + $PKGS -> $target (takes 1-3 min)"
     debootstrap --variant=minbase --cache-dir="$TH_CACHE/debs" --include="$PKGS" \
         "$SUITE" "$tmp" "$(find_mirror)" > "$log" 2>&1 \
         || { tail -20 "$log" >&2; th_die "debootstrap failed (log: $log)"; }
     rm -f "$tmp"/var/cache/apt/archives/*.deb "$tmp"/etc/ssh/ssh_host_*
     echo "$PKGS" > "$tmp/.spectune-testhost-packages"
     date -u +%FT%TZ > "$tmp/.spectune-testhost-built"
-    mv "$tmp" "$TH_ROOTFS"
+    mv "$tmp" "$target"
     th_elapsed "$t0" > "$TH_BASE/rootfs-build-seconds"
-    th_log "rootfs built in $(cat "$TH_BASE/rootfs-build-seconds")s ($(du -sh --one-file-system "$TH_ROOTFS" | cut -f1))"
+    th_log "rootfs built in $(cat "$TH_BASE/rootfs-build-seconds")s ($(du -sh --one-file-system "$target" | cut -f1))"
 }
 
 # Plain file edits only; nothing is executed inside the rootfs. Per-host files live in each overlay upper dir.
@@ -74,14 +75,29 @@ EOT
     chmod 755 "$r/usr/local/sbin/spectune-testhost-init"
 }
 
+# A complete rootfs built with exactly the packages wanted now.
+matches() { [ -f "$1/.spectune-testhost-built" ] && [ "$(cat "$1/.spectune-testhost-packages" 2>/dev/null)" = "$PKGS" ]; }
+
 main() {
     mkdir -p "$TH_BASE" "$TH_SSHDIR"
     [ -f "$TH_SSHDIR/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C spectune-testhost -f "$TH_SSHDIR/id_ed25519"
     exec 9> "$TH_BASE/.rootfs.lock"
     flock 9
-    if [ "${TESTHOST_REBUILD:-0}" = 1 ] || [ ! -f "$TH_ROOTFS/.spectune-testhost-built" ] \
-       || [ "$(cat "$TH_ROOTFS/.spectune-testhost-packages" 2>/dev/null)" != "$PKGS" ]; then
-        build
+    if [ "${1:-}" = --next ]; then
+        matches "$TH_BASE/rootfs.next" || build "$TH_BASE/rootfs.next"
+        return 0
+    fi
+    if [ "${TESTHOST_REBUILD:-0}" = 1 ] || ! matches "$TH_ROOTFS"; then
+        # the rootfs is the lower dir of every running host's overlay: never replace it under them
+        for f in "$TH_BASE"/*/nspawn.pid; do
+            [ -s "$f" ] && th_die "test hosts are running on $TH_ROOTFS: run down-all.sh first (or build-rootfs.sh --next)"
+        done
+        if [ "${TESTHOST_REBUILD:-0}" != 1 ] && matches "$TH_BASE/rootfs.next"; then
+            th_log "swapping in the prepared $TH_BASE/rootfs.next"
+            rm -rf --one-file-system "$TH_ROOTFS"; mv "$TH_BASE/rootfs.next" "$TH_ROOTFS"
+        else
+            build "$TH_ROOTFS"
+        fi
     else
         th_log "reusing rootfs $TH_ROOTFS (built $(cat "$TH_ROOTFS/.spectune-testhost-built"))"
     fi

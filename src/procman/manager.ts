@@ -51,43 +51,65 @@ export function validateServiceDef(unit: string, def: ServiceDef): void {
 
 // Open (or create) a manager directory; existing unit definitions are loaded.
 export function createProcessManager(dir: string): ProcessManager {
-  const unitsDir = join(dir, 'units');
-  mkdirSync(unitsDir, { recursive: true });
-  const journal = new ProcJournal(join(dir, 'journal.jsonl'));
-  const services = new Map<string, ManagedService>();
-  const define = (name: string, def: ServiceDef, persist = true): void => {
+  return new Manager(dir);
+}
+
+class Manager implements ProcessManager {
+  readonly dir: string;
+  private readonly unitsDir: string;
+  private readonly journalFile: ProcJournal;
+  private readonly services = new Map<string, ManagedService>();
+
+  constructor(dir: string) {
+    this.dir = dir;
+    this.unitsDir = join(dir, 'units');
+    mkdirSync(this.unitsDir, { recursive: true });
+    this.journalFile = new ProcJournal(join(dir, 'journal.jsonl'));
+    for (const f of readdirSync(this.unitsDir).filter((n) => n.endsWith('.service.json'))) {
+      this.put(f.slice(0, -'.json'.length), JSON.parse(readFileSync(join(this.unitsDir, f), 'utf8')) as ServiceDef, false);
+    }
+  }
+
+  define(name: string, def: ServiceDef): void { this.put(name, def, true); }
+  async start(name: string): Promise<void> { await this.get(name).start(); }
+  async stop(name: string): Promise<void> { await this.get(name).stop(); }
+  async restart(name: string): Promise<void> {
+    const s = this.get(name);
+    await s.stop();
+    await s.start();
+  }
+  resetFailed(name: string): void { this.get(name).resetFailed(); }
+  show(name: string): ServiceShow {
+    const unit = toUnitName(name);
+    return this.services.get(unit)?.show() ?? notFound(unit);
+  }
+  showText(name: string, properties?: readonly string[]): string { return renderShow(this.show(name), properties); }
+  journal(name: string | null, opts: { afterCursor?: string | null } = {}): JournalPage {
+    return this.journalFile.read(name === null ? null : toUnitName(name), opts.afterCursor);
+  }
+  list(): string[] { return [...this.services.keys()].sort(); }
+  async close(): Promise<void> {
+    await Promise.all([...this.services.values()].map((s) => s.stop()));
+    this.journalFile.close();
+  }
+
+  // Validate, persist (unless loading), and create or update the service (applies at its next start).
+  private put(name: string, def: ServiceDef, persist: boolean): void {
     const unit = toUnitName(name);
     validateServiceDef(unit, def);
-    const path = join(unitsDir, `${unit}.json`);
+    const path = join(this.unitsDir, `${unit}.json`);
     if (persist) writeFileSync(path, `${JSON.stringify(def, null, 2)}\n`);
-    const existing = services.get(unit);
-    if (existing) existing.def = def; else services.set(unit, new ManagedService(unit, def, journal, path));
-  };
-  for (const f of readdirSync(unitsDir).filter((n) => n.endsWith('.service.json'))) {
-    define(f.slice(0, -'.json'.length), JSON.parse(readFileSync(join(unitsDir, f), 'utf8')) as ServiceDef, false);
+    const existing = this.services.get(unit);
+    if (existing) existing.def = def;
+    else this.services.set(unit, new ManagedService(unit, def, this.journalFile, path));
   }
-  const get = (name: string): ManagedService => {
+
+  private get(name: string): ManagedService {
     const unit = toUnitName(name);
-    const s = services.get(unit);
-    if (!s) throw new ToolError('E_UNIT_NOT_FOUND', `Unit ${unit} not found.`, { hint: `define it first (procman define) under ${unitsDir}` });
+    const s = this.services.get(unit);
+    if (!s) throw new ToolError('E_UNIT_NOT_FOUND', `Unit ${unit} not found.`, { hint: `define it first (ProcessManager.define) under ${this.unitsDir}` });
     return s;
-  };
-  return {
-    dir,
-    define: (name, def) => define(name, def),
-    start: async (name) => get(name).start(),
-    stop: async (name) => get(name).stop(),
-    restart: async (name) => { const s = get(name); await s.stop(); await s.start(); },
-    resetFailed: (name) => get(name).resetFailed(),
-    show: (name) => (services.has(toUnitName(name)) ? get(name).show() : notFound(toUnitName(name))),
-    showText: (name, properties) => renderShow(services.has(toUnitName(name)) ? get(name).show() : notFound(toUnitName(name)), properties),
-    journal: (name, opts = {}) => journal.read(name === null ? null : toUnitName(name), opts.afterCursor),
-    list: () => [...services.keys()].sort(),
-    close: async () => {
-      await Promise.all([...services.values()].map((s) => s.stop()));
-      journal.close();
-    },
-  };
+  }
 }
 
 // What `systemctl show` says about a unit that does not exist.
