@@ -28,6 +28,8 @@ export interface SimContext {
   apiKey: string | null;
   timeScale: number;
   startedAt: number;
+  /** A health check timed out (SGLang's ServerStatus.UnHealthy): SIGTERM then exits without draining. */
+  unhealthy: boolean;
 }
 
 /** SGLang's health-check timeout (SGLANG_HEALTH_CHECK_TIMEOUT default, seconds). */
@@ -101,6 +103,7 @@ async function handleHealth(ctx: SimContext, req: IncomingMessage, res: ServerRe
     await new Promise((r) => setTimeout(r, HEALTH_CHECK_TIMEOUT_S * 1000 * ctx.timeScale));
     ctx.logger.main(`Health check failed. Server couldn't get a response from detokenizer for last ${HEALTH_CHECK_TIMEOUT_S} seconds. ` +
       `tic start time: ${tic.toFixed(7)}. last_heartbeat time: ${(ctx.startedAt / 1000).toFixed(7)}`);
+    ctx.unhealthy = true;
     return sendEmpty(ctx, req, res, 503);
   }
   return sendEmpty(ctx, req, res, 200);

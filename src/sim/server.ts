@@ -147,6 +147,7 @@ function createContext(st: RunState, capacity: CapacityOk, onFault: (f: Schedule
   return {
     status: 'starting', logger, scheduler, profile, settings: plan.settings, capacity, serverArgs: plan.serverArgs,
     modelPath: plan.modelPath, servedModelName: plan.servedModelName, apiKey: plan.apiKey, timeScale: plan.timeScale, startedAt: Date.now(),
+    unhealthy: false,
   };
 }
 
@@ -201,6 +202,10 @@ function createDrain(st: RunState): { install: () => void; sigterm: () => void }
   const poll = async () => {
     while (await st.sleep(DRAIN_POLL_S * 1000 * st.plan.timeScale)) {
       if (st.ctx?.status !== 'draining') continue;
+      if (st.ctx.unhealthy) {
+        st.logger.main('Signal SIGTERM received while health check failed. Force exiting.');
+        return st.finish({ kind: 'signal', signal: 'SIGKILL' });
+      }
       const rids = st.ctx.scheduler.remainingRids();
       st.logger.main(formatGracefulExit(rids));
       if (!rids.length) return st.finish({ kind: 'signal', signal: 'SIGKILL' });

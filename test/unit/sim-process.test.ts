@@ -172,6 +172,18 @@ describe('faults', () => {
     expect(p.out()).toContain("Health check failed. Server couldn't get a response from detokenizer for last 20 seconds.");
   });
 
+  it('SIGTERM after a failed health check exits at once without draining (SGLang\'s UnHealthy path)', async () => {
+    const p = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'hang-after=1', '--watchdog-timeout', '100000']);
+    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await streamChat(port, { max_tokens: 5, ignore_eos: true, rid: 'bench-1' });
+    const stuck = streamChat(port, { max_tokens: 5, ignore_eos: true, rid: 'bench-2' }).catch(() => null);
+    expect((await fetch(url(port, '/health'))).status).toBe(503);
+    process.kill(p.pid, 'SIGTERM');
+    await p.waitFor(/Signal SIGTERM received while health check failed\. Force exiting\./);
+    expect(await p.exit).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await stuck).toBeNull();
+  });
+
   it('multi-node: rank 1 joins rank 0 over TCP and aborts with the NCCL watchdog when rank 0 dies', async () => {
     const dist = `127.0.0.1:${await freePort()}`;
     const common = ['--nnodes', '2', '--dist-init-addr', dist, '--sim-time-scale', '0.005'];
