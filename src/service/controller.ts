@@ -228,8 +228,8 @@ export function createServiceController(opts: ServiceControllerOptions) {
       const { good } = await readVersions(host, unit);
       const target: Version = good ?? 'none';
       const files = await catUnit(host, unit);
-      await act('rollback', `return to known-good version ${target}`);
       await restoreVersion(host, unit, target, files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`))?.text ?? null);
+      await act('rollback', `returned to known-good version ${target}`);
       await restart(`rollback to version ${target}`, w);
       const r = await waitReady(w);
       if (r.status === 'ready') return { status: 'rolled_back', version: target, elapsedMs: r.elapsedMs };

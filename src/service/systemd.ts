@@ -54,26 +54,42 @@ export async function reloadDaemon(host: Host): Promise<void> {
   expectOk(await host.exec(['systemctl', 'daemon-reload'], { timeoutMs: COMMAND_TIMEOUT_MS }));
 }
 
+/** journalctl's notice when the user may not read the system journal (it then shows nothing, with exit 0). */
+const JOURNAL_DENIED = /not seeing messages from other users and the system|insufficient permissions/i;
+
+// Run journalctl, turning "not allowed to read the system journal" into E_NO_PERMISSION. With -u journalctl
+// says nothing about it, so an empty answer is checked once more without a filter when `checkEmpty` is set.
+async function runJournalctl(host: Host, argv: string[], checkEmpty = false): Promise<string> {
+  const r = expectOk(await host.exec(argv, { timeoutMs: COMMAND_TIMEOUT_MS }));
+  let denied = JOURNAL_DENIED.test(r.stderr);
+  if (!denied && checkEmpty && r.stdout.trim() === '') {
+    const probe = await host.exec(['journalctl', '-n', '0', '--no-pager'], { timeoutMs: COMMAND_TIMEOUT_MS });
+    denied = JOURNAL_DENIED.test(probe.stdout + probe.stderr);
+  }
+  if (denied) {
+    throw new ToolError('E_NO_PERMISSION', `${host.name}: not allowed to read the system journal`, { hint: "connect as root, or add the ssh user to the 'systemd-journal' group" });
+  }
+  return r.stdout;
+}
+
 // The journal cursor of the unit's newest record (null when the unit has no records yet).
 export async function lastJournalCursor(host: Host, unit: string): Promise<string | null> {
   const name = normalizeUnitName(unit);
-  const r = expectOk(await host.exec(['journalctl', '-u', name, '-n', '1', '-o', 'json', '--no-pager'], { timeoutMs: COMMAND_TIMEOUT_MS }));
-  return parseJournalJson(r.stdout).pop()?.cursor || null;
+  return parseJournalJson(await runJournalctl(host, ['journalctl', '-u', name, '-n', '1', '-o', 'json', '--no-pager'], true)).pop()?.cursor || null;
 }
 
 // The unit's journal records after a cursor (from the beginning of its journal when the cursor is null).
 export async function readJournalAfter(host: Host, unit: string, cursor: string | null): Promise<JournalEntry[]> {
   const name = normalizeUnitName(unit);
   const where = cursor ? [`--after-cursor=${cursor}`] : ['-n', String(JOURNAL_BATCH)];
-  const r = expectOk(await host.exec(['journalctl', '-u', name, '-o', 'json', '--no-pager', ...where], { timeoutMs: COMMAND_TIMEOUT_MS }));
-  return parseJournalJson(r.stdout);
+  return parseJournalJson(await runJournalctl(host, ['journalctl', '-u', name, '-o', 'json', '--no-pager', ...where]));
 }
 
 // The unit's journal since a time, as JSON records (for `spectune logs` and diagnosis).
 export async function readJournalSince(host: Host, unit: string, since: string, until?: string): Promise<JournalEntry[]> {
   const name = normalizeUnitName(unit);
   const argv = ['journalctl', '-u', name, '-o', 'json', '--no-pager', `--since=${since}`, ...(until ? [`--until=${until}`] : [])];
-  return parseJournalJson(expectOk(await host.exec(argv, { timeoutMs: COMMAND_TIMEOUT_MS })).stdout);
+  return parseJournalJson(await runJournalctl(host, argv, true));
 }
 
 // Kernel messages since a time (OOM killer, NVRM Xid), as short text; empty when the kernel log is not readable.

@@ -39,6 +39,7 @@ class ScriptedSystemd {
       return names.length ? { stdout: `${names.join('\n')}\n` } : { exitCode: 2, stderr: 'No such file or directory' };
     });
     h.on(['journalctl', '-k'], { stdout: '' });
+    h.on(['journalctl', '-n', '0'], { stdout: '-- No entries --\n' });
     h.on(['journalctl', '-u'], (argv) => ({ stdout: this.readJournal(argv) }));
   }
 
