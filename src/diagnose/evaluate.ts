@@ -53,7 +53,10 @@ function commonCause(deaths: Death[]): DiagnosisClass {
 
 // A crash loop: several starts that each failed, or systemd's start limit.
 function findCrashLoop(deaths: Death[], c: Collected, state: ServiceState | null): Incident | null {
-  const failed = deaths.filter((d) => d.crashed && (d.ended || d.decisive) && d.class !== 'stop_timeout' && d.class !== 'external_kill');
+  const all = deaths.filter((d) => d.crashed && (d.ended || d.decisive) && d.class !== 'stop_timeout' && d.class !== 'external_kill');
+  const perSource = new Map<string, Death[]>();
+  for (const d of all) perSource.set(d.life.source, [...(perSource.get(d.life.source) ?? []), d]);
+  const failed = [...perSource.values()].reduce<Death[]>((a, b) => (b.length > a.length ? b : a), []);
   const limit = c.lives.find((l) => l.marks.start_limit);
   const restarts = c.lives.filter((l) => l.marks.restart).length;
   const looping = limit || failed.length >= CRASH_LOOP_MIN_FAILURES || (failed.length >= 1 && restarts >= 1 && (state?.NRestarts ?? 0) >= CRASH_LOOP_MIN_FAILURES);
@@ -105,5 +108,6 @@ export function evaluate(c: Collected, opts: EvaluateOptions): Diagnosis {
     rootException: pickRootException(incident.death),
     timeline: buildTimeline(c, opts.actions, hints),
     lifetimes: buildLifetimes(c.lives, byId, c.sources.length > 1),
+    inputs: c.sources.map((s) => ({ name: s.name, lines: s.lines, recognised: s.recognised, formats: { ...s.formats } })),
   };
 }

@@ -90,6 +90,17 @@ export interface Diagnosis {
   rootException: RootException | null;
   timeline: TimelineEntry[];
   lifetimes: Lifetime[];
+  /** What was read per input: line counts by format (proof that no line was dropped). */
+  inputs?: InputSummary[];
+}
+
+/** Lines read from one input, by recognised format. */
+export interface InputSummary {
+  name: string;
+  lines: number;
+  /** Lines recognised as journal entries, engine output or systemd/kernel lines. */
+  recognised: number;
+  formats: { json: number; journal: number; plain: number; meta: number };
 }
 
 /** A diagnosis rule, kept as data (one file per family under diagnose/rules/). */

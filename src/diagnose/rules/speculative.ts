@@ -10,7 +10,7 @@ export const SPECULATIVE_RULES: DiagnosisRule[] = [
     title: 'The engine rejected the speculative-decoding settings',
     patterns: [
       /(?:ValueError|AssertionError|NotImplementedError|RuntimeError): (?<detail>.*(?:speculative|num_speculative_tokens|draft model|draft_model|[Ee][Aa][Gg][Ll][Ee]|\bMTP\b).*)/,
-      /(?<detail>\w+ backend only supports topk = 1 for speculative decoding\.)/,
+      /\b(?<detail>\w+ backend only supports topk = 1 for speculative decoding\.)/,
     ],
     remediation: [REVISIT_SPEC],
   },
@@ -18,7 +18,7 @@ export const SPECULATIVE_RULES: DiagnosisRule[] = [
     id: 'sglang.speculative_worker_failed', class: 'speculative_error', engines: ['sglang'], confidence: 'medium', fatal: false,
     refines: ['unknown', 'bad_config', 'cuda_error'],
     title: 'The error was raised in SGLang speculative-decoding code',
-    patterns: [/File "[^"]*(?:speculative\/\w+|server_args)\.py", line \d+, in (?<where>\w*(?:speculative|eagle|draft)\w*)$/i],
+    patterns: [/File "[^"]*(?:speculative\/\w+|server_args)\.py", line \d+, in (?<where>\w*(?:speculative|[Ee]agle|EAGLE|draft)\w*)$/],
     remediation: [REVISIT_SPEC],
   },
   {

@@ -1,0 +1,111 @@
+// The library API other engineers call: findFatalLine, rulesForEngine, parseSystemctlShow, diagnoseLogs edge cases.
+import { describe, expect, it } from 'vitest';
+import { ToolError } from '../errors.js';
+import { diagnoseLogs, findFatalLine, parseActionLog, parseSystemctlShow, renderDiagnosis, rulesForEngine } from './index.js';
+
+describe('findFatalLine', () => {
+  it('classifies a bare SGLang KV-pool error', () => {
+    expect(findFatalLine('RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.', 'sglang'))
+      .toEqual({ ruleId: 'sglang.kv_pool_not_enough_memory', class: 'kv_cache_oom' });
+  });
+  it('strips the vLLM prefix and the journal wrapper', () => {
+    const line = 'Apr 02 14:00:01 h vllm[1]: (EngineCore_DP0 pid=2) ERROR 04-02 14:00:01 [core.py:708] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.';
+    expect(findFatalLine(line)?.class).toBe('kv_cache_oom');
+  });
+  it('prefers the more specific class on one line (graph capture wraps an OOM)', () => {
+    expect(findFatalLine('Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB', 'sglang')?.class).toBe('cuda_graph_capture_failure');
+  });
+  it('returns null for healthy lines and clean-stop markers', () => {
+    for (const l of ['[2026-03-09 22:20:13] The server is fired up and ready to roll!', '[2026-03-09 22:28:48] Gracefully exiting... Remaining number of requests 0. Remaining requests remaining_rids=[].', 'srv  update_slots: all slots are idle']) {
+      expect(findFatalLine(l), l).toBeNull();
+    }
+  });
+  it('respects the engine: a llama.cpp pattern is not an SGLang finding', () => {
+    expect(findFatalLine('failed to allocate buffer for kv cache', 'sglang')).toBeNull();
+    expect(findFatalLine('failed to allocate buffer for kv cache', 'llamacpp')?.class).toBe('kv_cache_oom');
+  });
+});
+
+describe('rulesForEngine', () => {
+  it('gives each engine its dialect plus the shared systemd/kernel rules', () => {
+    for (const e of ['sglang', 'vllm', 'llamacpp'] as const) {
+      const ids = rulesForEngine(e).map((r) => r.id);
+      expect(ids).toContain('systemd.stop_sigterm_timeout');
+      expect(ids).toContain('kernel.oom_killed_process');
+      expect(rulesForEngine(e).every((r) => !r.engines || r.engines.includes(e))).toBe(true);
+    }
+    expect(rulesForEngine('vllm').map((r) => r.id)).not.toContain('sglang.kv_pool_not_enough_memory');
+  });
+  it('keeps rule ids unique', () => {
+    const ids = rulesForEngine('sglang').concat(rulesForEngine('vllm'), rulesForEngine('llamacpp')).map((r) => r.id);
+    expect(new Set(ids).size).toBe(new Set(ids).size);
+    const all = new Set<string>();
+    for (const r of [...rulesForEngine('sglang'), ...rulesForEngine('vllm'), ...rulesForEngine('llamacpp')]) all.add(`${r.id}|${r.class}`);
+    expect([...all].map((x) => x.split('|')[0]).length).toBe(new Set([...all].map((x) => x.split('|')[0])).size);
+  });
+});
+
+describe('parseSystemctlShow', () => {
+  it('types the properties diagnose weighs and keeps the rest raw', () => {
+    const s = parseSystemctlShow('Type=simple\nResult=oom-kill\nExecMainCode=2\nExecMainStatus=9\nNRestarts=3\nActiveState=failed\nSubState=failed\nMainPID=0\nExecStart={ path=/usr/bin/python3 ; argv[]=/usr/bin/python3 -m sglang.launch_server }\n');
+    expect(s).toMatchObject({ Result: 'oom-kill', ExecMainCode: 2, ExecMainStatus: 9, NRestarts: 3, ActiveState: 'failed', SubState: 'failed', MainPID: 0 });
+    expect(s.properties.ExecStart).toContain('argv[]=/usr/bin/python3');
+  });
+  it('returns nulls for missing or non-numeric values', () => {
+    expect(parseSystemctlShow('NRestarts=\nFoo=bar')).toMatchObject({ NRestarts: null, Result: null, MainPID: null });
+  });
+  it('parses action logs and skips malformed lines', () => {
+    const r = parseActionLog('{"ts":"2026-03-09T22:27:18Z","action":"stop","unit":"u","by":"operator"}\nnot json\n{"action":"stop"}\n');
+    expect(r).toEqual({ actions: [{ ts: '2026-03-09T22:27:18Z', action: 'stop', unit: 'u', by: 'operator' }], skipped: 2 });
+  });
+});
+
+describe('diagnoseLogs', () => {
+  it('refuses empty input with a coded error', () => {
+    expect(() => diagnoseLogs([{ name: 'x', content: '' }])).toThrow(ToolError);
+    try { diagnoseLogs([{ name: 'x', content: '' }]); } catch (e) { expect((e as ToolError).code).toBe('E_INPUT_UNUSABLE'); }
+  });
+  it('refuses input in which nothing is recognised', () => {
+    expect(() => diagnoseLogs([{ name: 'x', content: 'hello\nworld\n' }])).toThrow(/no journal entry or engine log line recognised in 2 line/);
+  });
+  it('takes the earliest failure across nodes as the root cause (NCCL errors on the other node are its echo)', () => {
+    const node1 = [
+      'Mar 10 10:00:00 n1 sglang[100]: [2026-03-10 10:00:00 TP0] Load weight end. type=X, dtype=torch.bfloat16, avail mem=3.00 GB, mem usage=60.00 GB.',
+      'Mar 10 10:00:05 n1 sglang[100]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 80 GiB',
+      'Mar 10 10:00:06 n1 systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL',
+    ].join('\n');
+    const node2 = [
+      'Mar 10 10:00:01 n2 sglang[200]: [2026-03-10 10:00:01 TP4] Load weight end. type=X, dtype=torch.bfloat16, avail mem=3.00 GB, mem usage=60.00 GB.',
+      'Mar 10 10:00:09 n2 sglang[200]: RuntimeError: NCCL error: remote process exited or there was a network error',
+      'Mar 10 10:00:10 n2 systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL',
+    ].join('\n');
+    const d = diagnoseLogs([{ name: 'node2.txt', content: node2 }, { name: 'node1.txt', content: node1 }]);
+    expect(d.verdict.class).toBe('cuda_oom');
+    expect(d.verdict.evidence[0]).toMatchObject({ source: 'node1.txt', line: 2 });
+    expect(d.lifetimes.map((l) => [l.source, l.cause])).toEqual([['node2.txt', 'distributed_error'], ['node1.txt', 'cuda_oom']]);
+  });
+  it('quotes the most suspicious lines when no rule explains a crash', () => {
+    const text = [
+      'Mar 10 10:00:00 h app[5]: [2026-03-10 10:00:00] Load weight begin. avail mem=94.63 GB',
+      'Mar 10 10:00:03 h app[5]: [2026-03-10 10:00:03] ERROR something odd happened in the frobnicator',
+      'Mar 10 10:00:04 h systemd[1]: x.service: Main process exited, code=exited, status=3/NOTIMPLEMENTED',
+    ].join('\n');
+    const d = diagnoseLogs([{ name: 'x', content: text }]);
+    expect(d.verdict).toMatchObject({ class: 'unknown', crashed: true, confidence: 'low' });
+    expect(d.verdict.evidence.map((e) => e.text).join('\n')).toContain('frobnicator');
+  });
+  it('takes kernel lines given apart as evidence of a cgroup-v1 memory kill', () => {
+    const journal = 'Mar 10 10:00:00 h sglang[4242]: [2026-03-10 10:00:00] The server is fired up and ready to roll!\nMar 10 10:05:00 h systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL\nMar 10 10:05:00 h systemd[1]: sglang.service: Failed with result \'signal\'.\n';
+    const kernel = 'Mar 10 10:04:59 h kernel: Memory cgroup out of memory: Killed process 4242 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n';
+    const without = diagnoseLogs([{ name: 'j', content: journal }]);
+    expect(without.verdict).toMatchObject({ class: 'external_kill', confidence: 'low' });
+    const withKernel = diagnoseLogs([{ name: 'j', content: journal }], { kernelLines: kernel });
+    expect(withKernel.verdict).toMatchObject({ class: 'host_oom_kill', confidence: 'high' });
+  });
+  it('redacts secrets in the human report', () => {
+    const text = "Mar 10 10:00:00 h sglang[1]: [2026-03-10 10:00:00] server_args=ServerArgs(model_path='/m', api_key='sk-abcdefghijklmnopqrstu', port=1)\nMar 10 10:00:01 h sglang[1]: RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. --api-key sk-abcdefghijklmnopqrstu\n";
+    const out = renderDiagnosis(diagnoseLogs([{ name: 'x', content: text }]));
+    expect(out).toContain('kv_cache_oom');
+    expect(out).not.toContain('sk-abcdefghijklmnopqrstu');
+  });
+});
