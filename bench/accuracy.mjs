@@ -99,7 +99,7 @@ async function serve() {
   process.on('message', (m) => {
     if (m.cmd !== 'take') return;
     const out = records.splice(0).map((r) => ({ id: r.id, recv: r.recv, sends: Array.from(r.sends.subarray(0, r.n)) }));
-    process.send({ records: out });
+    process.send({ records: out, origin: performance.timeOrigin });
   });
 }
 
@@ -165,8 +165,9 @@ async function measureLevel(runBench, child, port, c, tokens) {
   const truth = computeTruth(records.filter((r) => measured.has(r.id)));
   const allTokens = records.reduce((a, r) => a + r.sends.length, 0);
   const cpuUs = (cpu.user + cpu.system) / allTokens;
+  const lags = computeLags(result.samples, records);
   const row = {
-    concurrency: c, ok: run.requests.ok, failed: run.requests.failed,
+    concurrency: c, ok: run.requests.ok, failed: run.requests.failed, ...lags,
     itlMean: [run.itlMs.mean, truth.itlMean], itlP99: [run.itlMs.p99, truth.itlP99],
     ttftMean: [run.ttftMs.mean, truth.ttftMean], ttftP99: [run.ttftMs.p99, truth.ttftP99],
     tokPerSec: [run.outputTokensPerSec, truth.tokPerSec], cpuUsPerToken: cpuUs,
@@ -181,7 +182,7 @@ async function measureLevel(runBench, child, port, c, tokens) {
 
 function takeRecords(child) {
   return new Promise((resolve) => {
-    child.once('message', (m) => resolve(m.records));
+    child.once('message', (m) => resolve(m.records.map((r) => ({ ...r, origin: m.origin }))));
     child.send({ cmd: 'take' });
   });
 }
@@ -200,6 +201,20 @@ function computeTruth(records) {
     tokens += r.sends.length;
   }
   return { itlMean: mean(gaps), itlP99: quantile(gaps, 0.99), ttftMean: mean(ttfts), ttftP99: quantile(ttfts, 0.99), tokPerSec: (tokens * 1000) / (last - first) };
+}
+
+// Where TTFT error comes from, on the shared wall clock: request write -> server read, first send -> client read.
+function computeLags(samples, records) {
+  const byId = new Map(records.map((r) => [r.id, r]));
+  const toServer = [];
+  const toClient = [];
+  for (const s of samples) {
+    const r = byId.get(s.id);
+    if (!r || s.ttftMs === null) continue;
+    toServer.push(r.origin + r.recv - s.startEpochMs);
+    toClient.push(s.startEpochMs + s.ttftMs - (r.origin + r.sends[0]));
+  }
+  return { requestLagMs: mean(toServer), firstTokenLagMs: mean(toClient) };
 }
 
 function mean(xs) {
@@ -221,9 +236,11 @@ function cell([client, truth], digits = 2) {
 }
 
 function printTable(rows) {
-  console.log('client / server-side truth (error); CPU = client process CPU per streamed token');
-  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'targets'];
-  const lines = rows.map((r) => [String(r.concurrency), `${r.ok}/${r.failed}`, cell(r.itlMean), cell(r.itlP99), cell(r.ttftMean), cell(r.ttftP99), cell(r.tokPerSec, 0), r.cpuUsPerToken.toFixed(2), r.pass ? 'met' : 'MISSED']);
+  console.log('client / server-side truth (error); CPU = client process CPU per streamed token;');
+  console.log('req->srv = client write to server read of the request, tok->cli = server send to client read of the first token (means)');
+  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'req->srv ms', 'tok->cli ms', 'targets'];
+  const lines = rows.map((r) => [String(r.concurrency), `${r.ok}/${r.failed}`, cell(r.itlMean), cell(r.itlP99), cell(r.ttftMean), cell(r.ttftP99), cell(r.tokPerSec, 0),
+    r.cpuUsPerToken.toFixed(2), r.requestLagMs.toFixed(2), r.firstTokenLagMs.toFixed(2), r.pass ? 'met' : 'MISSED']);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   for (const l of [head, ...lines]) console.log(l.map((v, i) => v.padEnd(widths[i])).join('  '));
 }

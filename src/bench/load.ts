@@ -113,6 +113,7 @@ class LevelRun {
         if (backlog.length > BACKLOG_FACTOR * this.concurrency) {
           this.stop(`server saturated: ${backlog.length} arrivals waiting at ${rate} req/s with ${this.concurrency} in flight`);
         }
+        if (this.stopReason !== null) backlog.length = 0;
         if (!this.mayIssue() && backlog.length === 0) return resolve();
         setTimeout(step, backlog.length > 0 ? 1 : Math.max(0, next - now));
       };
@@ -131,7 +132,7 @@ class LevelRun {
     const out = await f.done;
     this.inflight.delete(f);
     this.finished++;
-    const sample = buildSample(f.timeline, out, this.concurrency, this.originMs);
+    const sample = buildSample(f.timeline, out, this.concurrency, this.originMs, o.epochOffsetMs);
     this.stats.add(f.timeline, out, sample);
     this.checkErrors(out.error);
     if (!this.measured) return;

@@ -57,7 +57,7 @@ export interface RequestOutcome {
 }
 
 // Build the stored sample of one request: TTFT, E2E and decode tok/s = (tokens - 1) / (last - first).
-export function buildSample(tl: RequestTimeline, out: RequestOutcome, concurrency: number, originMs: number): RequestSample {
+export function buildSample(tl: RequestTimeline, out: RequestOutcome, concurrency: number, originMs: number, epochOffsetMs = 0): RequestSample {
   const tokens = out.completionTokens >= 0 ? out.completionTokens : tl.frames;
   const span = tl.lastMs - tl.firstMs;
   return {
@@ -67,6 +67,7 @@ export function buildSample(tl: RequestTimeline, out: RequestOutcome, concurrenc
     errorPhase: out.errorPhase,
     error: out.error,
     startMs: tl.startMs - originMs,
+    startEpochMs: tl.startMs + epochOffsetMs,
     ttftMs: tl.firstMs >= 0 ? tl.firstMs - tl.startMs : null,
     e2eMs: out.ok ? out.endMs - tl.startMs : null,
     outputTokens: tokens,

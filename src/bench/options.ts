@@ -38,6 +38,8 @@ export interface BenchOptions {
   scrapeEngine?: boolean;
   /** Clock in ms (monotonic); injected by tests. */
   now?: () => number;
+  /** Epoch ms at clock time 0 (for RequestSample.startEpochMs); derived from the clock when not given. */
+  epochOffsetMs?: number;
   /** Seed for prompt choice and Poisson arrivals. */
   seed?: number;
 }
@@ -86,6 +88,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     stopAtSaturation: o.stopAtSaturation ?? false,
     scrapeEngine: o.scrapeEngine ?? true,
     now: o.now ?? (() => performance.now()),
+    epochOffsetMs: o.epochOffsetMs ?? (o.now ? Date.now() - o.now() : performance.timeOrigin),
     seed: o.seed ?? 1,
   };
   checkBenchOptions(r);

@@ -54,6 +54,8 @@ export interface RequestSample {
   errorPhase: keyof BenchErrors | null;
   error: string | null;
   startMs: number;
+  /** Wall-clock start (epoch ms, sub-ms precise with the default clock), to match the server's logs. */
+  startEpochMs?: number;
   ttftMs: number | null;
   e2eMs: number | null;
   outputTokens: number;
