@@ -47,11 +47,12 @@ describe('spectune tune on a real systemd host', () => {
       expect(f.verdict?.class === 'kv_cache_oom' || f.verdict?.cause === 'kv_cache_oom').toBe(true);
       expect(f.verdict?.evidence.some((e) => /Not enough memory/.test(e.text))).toBe(true);
     }
-    const iFail = run.events.findIndex((e) => e.type === 'trial:end' && e.status === 'failed');
-    const after = run.events.slice(iFail);
-    const iRollback = after.findIndex((e) => e.type === 'service:action' && e.action === 'rollback');
-    expect(iRollback).toBeGreaterThanOrEqual(0);
-    expect(after.slice(iRollback).some((e) => e.type === 'service:ready')).toBe(true);
+    const from = run.events.findIndex((e) => e.type === 'trial:start' && e.trial === failed[0].index);
+    const to = run.events.findIndex((e, i) => i > from && e.type === 'trial:end');
+    const window = run.events.slice(from, to);
+    const iRollback = window.findIndex((e) => e.type === 'service:action' && e.action === 'rollback');
+    expect(iRollback).toBeGreaterThan(0);
+    expect(window.slice(iRollback).some((e) => e.type === 'service:ready')).toBe(true);
   });
 
   it('leaves the service on the winner, healthy', async () => {
