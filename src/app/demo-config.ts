@@ -6,8 +6,8 @@ export const DEMO_UNIT = 'spectune-demo-sim.service';
 /** The seed's profile (Qwen3.5-122B-A10B on two nodes) and its model path. */
 export const DEMO_PROFILE = 'qwen3.5-122b-a10b-2node';
 const DEMO_MODEL = 'Qwen/Qwen3.5-122B-A10B-FP8';
-/** ~100 s model loads become ~2 s: the whole campaign fits in well under two minutes. */
-export const DEMO_TIME_SCALE = 0.02;
+/** ~100 s model loads become ~1 s: the whole campaign (about ten restarts) fits in well under two minutes. */
+export const DEMO_TIME_SCALE = 0.01;
 /** The operator's config before tuning: steps=3 (the seed's third measurement); the climb then meets the plateau
  * at 4-6, probes steps=10 "to see if it unplateaus", and crashes exactly as the seed did. */
 export const DEMO_START_STEPS = 3;
