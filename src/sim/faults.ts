@@ -65,14 +65,11 @@ export async function startDist(st: RunState, faults: FaultHandlers): Promise<vo
   if (st.plan.settings.nnodes <= 1 || !st.plan.distInitAddr) return;
   const addr = parseDistAddr(st.plan.distInitAddr);
   if (!addr) throw new Error(`bad --dist-init-addr ${st.plan.distInitAddr}`);
-  if (st.plan.nodeRank > 0) {
-    const g = await joinDistGroup(addr.host, addr.port, st.plan.timeScale, faults.onPeerLost);
-    st.cleanups.push(() => g.close());
-    return;
-  }
+  const abort = new AbortController();
+  st.cleanups.push(() => abort.abort());
+  if (st.plan.nodeRank > 0) return joinDistGroup(addr.host, addr.port, st.plan.timeScale, faults.onPeerLost, abort.signal);
   try {
-    const g = await hostDistGroup(addr.host, addr.port, st.plan.settings.nnodes - 1, faults.onPeerLost);
-    st.cleanups.push(() => g.close());
+    await hostDistGroup(addr.host, addr.port, st.plan.settings.nnodes - 1, faults.onPeerLost, abort.signal);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     st.logger.rank(`torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. ` +

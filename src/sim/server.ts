@@ -12,6 +12,7 @@ import { handleRequest, type SimContext } from './http.js';
 import { formatGracefulExit, formatUvicorn, READY_MSG, SIGTERM_MSG } from './log-format.js';
 import { renderAddressInUse } from './traceback.js';
 import { createFaultHandlers, startDist } from './faults.js';
+import { parseDistAddr } from './dist.js';
 import type { SimProfile } from './profile.js';
 
 /** How a simulated run ended; the CLI turns signals into a real self-kill. */
@@ -65,7 +66,9 @@ export function startSim(argv: string[], opts: StartSimOptions = {}): SimHandle 
   const planned = planLaunch(profile, parsed.args, opts.env ?? process.env);
   if (!planned.ok) throw new ToolError('E_SIM_ARGS', renderArgError(planned.error));
   const plan = planned.plan;
-  if (plan.settings.nnodes > 1 && !plan.distInitAddr) throw new ToolError('E_SIM_ARGS', renderArgError('--dist-init-addr is required when --nnodes > 1'));
+  if (plan.settings.nnodes > 1 && !parseDistAddr(plan.distInitAddr ?? '')) {
+    throw new ToolError('E_SIM_ARGS', renderArgError(`--dist-init-addr HOST:PORT is required when --nnodes > 1 (got ${plan.distInitAddr ?? 'none'})`));
+  }
   const logger = new SimLogger(opts.sink ?? ((t) => process.stdout.write(t)), plan.settings.tpSize);
   return launch(plan, profile, logger);
 }
