@@ -24,6 +24,8 @@ export interface SshHostOptions {
 
 /** Idle seconds the control master stays up after the last command (ssh ControlPersist). */
 const CONTROL_PERSIST_SEC = 60;
+/** Beyond ConnectTimeout (TCP only): time for the key exchange, authentication and the first command. */
+const CONNECT_GRACE_SEC = 20;
 /** Unix socket paths are limited to ~108 bytes; %C expands to 40 hex characters. */
 const MAX_CONTROL_DIR_LENGTH = 60;
 
@@ -126,8 +128,14 @@ export class SshHost implements Host {
   // Establish the control master once; concurrent first commands wait for it instead of racing.
   private connect(): Promise<void> {
     if (!this.connecting) {
-      this.connecting = runArgv(this.name, this.sshArgv(['true']))
-        .then((r) => { this.checkTransport(r); })
+      const timeoutMs = ((this.opts.connectTimeoutSec ?? 10) + CONNECT_GRACE_SEC) * 1000;
+      this.connecting = runArgv(this.name, this.sshArgv(['true']), { timeoutMs })
+        .then((r) => {
+          if (r.timedOut) {
+            throw new ToolError('E_SSH_UNREACHABLE', `${this.name}: no ssh session after ${timeoutMs / 1000} s`, { hint: 'the host accepts TCP but sshd does not answer; check the host (try `ssh HOST true`)' });
+          }
+          this.checkTransport(r);
+        })
         .catch((e: unknown) => { this.connecting = null; throw e; });
     }
     return this.connecting;

@@ -37,6 +37,11 @@ afterAll(async () => {
 });
 
 describe('SshHost sudo mode', () => {
+  it('says E_NO_PERMISSION when sudo is not installed', async (ctx) => {
+    if (hasSudo) ctx.skip(); // covered by the tests below on hosts with sudo
+    await expect(as('root', true).exec(['true'])).rejects.toMatchObject({ code: 'E_NO_PERMISSION', message: expect.stringContaining('not installed') });
+  });
+
   it('runs commands and atomic writes as root through sudo -n', async (ctx) => {
     if (!hasSudo) ctx.skip(); // rootfs built before sudo joined TESTHOST_PACKAGES: re-run scripts/testhost/up-all.sh
     const h = as('spectune-sudo', true);
