@@ -154,7 +154,7 @@ function createContext(st: RunState, capacity: CapacityOk, onFault: (f: Schedule
   };
 }
 
-// uvicorn start: its lifespan lines, then bind (EADDRINUSE → uvicorn's error and exit 1); returns the port.
+// uvicorn start: its lifespan lines, then bind (EADDRINUSE → uvicorn's error, lifespan shutdown, exit 1); returns the port.
 function listen(st: RunState, server: Server): Promise<number | null> {
   const { logger, plan } = st;
   logger.uvicorn(`Started server process [${process.pid}]`);
@@ -163,6 +163,8 @@ function listen(st: RunState, server: Server): Promise<number | null> {
   return new Promise((resolve) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
       logger.main(formatUvicorn(e.code === 'EADDRINUSE' ? renderAddressInUse(plan.host, plan.port) : `[Errno] ${e.message}`, 'ERROR'));
+      logger.uvicorn('Waiting for application shutdown.');
+      logger.uvicorn('Application shutdown complete.');
       st.finish({ kind: 'exit', code: 1 });
       resolve(null);
     });
