@@ -14,8 +14,43 @@ const ITL_MS = 10;
 // Targets of issue 5: mean ITL and tok/s within 2%, p99 ITL and mean TTFT within 10%, 1% at concurrency 1.
 const TARGET = { mean: 0.02, tail: 0.10, single: 0.01, cpuUsPerToken: 5 };
 
+// How long the bare-socket floor is sampled per level.
+const FLOOR_MS = 2000;
+
 if (process.argv.includes('--serve')) await serve();
+else if (process.argv.includes('--blast')) await blast();
 else await measure();
+
+// ---- floor: what one socket read costs on this machine, with a callback that does nothing ----------------------
+
+// Child: every 10 ms, write one SSE frame to every connected socket.
+async function blast() {
+  const net = await import('node:net');
+  const frame = Buffer.alloc(300, 0x61);
+  const socks = [];
+  const server = net.createServer({ noDelay: true }, (s) => { socks.push(s); s.on('error', () => {}); });
+  server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => process.send({ port: server.address().port }));
+  const tick = () => { for (const s of socks) s.write(frame); setTimeout(tick, ITL_MS); };
+  tick();
+}
+
+// Parent: open c bare sockets whose read callback does nothing; CPU per read is the floor under any client.
+async function measureFloor(c) {
+  const net = await import('node:net');
+  const child = fork(SELF, ['--blast'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  let reads = 0;
+  const buffer = Buffer.allocUnsafe(65536);
+  const socks = Array.from({ length: c }, () => net.connect({ port, host: '127.0.0.1', noDelay: true, onread: { buffer, callback: () => { reads++; return true; } } }));
+  await new Promise((r) => setTimeout(r, 500));
+  const cpu0 = process.cpuUsage();
+  const r0 = reads;
+  await new Promise((r) => setTimeout(r, FLOOR_MS));
+  const cpu = process.cpuUsage(cpu0);
+  for (const s of socks) s.destroy();
+  child.kill();
+  return (cpu.user + cpu.system) / Math.max(1, reads - r0);
+}
 
 // ---- server side (child process) ----------------------------------------------------------------------------
 
@@ -165,12 +200,13 @@ async function measureLevel(runBench, child, port, c, tokens) {
   const truth = computeTruth(records.filter((r) => measured.has(r.id)));
   const allTokens = records.reduce((a, r) => a + r.sends.length, 0);
   const cpuUs = (cpu.user + cpu.system) / allTokens;
+  const floorUs = await measureFloor(c);
   const lags = computeLags(result.samples, records);
   const row = {
     concurrency: c, ok: run.requests.ok, failed: run.requests.failed, ...lags,
     itlMean: [run.itlMs.mean, truth.itlMean], itlP99: [run.itlMs.p99, truth.itlP99],
     ttftMean: [run.ttftMs.mean, truth.ttftMean], ttftP99: [run.ttftMs.p99, truth.ttftP99],
-    tokPerSec: [run.outputTokensPerSec, truth.tokPerSec], cpuUsPerToken: cpuUs,
+    tokPerSec: [run.outputTokensPerSec, truth.tokPerSec], cpuUsPerToken: cpuUs, floorUsPerRead: floorUs,
   };
   const tight = c === 1 ? TARGET.single : null;
   row.pass = run.requests.failed === 0
@@ -237,10 +273,11 @@ function cell([client, truth], digits = 2) {
 
 function printTable(rows) {
   console.log('client / server-side truth (error); CPU = client process CPU per streamed token;');
+  console.log('floor = CPU of one socket read into a callback that does nothing, same machine, same concurrency');
   console.log('req->srv = client write to server read of the request, tok->cli = server send to client read of the first token (means)');
-  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'req->srv ms', 'tok->cli ms', 'targets'];
+  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'floor us/read', 'req->srv ms', 'tok->cli ms', 'targets'];
   const lines = rows.map((r) => [String(r.concurrency), `${r.ok}/${r.failed}`, cell(r.itlMean), cell(r.itlP99), cell(r.ttftMean), cell(r.ttftP99), cell(r.tokPerSec, 0),
-    r.cpuUsPerToken.toFixed(2), r.requestLagMs.toFixed(2), r.firstTokenLagMs.toFixed(2), r.pass ? 'met' : 'MISSED']);
+    r.cpuUsPerToken.toFixed(2), r.floorUsPerRead.toFixed(2), r.requestLagMs.toFixed(2), r.firstTokenLagMs.toFixed(2), r.pass ? 'met' : 'MISSED']);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   for (const l of [head, ...lines]) console.log(l.map((v, i) => v.padEnd(widths[i])).join('  '));
 }
