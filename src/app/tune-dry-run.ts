@@ -8,6 +8,8 @@ import type { TrialRecord, TuneConfig } from '../tune/types.js';
 
 /** How many opening proposals the dry run lists (the rest depend on measurements). */
 const DRY_RUN_PROPOSALS = 3;
+/** The dry run assumes each proposal wins clearly (well beyond any noise margin), to show the climb's path. */
+const ASSUMED_GAIN = 1.5;
 
 /** What a dry run shows. */
 export interface DryRunPlan {
@@ -16,15 +18,15 @@ export interface DryRunPlan {
   firstDeploy: string | null;
 }
 
-// Opening proposals: each assumed measured equal to the baseline (the search's first moves do not depend on the figure).
+// Opening proposals, assuming each one wins clearly (later moves depend on what is measured).
 export function listOpeningProposals(search: TuneSearchPort, baseline: TuneConfig, count = DRY_RUN_PROPOSALS): DryRunPlan['proposals'] {
   const history: TrialRecord[] = [{ ...createTrialRecord(0, 'baseline', baseline, 'baseline', 0), status: 'ok', objective: 1, constraintsOk: true }];
   const out: DryRunPlan['proposals'] = [];
   for (let i = 0; i < count; i++) {
     const p = search.propose(history);
     if (!p) break;
-    out.push({ config: p.config, reason: p.reason });
-    history.push({ ...createTrialRecord(i + 1, 'search', p.config, p.reason, 0), status: 'ok', objective: 1, constraintsOk: true });
+    out.push({ config: p.config, reason: `${p.reason}${i ? ' (if the previous one won)' : ''}` });
+    history.push({ ...createTrialRecord(i + 1, 'search', p.config, p.reason, 0), status: 'ok', objective: ASSUMED_GAIN ** (i + 1), constraintsOk: true });
   }
   return out;
 }
