@@ -1,0 +1,70 @@
+// `spectune report` use case: load a campaign from the store, build the pure report model, write Markdown/HTML.
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { ToolError } from '../errors.js';
+import { buildReportModel, renderHtml, renderMarkdown, type ReportInput, type ReportModel } from '../report/index.js';
+import {
+  closeStore, getCampaign, latestCampaign, listActions, listBenchRuns, listTrials, listVerdicts, openStore, type Db,
+} from '../store/index.js';
+
+// Load everything a report needs about one campaign (the latest when id is omitted).
+export function loadReportInput(db: Db, campaignId?: number, now: () => Date = () => new Date()): ReportInput {
+  const c = campaignId === undefined ? latestCampaign(db) : getCampaign(db, campaignId);
+  if (!c) throw new ToolError('E_CAMPAIGN_NOT_FOUND', 'the store holds no campaign yet', { hint: 'run `spectune tune -c spectune.yaml` first' });
+  const trials = listTrials(db, c.id).map((t) => ({
+    id: t.id, seq: t.seq, params: t.params, purpose: t.purpose, reason: t.reason, state: t.state, objective: t.objective,
+    constraintsOk: t.constraintsOk, constraintNotes: t.constraintNotes, capacity: t.capacity, predictionWrong: t.predictionWrong,
+    error: t.error, startedAt: t.startedAt, finishedAt: t.finishedAt, runs: listBenchRuns(db, t.id), verdicts: listVerdicts(db, t.id),
+  }));
+  return {
+    campaign: { id: c.id, name: c.name, status: c.status, engine: c.engine, config: c.config, bestTrialId: c.bestTrialId, summary: c.summary, createdAt: c.createdAt, finishedAt: c.finishedAt },
+    trials, actions: listActions(db, { campaignId: c.id }), generatedAt: now().toISOString(),
+  };
+}
+
+// The report model of a campaign in an open store.
+export function loadReportModel(db: Db, campaignId?: number): ReportModel {
+  return buildReportModel(loadReportInput(db, campaignId));
+}
+
+// Markdown of a campaign in an open store (used by `spectune demo`).
+export function renderCampaignMarkdown(db: Db, campaignId?: number): string {
+  return renderMarkdown(loadReportModel(db, campaignId));
+}
+
+// Self-contained HTML of a campaign in an open store (used by `spectune demo`).
+export function renderCampaignHtml(db: Db, campaignId?: number): string {
+  return renderHtml(loadReportModel(db, campaignId));
+}
+
+/** What `spectune report` was asked for. */
+export interface ReportRequest {
+  db: string;
+  campaign?: number;
+  html?: string;
+  md?: string;
+}
+
+/** What it produced: Markdown for stdout when no file was asked for, and the files written. */
+export interface ReportOutcome {
+  campaignId: number;
+  markdown: string | null;
+  written: string[];
+}
+
+// Open the store read-side, render, and write the requested files.
+export async function runReport(req: ReportRequest): Promise<ReportOutcome> {
+  if (req.db !== ':memory:' && !existsSync(req.db)) {
+    throw new ToolError('E_FILE_NOT_FOUND', `no store at ${req.db}`, { hint: 'pass --db FILE (the store path of your spectune.yaml)' });
+  }
+  const db = openStore(req.db);
+  try {
+    const model = loadReportModel(db, req.campaign);
+    const written: string[] = [];
+    if (req.md) { await writeFile(req.md, renderMarkdown(model)); written.push(req.md); }
+    if (req.html) { await writeFile(req.html, renderHtml(model)); written.push(req.html); }
+    return { campaignId: model.campaign.id, markdown: req.md || req.html ? null : renderMarkdown(model), written };
+  } finally {
+    closeStore(db);
+  }
+}

@@ -1,0 +1,34 @@
+// `spectune report [CAMPAIGN] [--db FILE] [--html FILE] [--md FILE]`: Markdown to stdout by default, or files.
+import { runReport } from '../../app/report.js';
+import { ToolError } from '../../errors.js';
+import { parseFlags } from '../args.js';
+import { EXIT } from '../exit.js';
+import type { Command } from '../io.js';
+
+const USAGE = `usage: spectune report [CAMPAIGN] [--db FILE] [--html FILE] [--md FILE]
+  CAMPAIGN  campaign id (default: the latest)
+  --db      the store (default ./spectune.db)
+  --html    write a self-contained HTML report (inline SVG, opens offline)
+  --md      write the Markdown report (without --html/--md it goes to stdout)`;
+const FLAGS = { db: { type: 'string' }, html: { type: 'string' }, md: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+// The store file name `spectune tune` uses when the config does not say otherwise.
+const DEFAULT_DB = './spectune.db';
+
+// Parse the optional campaign id.
+function parseCampaign(positionals: string[]): number | undefined {
+  if (positionals.length > 1) throw new ToolError('E_USAGE', `expected at most one campaign id, got ${positionals.length}`, { hint: USAGE.split('\n')[0] });
+  if (!positionals.length) return undefined;
+  const id = Number(positionals[0]);
+  if (!Number.isInteger(id) || id <= 0) throw new ToolError('E_USAGE', `campaign: expected a positive integer id, got "${positionals[0]}"`, { hint: USAGE.split('\n')[0] });
+  return id;
+}
+
+// Entry point of `spectune report`.
+export const run: Command = async (argv, io) => {
+  const { values, positionals } = parseFlags(argv, FLAGS, USAGE, true);
+  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  const r = await runReport({ db: values.db ?? DEFAULT_DB, campaign: parseCampaign(positionals), html: values.html, md: values.md });
+  if (r.markdown !== null) io.stdout.write(r.markdown);
+  for (const f of r.written) io.stderr.write(`spectune: wrote ${f} (campaign ${r.campaignId})\n`);
+  return EXIT.ok;
+};

@@ -1,0 +1,159 @@
+// Build the report model from loaded store data: table rows, charts, timeline and diagnoses. Pure.
+import type { BenchRun } from '../bench/types.js';
+import type { ParamValue } from '../engines/types.js';
+import { formatConfig, formatNumber, formatPercent } from './format.js';
+import type { ChartModel, FailureModel, ReportInput, ReportModel, ReportTrial, TimelineEntry, TrialRow } from './types.js';
+
+// The objective when the stored config does not say (spectune's default objective).
+const DEFAULT_OBJECTIVE = { metric: 'decodeTokensPerSec.p50', concurrency: 1, goal: 'maximize' as const };
+// A diagnosis shows at most this many evidence lines; the rest is in `spectune logs`.
+export const MAX_EVIDENCE_LINES = 12;
+// States in which the service was (re)started for the trial.
+const DEPLOYED = new Set(['measured', 'failed']);
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+// The objective from the stored config snapshot (SpectuneConfig or the tuner's spec).
+function readObjective(config: Obj): ReportModel['objective'] {
+  const o = isObj(config.objective) ? config.objective : {};
+  return {
+    metric: typeof o.metric === 'string' ? o.metric : DEFAULT_OBJECTIVE.metric,
+    concurrency: typeof o.concurrency === 'number' ? o.concurrency : DEFAULT_OBJECTIVE.concurrency,
+    goal: o.goal === 'minimize' ? 'minimize' : 'maximize',
+  };
+}
+
+// The tuned keys: the spec's `keys`, the config's `space`, else every key any trial set.
+function readKeys(config: Obj, trials: ReportTrial[]): string[] {
+  if (Array.isArray(config.keys) && config.keys.every((k) => typeof k === 'string')) return config.keys as string[];
+  if (Array.isArray(config.space)) return config.space.filter(isObj).map((d) => String(d.key));
+  if (isObj(config.space)) return Object.keys(config.space);
+  return [...new Set(trials.flatMap((t) => Object.keys(t.params)))];
+}
+
+// Short verdict of a trial for the table.
+function verdictOf(t: ReportTrial): string {
+  const v = t.verdicts[0];
+  if (v) return v.cause ? `${v.class} (${v.cause})` : v.class;
+  if (t.state === 'infeasible') return 'predicted OOM (not deployed)';
+  if (t.state === 'measured') return t.constraintsOk === false ? `violates: ${t.constraintNotes.join('; ') || 'constraint'}` : 'ok';
+  if (t.state === 'skipped') return t.error ?? 'skipped';
+  return t.error ?? t.state;
+}
+
+// The acceptance length at the objective's level, else the first level that has one.
+function acceptOf(runs: BenchRun[], concurrency: number): number | null {
+  return runs.find((r) => r.concurrency === concurrency)?.acceptLength ?? runs.find((r) => r.acceptLength !== null)?.acceptLength ?? null;
+}
+
+// The signed relative change of an objective against the baseline (positive = better).
+function relative(v: number | null, base: number | null, goal: 'maximize' | 'minimize'): number | null {
+  if (v === null || base === null || base === 0) return null;
+  const r = (v - base) / Math.abs(base);
+  return goal === 'maximize' ? r : -r;
+}
+
+// Pick the best trial: the campaign's, else the best usable measured search/baseline trial.
+function findBest(input: ReportInput, goal: 'maximize' | 'minimize'): ReportTrial | null {
+  const c = input.campaign;
+  const stored = input.trials.find((t) => (c.bestTrialId != null && t.id === c.bestTrialId) || (c.bestSeq != null && t.seq === c.bestSeq));
+  if (stored) return stored;
+  const usable = input.trials.filter((t) => t.state === 'measured' && t.objective !== null && t.constraintsOk !== false && t.purpose !== 'soak');
+  return usable.reduce<ReportTrial | null>((b, t) => (!b || (goal === 'maximize' ? t.objective! > b.objective! : t.objective! < b.objective!) ? t : b), null);
+}
+
+// Table rows for every trial.
+function buildRows(input: ReportInput, keys: string[], levels: number[], objective: ReportModel['objective']): TrialRow[] {
+  const base = input.trials.find((t) => t.purpose.startsWith('baseline') && t.state === 'measured') ?? null;
+  const best = findBest(input, objective.goal);
+  return input.trials.map((t) => ({
+    seq: t.seq, config: formatConfig(t.params, keys), purpose: t.purpose, reason: t.reason, state: t.state,
+    tokPerSec: Object.fromEntries(levels.map((c) => [c, t.runs.find((r) => r.concurrency === c)?.outputTokensPerSec ?? null])),
+    objective: t.objective, vsBaseline: t === base ? 0 : relative(t.objective, base?.objective ?? null, objective.goal),
+    acceptLength: acceptOf(t.runs, objective.concurrency), maxRunningRequests: t.capacity?.maxRunningRequests ?? null,
+    verdict: verdictOf(t), isBest: t === best, isBaseline: t === base,
+  }));
+}
+
+// One chart per tuned key: the objective at each value, failures marked.
+function buildCharts(input: ReportInput, keys: string[], objective: ReportModel['objective']): ChartModel[] {
+  return keys.map((key) => {
+    const points = input.trials.filter((t) => key in t.params && t.state !== 'skipped' && t.state !== 'planned' && t.state !== 'running' && t.state !== 'deploying')
+      .map((t) => ({
+        x: t.params[key] as ParamValue, seq: t.seq,
+        y: t.state === 'measured' ? t.objective : null,
+        status: t.state === 'failed' ? 'failed' as const : t.state === 'infeasible' ? 'infeasible' as const : t.constraintsOk === false ? 'violates' as const : 'ok' as const,
+      }));
+    return { key, yLabel: `${objective.metric} @ c=${objective.concurrency}`, points, numeric: points.every((p) => typeof p.x === 'number') };
+  });
+}
+
+// The campaign timeline: trials, service actions and failures, in time order.
+function buildTimeline(input: ReportInput, keys: string[]): TimelineEntry[] {
+  const out: TimelineEntry[] = [{ ts: input.campaign.createdAt, kind: 'campaign', text: `campaign "${input.campaign.name}" started (${input.campaign.engine})` }];
+  for (const t of input.trials) {
+    out.push({ ts: t.startedAt, kind: 'trial', text: `trial ${t.seq} (${t.purpose}) ${formatConfig(t.params, keys)}: ${t.reason}` });
+    if (!t.finishedAt) continue;
+    const v = t.verdicts[0];
+    const end = v ? `trial ${t.seq} ${t.state}: ${v.class} — ${v.summary}` : `trial ${t.seq} ${t.state}${t.objective !== null ? `: ${formatNumber(t.objective)}` : ''}`;
+    out.push({ ts: t.finishedAt, kind: t.state === 'failed' ? 'failure' : 'trial', text: end });
+  }
+  for (const a of input.actions) out.push({ ts: a.ts, kind: 'action', text: `${a.action} ${a.unit}${a.host ? ` on ${a.host}` : ''} by ${a.by}${a.why ? `: ${a.why}` : ''}` });
+  if (input.campaign.finishedAt) out.push({ ts: input.campaign.finishedAt, kind: 'campaign', text: `campaign ${input.campaign.status}${input.campaign.summary ? `: ${input.campaign.summary}` : ''}` });
+  return out.map((e, i) => ({ e, i })).sort((a, b) => (a.e.ts < b.e.ts ? -1 : a.e.ts > b.e.ts ? 1 : a.i - b.i)).map((x) => x.e);
+}
+
+// Every failed trial with its diagnosis.
+function buildFailures(input: ReportInput, keys: string[]): FailureModel[] {
+  return input.trials.filter((t) => t.state === 'failed' || t.verdicts.length).map((t) => {
+    const v = t.verdicts[0];
+    return {
+      seq: t.seq, config: formatConfig(t.params, keys), class: v ? (v.cause ? `${v.class} (${v.cause})` : v.class) : 'undiagnosed',
+      confidence: v?.confidence ?? 'low', summary: v?.summary ?? t.error ?? 'no diagnosis was recorded',
+      evidence: (v?.evidence ?? []).slice(0, MAX_EVIDENCE_LINES), remediation: (v?.remediation ?? []).map((r) => r.text),
+    };
+  });
+}
+
+// Restarts the campaign cost: each change of deployed config, plus the rollback after each failure.
+function countRestarts(trials: ReportTrial[]): number {
+  let deployed: string | null = null;
+  let n = 0;
+  for (const t of trials) {
+    const key = JSON.stringify(t.params);
+    if (t.purpose.startsWith('baseline')) deployed = key;
+    if (!DEPLOYED.has(t.state) || t.purpose.startsWith('baseline')) continue;
+    if (key !== deployed) n++;
+    if (t.state === 'failed') n++;
+    else deployed = key;
+  }
+  return n;
+}
+
+// The whole model.
+export function buildReportModel(input: ReportInput): ReportModel {
+  const config = input.campaign.config;
+  const objective = readObjective(config);
+  const keys = readKeys(config, input.trials);
+  const concurrencies = [...new Set(input.trials.flatMap((t) => t.runs.map((r) => r.concurrency)))].sort((a, b) => a - b);
+  const rows = buildRows(input, keys, concurrencies, objective);
+  const t = input.trials;
+  return {
+    title: `spectune campaign ${input.campaign.id}: ${input.campaign.name}`, generatedAt: input.generatedAt, campaign: input.campaign,
+    objective, keys, concurrencies, rows, best: rows.find((r) => r.isBest) ?? null, baseline: rows.find((r) => r.isBaseline) ?? null,
+    charts: buildCharts(input, keys, objective), timeline: buildTimeline(input, keys), failures: buildFailures(input, keys),
+    counts: {
+      trials: t.length, measured: t.filter((x) => x.state === 'measured').length, failed: t.filter((x) => x.state === 'failed').length,
+      infeasible: t.filter((x) => x.state === 'infeasible').length, restarts: countRestarts(t),
+    },
+  };
+}
+
+// One sentence for the top of a report.
+export function summarizeModel(m: ReportModel): string {
+  const c = m.counts;
+  const head = `${c.trials} trials (${c.measured} measured, ${c.failed} failed, ${c.infeasible} refused as infeasible), ${c.restarts} restarts.`;
+  if (!m.best) return `${head} No usable config was measured.`;
+  return `${head} Best: ${m.best.config} at ${formatNumber(m.best.objective)} ${m.objective.metric} (${formatPercent(m.best.vsBaseline)} vs baseline).`;
+}

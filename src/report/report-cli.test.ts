@@ -1,0 +1,85 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { expect, it } from 'vitest';
+import { run } from '../cli/commands/report.js';
+import { reportError } from '../cli/exit.js';
+import type { CliIo } from '../cli/io.js';
+import {
+  closeStore, createCampaign, markTrialState, openStore, recordAction, recordTrialResult, recordTrialStart, updateCampaign,
+} from '../store/index.js';
+
+// Run the command the way main() does: errors become output and an exit code.
+async function main(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await run(argv.slice(1), io);
+  } catch (e) {
+    return reportError(e, io);
+  }
+}
+
+// A fake CLI io that collects output.
+function fakeIo() {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (b: Buffer) => out.push(b.toString()));
+  stderr.on('data', (b: Buffer) => err.push(b.toString()));
+  return { io: { stdout, stderr, env: {} }, out: () => out.join(''), err: () => err.join('') };
+}
+
+// A store with one finished campaign: baseline, a better trial, a crash with its verdict.
+function seedStore(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'spectune-report-')), 'spectune.db');
+  const db = openStore(file);
+  const c = createCampaign(db, { name: 'steps', engine: 'sglang', config: { keys: ['speculative_num_steps'], objective: { metric: 'decodeTokensPerSec.p50', concurrency: 1, goal: 'maximize' } } });
+  const add = (steps: number, purpose: string, result: Parameters<typeof recordTrialResult>[2]) => {
+    const t = recordTrialStart(db, { campaignId: c.id, params: { speculative_num_steps: steps }, purpose, reason: `${purpose} ${steps}` });
+    markTrialState(db, t.id, 'running');
+    return recordTrialResult(db, t.id, result);
+  };
+  add(1, 'baseline', { state: 'measured', objective: 123, constraintsOk: true, capacity: { maxRunningRequests: 25 } });
+  const best = add(4, 'search', { state: 'measured', objective: 277, constraintsOk: true });
+  add(10, 'search', {
+    state: 'failed', verdict: { class: 'kv_cache_oom', cause: null, confidence: 'high', summary: 'KV cache does not fit', evidence: [{ line: 3, text: 'RuntimeError: Not enough memory' }], ruledOut: [], remediation: [] },
+  });
+  recordAction(db, { ts: new Date().toISOString(), action: 'rollback', unit: 'sglang.service', by: 'spectune' }, { campaignId: c.id });
+  updateCampaign(db, c.id, { status: 'done', bestTrialId: best.id, summary: 'best steps=4' });
+  closeStore(db);
+  return file;
+}
+
+it('prints the latest campaign as Markdown by default', async () => {
+  const db = seedStore();
+  const f = fakeIo();
+  const rc = await main(['report', '--db', db], f.io);
+  expect(f.err()).toBe('');
+  expect(rc).toBe(0);
+  expect(f.out()).toContain('# spectune campaign 1: steps');
+  expect(f.out()).toContain('| 2 **best** | speculative_num_steps=4 | search |');
+  expect(f.out()).toContain('**kv_cache_oom** (high confidence): KV cache does not fit');
+});
+
+it('writes HTML and Markdown files when asked', async () => {
+  const db = seedStore();
+  const dir = mkdtempSync(join(tmpdir(), 'spectune-report-out-'));
+  const f = fakeIo();
+  expect(await main(['report', '1', '--db', db, '--html', join(dir, 'r.html'), '--md', join(dir, 'r.md')], f.io)).toBe(0);
+  expect(f.out()).toBe('');
+  expect(readFileSync(join(dir, 'r.html'), 'utf8')).toMatch(/^<!doctype html>[\s\S]*<svg [\s\S]*RuntimeError: Not enough memory/);
+  expect(readFileSync(join(dir, 'r.md'), 'utf8')).toContain('## Timeline');
+  expect(f.err()).toContain('wrote');
+});
+
+it('fails with one line for a missing store, an unknown campaign or a bad id', async () => {
+  const f1 = fakeIo();
+  expect(await main(['report', '--db', '/nonexistent/spectune.db'], f1.io)).toBe(1);
+  expect(f1.err()).toMatch(/^spectune: no store at \/nonexistent\/spectune\.db \(hint: /);
+  const f2 = fakeIo();
+  expect(await main(['report', '7', '--db', seedStore()], f2.io)).toBe(1);
+  expect(f2.err()).toContain('no campaign 7 in the store');
+  const f3 = fakeIo();
+  expect(await main(['report', 'x', '--db', seedStore()], f3.io)).toBe(2);
+});
