@@ -31,6 +31,11 @@ describe('predictFeasibility', () => {
     expect(fits.feasible).toBe(true);
   });
 
+  it('suggests fewer steps when cuda_graph_max_bs is not among the known settings', () => {
+    const p10 = predictFeasibility(history, { speculative_num_steps: 10 })!;
+    expect(p10).toMatchObject({ feasible: false, change: { speculative_num_steps: 8 }, suggestion: 'speculative_num_steps=8' });
+  });
+
   it('calls steps=8 feasible but flags its tiny max_running_requests against the constraint concurrency', () => {
     const p8 = predictFeasibility(history, { speculative_num_steps: 8 }, { defaults, needRunningRequests: 16 })!;
     expect(p8.feasible).toBe(true);

@@ -100,16 +100,25 @@ function predictRunning(ev: Evidence, tokens: number, draft: number): number | n
   return per > 0 ? Math.max(0, Math.floor(tokens / per)) : null;
 }
 
-// The largest cuda_graph_max_bs (from the space, else a power of two) whose predicted pool keeps the slack.
+// The change that fits: the largest cuda_graph_max_bs (from the space, else a power of two) that keeps the slack,
+// or, when cuda_graph_max_bs is not known, the largest speculative_num_steps that does (at topk 1).
 function suggestFit(cand: Params, line: { a: number; b: number }, opts: FeasibilityOptions): Params | null {
   const draft = draftTokensOf(cand);
   const maxLoad = (line.a * (1 - MIN_TOKEN_FRACTION)) / -line.b;
-  const maxBs = Math.floor(maxLoad / draft);
   const bs = num(cand.cuda_graph_max_bs);
-  if (bs === null || maxBs < 1) return null;
+  if (bs === null) return suggestSteps(cand, maxLoad);
+  const maxBs = Math.floor(maxLoad / draft);
+  if (maxBs < 1) return suggestSteps(cand, maxLoad / bs);
   const choices = opts.space?.find((d) => d.key === 'cuda_graph_max_bs')?.values.map(num).filter((v): v is number => v !== null && v <= maxBs && v < bs);
   const pick = choices?.length ? Math.max(...choices) : 2 ** Math.floor(Math.log2(maxBs));
   return pick < bs ? { cuda_graph_max_bs: pick } : null;
+}
+
+// The largest speculative_num_steps whose draft tokens (steps + 1) fit a per-graph-batch load budget.
+function suggestSteps(cand: Params, maxDraft: number): Params | null {
+  const steps = num(cand.speculative_num_steps);
+  const best = Math.floor(maxDraft) - 1;
+  return steps !== null && (num(cand.speculative_eagle_topk) ?? 1) === 1 && best >= 1 && best < steps ? { speculative_num_steps: best } : null;
 }
 
 // Predict whether a config will start, from the family's earlier trials; null = no basis for an opinion.
