@@ -77,6 +77,9 @@ export interface StopOptions {
   signal?: AbortSignal;
 }
 
+/** How long checkLoop watches a running unit: several RestartSec periods and a start-up of a fast-failing engine. */
+const LOOP_CHECK_MS = 10_000;
+
 // Sleep that an abort ends early.
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -158,16 +161,15 @@ export function createServiceController(opts: ServiceControllerOptions) {
     return { status: 'failed', reason, looping, verdict, diagnosis, timeToVerdictMs, journal };
   }
 
-  // Wait for the last start to be ready, or diagnose its failure and stop a crash loop.
-  async function waitReady(w: { signal?: AbortSignal } = {}): Promise<ReadyResult> {
+  // Follow the unit from a baseline: ready (or stable when monitoring), or diagnose the failure and stop the loop.
+  async function follow(base: Baseline, monitorMs: number | undefined, signal?: AbortSignal): Promise<ReadyResult | { status: 'stable' }> {
     const c = await deps();
-    const base = baseline ?? await currentBaseline();
-    baseline = null;
     const outcome = await watchStart({
       host, unit, healthUrl, readyPattern: adapter.readyPattern,
       isFatal: (m) => c.isFatalLine(m, engine), health: prober.health, sleep, now: Date.now,
-      pollMs: opts.pollMs, confirmWindowMs: opts.confirmWindowMs,
-    }, base, w.signal);
+      pollMs: opts.pollMs, confirmWindowMs: opts.confirmWindowMs, monitorMs,
+    }, base, signal);
+    if (outcome.status === 'stable') return { status: 'stable' };
     if (outcome.status === 'ready') {
       onEvent({ type: 'service:ready', ts: Date.now(), unit, elapsedMs: outcome.elapsedMs });
       return { status: 'ready', elapsedMs: outcome.elapsedMs };
@@ -176,6 +178,21 @@ export function createServiceController(opts: ServiceControllerOptions) {
     const s = outcome.tracker.state;
     if (outcome.looping || s?.activeState === 'activating' || s?.subState === 'auto-restart') await stopLoop(`stop the failing start: ${result.verdict.class}`);
     return result;
+  }
+
+  // Wait for the last start to be ready, or diagnose its failure and stop a crash loop.
+  async function waitReady(w: { signal?: AbortSignal } = {}): Promise<ReadyResult> {
+    const base = baseline ?? await currentBaseline();
+    baseline = null;
+    return (await follow(base, undefined, w.signal)) as ReadyResult;
+  }
+
+  // Watch a running unit for a while: a crash loop (even one `systemctl status` shows as active) is diagnosed and stopped.
+  async function checkLoop(w: { windowMs?: number; signal?: AbortSignal } = {}): Promise<{ status: 'stable' } | Extract<ReadyResult, { status: 'failed' }>> {
+    const base = await currentBaseline();
+    if (!base.mainPid && (await showUnit(host, unit)).activeState !== 'activating') return { status: 'stable' };
+    const r = await follow(base, w.windowMs ?? LOOP_CHECK_MS, w.signal);
+    return r.status === 'ready' ? { status: 'stable' } : r;
   }
 
   // Baseline for a start spectune did not make itself: the unit as it is now.
@@ -221,6 +238,7 @@ export function createServiceController(opts: ServiceControllerOptions) {
       }
     },
     waitReady,
+    checkLoop,
     restart,
     stopLoop,
     // Return to the last known-good drop-in (or none), restart and verify readiness.

@@ -42,6 +42,7 @@ export interface Tracker {
 /** What the watcher concluded. */
 export type WatchOutcome =
   | { status: 'ready'; elapsedMs: number; tracker: Tracker }
+  | { status: 'stable'; tracker: Tracker }
   | { status: 'failed'; reason: string; looping: boolean; tracker: Tracker };
 
 /** How the watcher reaches the unit and the engine. */
@@ -56,6 +57,8 @@ export interface WatchContext {
   now(): number;
   pollMs?: number;
   confirmWindowMs?: number;
+  /** Monitor a running unit for this long instead of waiting for readiness ("stable" when nothing failed). */
+  monitorMs?: number;
 }
 
 // A fresh tracker for one start.
@@ -95,8 +98,9 @@ export function isLooping(t: Tracker): boolean {
   return t.restarts > 0 || t.mainPids.length > 1;
 }
 
-// Decide after a poll: keep waiting, probe health, or conclude the failure.
-export function decide(t: Tracker, now: number, confirmWindowMs: number): 'wait' | 'probe' | 'failed' {
+// Decide after a poll: keep waiting, probe health, call a monitored unit stable, or conclude the failure.
+export function decide(t: Tracker, now: number, confirmWindowMs: number, monitorUntil?: number): 'wait' | 'probe' | 'stable' | 'failed' {
+  if (t.failedAt === null && monitorUntil !== undefined) return now >= monitorUntil ? 'stable' : 'wait';
   if (t.failedAt === null) return (t.readyLine || !t.baseline.sawStart) && t.state?.activeState === 'active' ? 'probe' : 'wait';
   if (isLooping(t) && t.fatal.length) return 'failed';
   const s = t.state;
@@ -111,13 +115,16 @@ async function poll(ctx: WatchContext, t: Tracker): Promise<void> {
   observe(t, entries, state, ctx.isFatal, ctx.readyPattern, ctx.now());
 }
 
-// Follow a start until it is ready or has failed (or the caller aborts: then it throws the abort reason).
+// Follow a start until it is ready or has failed (or, with monitorMs, watch a running unit for a crash loop);
+// when the caller aborts it throws the abort reason.
 export async function watchStart(ctx: WatchContext, baseline: Baseline, signal?: AbortSignal): Promise<WatchOutcome> {
   const t = createTracker(baseline);
+  const monitorUntil = ctx.monitorMs === undefined ? undefined : baseline.startedAt + ctx.monitorMs;
   for (;;) {
     signal?.throwIfAborted();
     await poll(ctx, t);
-    const next = decide(t, ctx.now(), ctx.confirmWindowMs ?? CONFIRM_WINDOW_MS);
+    const next = decide(t, ctx.now(), ctx.confirmWindowMs ?? CONFIRM_WINDOW_MS, monitorUntil);
+    if (next === 'stable') return { status: 'stable', tracker: t };
     if (next === 'failed') return { status: 'failed', reason: t.reason ?? 'failed', looping: isLooping(t), tracker: t };
     if (next === 'probe' && (await ctx.health(ctx.healthUrl)).ok) {
       return { status: 'ready', elapsedMs: ctx.now() - baseline.startedAt, tracker: t };

@@ -19,6 +19,9 @@ export function formatStatus(st: ServiceStatus): string {
     `  engine settings in force: ${formatSettings(st.settings)}`,
     `  health: ${st.health.url} -> ${st.health.status ?? st.health.error ?? 'no answer'}${st.health.ok ? ' (ok)' : ''}`,
   ];
+  if ((s.nRestarts ?? 0) > 0) {
+    lines.push(`  warning: systemd restarted it ${s.nRestarts} time(s) since it was last started by hand: a crash loop can look "active" (see \`spectune logs\`)`);
+  }
   return redactText(`${lines.join('\n')}\n`);
 }
 

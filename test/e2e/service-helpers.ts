@@ -29,8 +29,9 @@ export interface SimUnit {
 }
 
 // The unit file text for a test.
-export function renderSimUnit(unit: string, port: number, timeoutStopSec: number): string {
-  return TEMPLATE.replaceAll('{{UNIT}}', unit).replaceAll('{{PORT}}', String(port)).replaceAll('{{TIMEOUT_STOP_SEC}}', String(timeoutStopSec));
+export function renderSimUnit(unit: string, port: number, timeoutStopSec: number, extraArgs = ''): string {
+  return TEMPLATE.replaceAll('{{UNIT}}', unit).replaceAll('{{PORT}}', String(port)).replaceAll('{{TIMEOUT_STOP_SEC}}', String(timeoutStopSec))
+    .replaceAll('{{EXTRA_ARGS}}', extraArgs ? ` ${extraArgs}` : '');
 }
 
 // Run a command on the test host, failing the test when it fails.
@@ -41,12 +42,12 @@ export async function sh(host: Host, argv: string[]): Promise<string> {
 }
 
 // Install and start a fresh sim unit (any previous spectune state for it removed first).
-export async function installSimUnit(name: string, port: number, opts: { timeoutStopSec?: number; start?: boolean } = {}): Promise<SimUnit> {
+export async function installSimUnit(name: string, port: number, opts: { timeoutStopSec?: number; start?: boolean; extraArgs?: string } = {}): Promise<SimUnit> {
   const th = getTestHost(SERVICE_TEST_HOST);
   const host = await openHost({ target: th.name, sshConfig: th.sshConfig });
   const unit = `spectune-svc-e2e-${name}.service`;
   await removeSimUnit(host, unit);
-  await host.writeFile(`/etc/systemd/system/${unit}`, renderSimUnit(unit, port, opts.timeoutStopSec ?? 30));
+  await host.writeFile(`/etc/systemd/system/${unit}`, renderSimUnit(unit, port, opts.timeoutStopSec ?? 30, opts.extraArgs));
   await sh(host, ['systemctl', 'daemon-reload']);
   if (opts.start !== false) await sh(host, ['systemctl', 'start', unit]);
   const endpoint = `http://${th.ip}:${port}`;

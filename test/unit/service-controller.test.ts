@@ -211,3 +211,26 @@ describe('service controller', () => {
     await expect(c.restart('x')).rejects.toMatchObject({ code: 'E_UNIT_NOT_FOUND' });
   });
 });
+
+describe('checkLoop', () => {
+  it('finds a crash loop in a unit systemd shows as active, diagnoses it and stops it', async () => {
+    const sd = new ScriptedSystemd();
+    sd.state = { active: 'active', sub: 'running', pid: 200, restarts: 2 };
+    sd.script = [() => {}, () => {}, (s) => { s.log(200, 'RuntimeError: CUDA error: an illegal memory access was encountered'); s.state = { active: 'active', sub: 'running', pid: 201, restarts: 3 }; }];
+    const { c, actionLog } = controllerFor(sd, prober(true));
+    const r = await c.checkLoop({ windowMs: 2000 });
+    expect(r.status).toBe('failed');
+    if (r.status !== 'failed') return;
+    expect(r.looping).toBe(true);
+    expect(r.verdict.class).toBe('crash_loop');
+    expect(sd.state.active).toBe('inactive');
+    expect(actionLog.records.map((a) => a.action)).toEqual(['stop']);
+  });
+
+  it('calls a quiet running unit stable after the window', async () => {
+    const sd = new ScriptedSystemd();
+    const { c, actionLog } = controllerFor(sd, prober(true));
+    expect(await c.checkLoop({ windowMs: 50 })).toEqual({ status: 'stable' });
+    expect(actionLog.records).toEqual([]);
+  });
+});
