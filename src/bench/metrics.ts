@@ -1,4 +1,5 @@
 // Per-request timelines and per-level aggregates; pure: every timestamp is passed in by the caller.
+import { redactText } from '../redact.js';
 import { LogHistogram } from './histogram.js';
 import type { BenchErrors, RequestSample, Summary } from './types.js';
 
@@ -65,7 +66,8 @@ export function buildSample(tl: RequestTimeline, out: RequestOutcome, concurrenc
     concurrency,
     ok: out.ok,
     errorPhase: out.errorPhase,
-    error: out.error,
+    // Server error bodies can echo credentials; samples are stored, so they are scrubbed here.
+    error: out.error === null ? null : redactText(out.error),
     startMs: tl.startMs - originMs,
     startEpochMs: tl.startMs + epochOffsetMs,
     ttftMs: tl.firstMs >= 0 ? tl.firstMs - tl.startMs : null,

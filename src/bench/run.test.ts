@@ -90,11 +90,24 @@ describe('runBench against a scripted SSE server', () => {
   });
 
   it('skips higher levels once output tok/s stops growing (stopAtSaturation)', async () => {
-    // Requests after the first level stream 8x slower: 4 streams give less than 1 did, as a saturated batch would.
-    const { result, events } = await bench((_r, n) => ({ frames: 6, itlMs: n < 4 ? 5 : 40, ttftMs: 1 }), { concurrency: [1, 4, 16], requests: 4, stopAtSaturation: true });
-    expect(result.runs.map((r) => r.concurrency)).toEqual([1, 4]);
+    // Requests after the first level stream 100x slower: 4 streams give less than 1 did, as a saturated batch would.
+    const { result, events } = await bench((_r, n) => ({ frames: 6, itlMs: n < 4 ? 1 : 100, ttftMs: 1 }), { concurrency: [1, 4, 16], requests: 4, stopAtSaturation: true });
+    expect(result.runs.map((r) => [r.concurrency, r.outputTokensPerSec])).toEqual([[1, expect.any(Number)], [4, expect.any(Number)]]);
     const stop = events.find((e) => e.type === 'bench:stopped');
     expect(stop).toMatchObject({ concurrency: 4, reason: expect.stringMatching(/server saturated: .*skipping 16/) });
+  });
+
+  it('measures for a duration instead of a request count', async () => {
+    const { run } = await bench(() => ({ frames: 4, itlMs: 5, ttftMs: 1 }), { requests: null, durationSec: 0.3, concurrency: [2] });
+    expect(run.requests.ok).toBeGreaterThan(2);
+    expect(run.durationMs).toBeGreaterThanOrEqual(300);
+  });
+
+  it('stops and rejects when the caller aborts', async () => {
+    server = await startSseServer(() => ({ frames: 1000, itlMs: 10 }));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 150);
+    await expect(runBench({ url: server.url, requests: 4, warmup: 0 }, undefined, ac.signal)).rejects.toMatchObject({ code: 'E_BENCH_FAILED', message: 'benchmark aborted' });
   });
 
   it('reports a server that rejects everything as an error with a hint', async () => {

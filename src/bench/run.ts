@@ -64,13 +64,13 @@ async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: n
   const warm = o.warmup ?? c;
   if (warm > 0) {
     const w = await runLevel(ctx, Math.min(c, warm), { requests: warm, durationMs: null }, false);
-    if (first) assertServerAnswers(w, o.url);
+    if (first && !ctx.signal?.aborted) assertServerAnswers(w, o.url);
   }
   const before = scraper ? await scraper.scrape() : null;
   let during: Promise<EngineView | null> = Promise.resolve(null);
   const budget = { requests: o.durationSec !== null ? null : (o.requests ?? defaultRequests(c)), durationMs: o.durationSec !== null ? o.durationSec * 1000 : null };
   const level = await runLevel({ ...ctx, onHalfway: () => { if (scraper) during = scraper.scrape(); } }, c, budget, true);
-  if (first && warm === 0) assertServerAnswers(level, o.url);
+  if (first && warm === 0 && !ctx.signal?.aborted) assertServerAnswers(level, o.url);
   const after = scraper ? await scraper.scrape() : null;
   if (level.stats.usageMissing > 0) {
     ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: the server sent no usage for ${level.stats.usageMissing} requests; their token counts are SSE chunk counts (low under speculative decoding)` });
