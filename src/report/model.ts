@@ -32,6 +32,15 @@ function readKeys(config: Obj, trials: ReportTrial[]): string[] {
   return [...new Set(trials.flatMap((t) => Object.keys(t.params)))];
 }
 
+// The search's own step names, which the tuner keeps as the prefix of a search trial's reason.
+const STEP_NAMES = /^(baseline|climb|refine|probe|bisect|repeat|soak|grid|random):/;
+
+// What the trial was for: the search step ("climb", "probe", "bisect", ...) when the reason names one.
+function purposeOf(t: ReportTrial): string {
+  const m = t.purpose === 'search' ? STEP_NAMES.exec(t.reason) : null;
+  return m ? m[1] : t.purpose;
+}
+
 // Short verdict of a trial for the table.
 function verdictOf(t: ReportTrial): string {
   const v = t.verdicts[0];
@@ -68,7 +77,7 @@ function buildRows(input: ReportInput, keys: string[], levels: number[], objecti
   const base = input.trials.find((t) => t.purpose.startsWith('baseline') && t.state === 'measured') ?? null;
   const best = findBest(input, objective.goal);
   return input.trials.map((t) => ({
-    seq: t.seq, config: formatConfig(t.params, keys), purpose: t.purpose, reason: t.reason, state: t.state,
+    seq: t.seq, config: formatConfig(t.params, keys), purpose: purposeOf(t), reason: t.reason, state: t.state,
     tokPerSec: Object.fromEntries(levels.map((c) => [c, t.runs.find((r) => r.concurrency === c)?.outputTokensPerSec ?? null])),
     objective: t.objective, vsBaseline: t === base ? 0 : relative(t.objective, base?.objective ?? null, objective.goal),
     acceptLength: acceptOf(t.runs, objective.concurrency), maxRunningRequests: t.capacity?.maxRunningRequests ?? null,
@@ -93,7 +102,7 @@ function buildCharts(input: ReportInput, keys: string[], objective: ReportModel[
 function buildTimeline(input: ReportInput, keys: string[]): TimelineEntry[] {
   const out: TimelineEntry[] = [{ ts: input.campaign.createdAt, kind: 'campaign', text: `campaign "${input.campaign.name}" started (${input.campaign.engine})` }];
   for (const t of input.trials) {
-    out.push({ ts: t.startedAt, kind: 'trial', text: `trial ${t.seq} (${t.purpose}) ${formatConfig(t.params, keys)}: ${t.reason}` });
+    out.push({ ts: t.startedAt, kind: 'trial', text: `trial ${t.seq} (${purposeOf(t)}) ${formatConfig(t.params, keys)}: ${t.reason.replace(STEP_NAMES, '').trim()}` });
     if (!t.finishedAt) continue;
     const v = t.verdicts[0];
     const end = v ? `trial ${t.seq} ${t.state}: ${v.class} — ${v.summary}` : `trial ${t.seq} ${t.state}${t.objective !== null ? `: ${formatNumber(t.objective)}` : ''}`;

@@ -42,7 +42,7 @@ function trial(seq: number, steps: number, state: string, objective: number | nu
 function seedCampaign(): ReportInput {
   const trials = [
     trial(1, 1, 'measured', 123), trial(2, 2, 'measured', 186), trial(3, 4, 'measured', 277), trial(4, 8, 'measured', 279, { constraintsOk: false, constraintNotes: ['outputTokensPerSec@16 700 < 776 (90% of baseline)'] }),
-    trial(5, 5, 'measured', 282), trial(6, 10, 'failed', null, { verdicts: [OOM], reason: 'probe speculative_num_steps=10 beyond the plateau' }),
+    trial(5, 5, 'measured', 282), trial(6, 10, 'failed', null, { verdicts: [OOM], reason: 'probe: probe speculative_num_steps=10 beyond the plateau' }),
     trial(7, 9, 'infeasible', null), trial(8, 4, 'measured', 276, { purpose: 'soak' }),
   ];
   return {
@@ -72,6 +72,8 @@ describe('buildReportModel', () => {
     expect(m.rows[5].verdict).toBe('crash_loop (kv_cache_oom)');
     expect(m.rows[6].verdict).toBe('predicted OOM (not deployed)');
     expect(m.best?.seq).toBe(3);
+    expect(m.rows[5].purpose).toBe('probe');
+    expect(m.rows[1].purpose).toBe('search');
   });
 
   it('charts the objective per parameter with failures marked', () => {
