@@ -1,4 +1,5 @@
 // The streaming half of diagnose: every line of every source goes through here once; only bounded facts are kept.
+import { detach, detachAll } from './detach.js';
 import { LifetimeTracker, type LifeState, type RuleHit, type Sighting } from './lifetimes.js';
 import { createLineSplitter, type LineSplitter } from './lines.js';
 import { readAppMarker, readKernelMarker, readSystemdMarker, type Marker } from './markers.js';
@@ -61,9 +62,19 @@ function bare(text: string): AppLine {
   return { text, prefixed: false, tag: null, appTs: null, dialect: null, head: '' };
 }
 
+/** Fixed-format lines a busy server prints by the million (batch stats, access log): no rule can match them. */
+const ROUTINE_PREFIXES = ['Decode batch', 'Prefill batch', 'Engine 0', 'slot '];
+const ACCESS_LINE = /^INFO: +[\w.:[\]-]+ - "/;
+
+// Is this one of the routine lines that can be skipped by the rules (the markers have already seen it)?
+function isRoutine(text: string): boolean {
+  for (const p of ROUTINE_PREFIXES) if (text.startsWith(p)) return !text.includes('rror');
+  return text.charCodeAt(0) === 73 && ACCESS_LINE.test(text);
+}
+
 // Quote a line for evidence, bounded.
 function quote(text: string): string {
-  return text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}… [${text.length} chars]` : text;
+  return text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}… [${text.length} chars]` : detach(text);
 }
 
 /** Streaming collector over several named sources. */
@@ -88,7 +99,7 @@ export class Collector {
 
   // End of all input: flush partial lines and open tracebacks.
   finish(): Collected {
-    for (const s of this.sources.values()) s.splitter.end();
+    for (const s of this.sources.values()) { s.splitter.end(); s.tracker.seal(); }
     this.tracebacks.flush();
     const all = [...this.sources.values()];
     return {
@@ -135,16 +146,17 @@ export class Collector {
       src.tracker.noteDialect(life, app.dialect);
       this.tracebacks.feed(`${src.summary.name}|${rec.pid ?? ''}|${app.tag ?? ''}`, lineNo, app, life.id);
     }
-    if (marker) this.onMarker(src, life, marker, { line: lineNo, ts, text: quote(text), fields: marker.fields }, rec.pid);
+    if (marker) this.onMarker(src, life, marker, { line: lineNo, ts: ts && detach(ts), text: quote(text), fields: detachAll(marker.fields) }, rec.pid);
     // Indented 4+ spaces = a traceback's source line: code quoting a message is not the message.
-    const matches = text.startsWith('    ') ? [] : this.matcher.match(text);
+    if (text.startsWith('    ') || isRoutine(text)) return;
+    const matches = this.matcher.match(text);
     if (!matches.length) {
       if (isApp && SUSPICIOUS.test(text)) this.pushBounded(this.suspicious, this.item(src, lineNo, ts, rec.pid, 'suspicious', text, life.id), MAX_SUSPICIOUS);
       return;
     }
     if (rec.format === 'plain' && !app.prefixed) src.summary.recognised++;
     for (const m of matches) {
-      const hit: RuleHit = { ruleId: m.rule.id, class: m.rule.class, fatal: m.rule.fatal !== false, source: src.summary.name, lifetime: life.id, line: lineNo, ts, text: quote(text), fields: m.facts };
+      const hit: RuleHit = { ruleId: m.rule.id, class: m.rule.class, fatal: m.rule.fatal !== false, source: src.summary.name, lifetime: life.id, line: lineNo, ts: ts && detach(ts), text: quote(text), fields: detachAll(m.facts) };
       const firstOfClass = hit.fatal && !life.hits.some((h) => h.class === hit.class && h.fatal);
       src.tracker.addHit(life, hit);
       if (firstOfClass && APP_FAILURE_CLASSES.has(hit.class)) this.addTimeline(this.item(src, lineNo, ts, rec.pid, `error:${hit.class}`, text, life.id));
@@ -163,7 +175,7 @@ export class Collector {
     const marker = readKernelMarker(text);
     if (marker) this.addTimeline(this.item(src, lineNo, ts, null, 'oom_kill', text, null));
     for (const m of this.matcher.match(text)) {
-      const hit: RuleHit = { ruleId: m.rule.id, class: m.rule.class, fatal: m.rule.fatal !== false, source: src.summary.name, lifetime: null, line: lineNo, ts, text: quote(text), fields: m.facts };
+      const hit: RuleHit = { ruleId: m.rule.id, class: m.rule.class, fatal: m.rule.fatal !== false, source: src.summary.name, lifetime: null, line: lineNo, ts: ts && detach(ts), text: quote(text), fields: detachAll(m.facts) };
       if (!marker && m.rule.class !== 'host_oom_kill') this.addTimeline(this.item(src, lineNo, ts, null, `error:${hit.class}`, text, null));
       this.pushBounded(this.unowned, hit, MAX_UNOWNED);
     }
@@ -176,7 +188,7 @@ export class Collector {
   }
 
   private item(src: SourceState, line: number, ts: string | null, pid: number | null, kind: string, text: string, lifetime: number | null): TimelineItem {
-    return { source: src.summary.name, line, ts, pid, kind, text: quote(text), fields: {}, lifetime };
+    return { source: src.summary.name, line, ts: ts && detach(ts), pid, kind, text: quote(text), fields: {}, lifetime };
   }
 
   private addTimeline(t: TimelineItem): void {

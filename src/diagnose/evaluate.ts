@@ -107,7 +107,7 @@ export function evaluate(c: Collected, opts: EvaluateOptions): Diagnosis {
     verdict,
     rootException: pickRootException(incident.death),
     timeline: buildTimeline(c, opts.actions, hints),
-    lifetimes: buildLifetimes(c.lives, byId, c.sources.length > 1),
+    lifetimes: buildLifetimes(c.lives, byId, c.sources.length > 1, hints),
     inputs: c.sources.map((s) => ({ name: s.name, lines: s.lines, recognised: s.recognised, formats: { ...s.formats } })),
   };
 }

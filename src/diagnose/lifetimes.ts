@@ -1,4 +1,5 @@
 // Split one input into process lifetimes (PID changes, systemd start markers, exits) and record what each lived.
+import { detach } from './detach.js';
 import type { Marker } from './markers.js';
 import { isGenerationPath } from './markers.js';
 import type { Dialect } from './prefix.js';
@@ -128,12 +129,19 @@ export class LifetimeTracker {
 
   private touch(life: LifeState, line: number, ts: string | null): LifeState {
     life.lastLine = line;
-    if (ts) { life.endTs = ts; if (!life.startTs) life.startTs = ts; }
+    if (ts) { life.endTs = ts; if (!life.startTs) life.startTs = detach(ts); }
     return life;
   }
 
+  // Stop sharing memory with the input once a lifetime stops changing (see detach.ts).
+  seal(): void {
+    const cur = this.current;
+    if (cur?.endTs) cur.endTs = detach(cur.endTs);
+  }
+
   private open(line: number, ts: string | null, sawStart: boolean): LifeState {
-    const life = newLife(this.nextId(), this.source, line, ts);
+    this.seal();
+    const life = newLife(this.nextId(), this.source, line, ts && detach(ts));
     life.sawStart = sawStart;
     this.lives.push(life);
     if (this.lives.length > MAX_LIFETIMES) this.lives.splice(KEEP_HEAD_LIFETIMES, 1);

@@ -1,4 +1,5 @@
 // Turn arbitrary chunks (any boundary, CRLF, invalid UTF-8) into whole lines without ever dropping one.
+import { isAscii } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 
 /**
@@ -25,6 +26,7 @@ function stripCr(line: string): string {
 export function createLineSplitter(sink: LineSink, maxLineChars = MAX_LINE_CHARS): LineSplitter {
   const decoder = new StringDecoder('utf8');
   let carry = '';
+  let pending = false;
   const feed = (text: string): void => {
     let start = 0;
     let nl = text.indexOf('\n');
@@ -47,7 +49,11 @@ export function createLineSplitter(sink: LineSink, maxLineChars = MAX_LINE_CHARS
   };
   return {
     push(chunk) {
-      feed(typeof chunk === 'string' ? chunk : decoder.write(chunk));
+      if (typeof chunk === 'string') return feed(chunk);
+      // Pure ASCII decodes byte for byte (much faster than UTF-8 decoding), unless the decoder holds a partial character.
+      if (!pending && isAscii(chunk)) return feed(chunk.toString('latin1'));
+      feed(decoder.write(chunk));
+      pending = chunk.length > 0 && chunk[chunk.length - 1] >= 0x80;
     },
     end() {
       feed(decoder.end());

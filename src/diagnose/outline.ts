@@ -79,11 +79,12 @@ function exitText(l: LifeState): string | null {
 }
 
 // Public lifetimes (with the source only when there are several inputs).
-export function buildLifetimes(lives: LifeState[], deaths: Map<number, Death>, withSource: boolean): Lifetime[] {
+export function buildLifetimes(lives: LifeState[], deaths: Map<number, Death>, withSource: boolean, hints: Map<string, number | null>): Lifetime[] {
   return lives.map((l) => {
     const d = deaths.get(l.id);
+    const ts = (t: string | null) => formatStamp(parseStamp(t, hints.get(l.source) ?? null)) ?? t;
     const out: Lifetime = {
-      pid: l.pid, firstLine: l.firstLine, lastLine: l.lastLine, start: l.startTs, end: l.endTs, ready: Boolean(l.ready),
+      pid: l.pid, firstLine: l.firstLine, lastLine: l.lastLine, start: ts(l.startTs), end: ts(l.endTs), ready: Boolean(l.ready),
       requestsServed: l.requests, exit: exitText(l), cause: d && d.crashed ? d.class : null,
     };
     if (withSource) out.source = l.source;

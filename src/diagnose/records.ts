@@ -1,6 +1,5 @@
 // Normalise one input line, whatever its format (journal JSON, journalctl text, plain engine output), to a record.
 import { readJournalFields } from './json-fields.js';
-import { isoFromMicros } from './time.js';
 
 /** How a line was recognised. */
 export type LineFormat = 'json' | 'journal' | 'plain' | 'meta';
@@ -8,7 +7,7 @@ export type LineFormat = 'json' | 'journal' | 'plain' | 'meta';
 /** One log line, normalised. */
 export interface LogRecord {
   format: LineFormat;
-  /** Timestamp text as found (ISO for JSON, "Mar 09 22:28:48" for short text), or null. */
+  /** Timestamp text as found (journald microseconds for JSON, "Mar 09 22:28:48" for short text), or null. */
   ts: string | null;
   ident: string | null;
   pid: number | null;
@@ -43,7 +42,7 @@ function fromJson(line: string): LogRecord | null {
   const ident = f.SYSLOG_IDENTIFIER ?? f._COMM;
   const message = f.MESSAGE === null ? '[journalctl omitted this message: over 4096 bytes; export with --all]' : stripAnsi(f.MESSAGE);
   return {
-    format: 'json', ts: f.__REALTIME_TIMESTAMP ? isoFromMicros(f.__REALTIME_TIMESTAMP) : null, ident,
+    format: 'json', ts: f.__REALTIME_TIMESTAMP, ident,
     pid: Number.isFinite(pid) ? pid : null, unit: f.UNIT ?? f._SYSTEMD_UNIT, origin: originOf(ident, pid, f._TRANSPORT), message,
   };
 }

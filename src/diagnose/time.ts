@@ -5,6 +5,8 @@ const MONTHS: Record<string, number> = {
 };
 const SHORT = /^([A-Z][a-z]{2}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
 const ISO_LIKE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/;
+/** Journald's __REALTIME_TIMESTAMP: microseconds since the epoch, kept raw until a line is quoted. */
+const MICROS = /^\d{13,17}$/;
 const MONTH_DAY = /^(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 /** A point in time as far as the input tells it: epoch ms (wall clock taken as UTC when no zone is given). */
@@ -29,6 +31,7 @@ function parseShort(m: RegExpExecArray, year: number): number {
 // Parse any timestamp text diagnose meets; yearHint fills in journald short and vLLM "MM-DD HH:MM:SS" stamps.
 export function parseStamp(text: string | null, yearHint: number | null): Stamp | null {
   if (!text) return null;
+  if (MICROS.test(text)) return { ms: Number(text.slice(0, -3)), guessedYear: false, zoned: true };
   let m = ISO_LIKE.exec(text);
   if (m) {
     const zone = m[8];
@@ -49,16 +52,10 @@ export function parseStamp(text: string | null, yearHint: number | null): Stamp 
   return null;
 }
 
-// Journald's __REALTIME_TIMESTAMP (microseconds since the epoch, as a string) to an ISO instant.
-export function isoFromMicros(micros: string): string | null {
-  const ms = Number(micros.slice(0, -3));
-  if (!Number.isFinite(ms) || micros.length < 4) return null;
-  return new Date(ms).toISOString();
-}
-
 // The 4-digit year a timestamp text carries, if any (used as the hint for yearless stamps).
 export function yearOf(text: string | null): number | null {
   if (!text) return null;
+  if (MICROS.test(text)) return new Date(Number(text.slice(0, -3))).getUTCFullYear();
   const m = /^(\d{4})-\d{2}-\d{2}/.exec(text);
   return m ? Number(m[1]) : null;
 }

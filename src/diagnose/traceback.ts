@@ -1,5 +1,6 @@
 // Reassemble Python tracebacks from journal lines (blank lines dropped, SGLang prefixes only the first line,
 // vLLM every line, several processes interleaved) into chains whose first block is the root cause.
+import { detach } from './detach.js';
 import type { AppLine } from './prefix.js';
 import type { TraceFrame } from './types.js';
 
@@ -18,7 +19,7 @@ export interface TracebackChain {
   blocks: TracebackBlock[];
   firstLine: number;
   lastLine: number;
-  /** App text before `Traceback` on the header line, or the line above it (e.g. "Scheduler hit an exception:"). */
+  /** App text before `Traceback` on the header line (e.g. "Scheduler hit an exception:"). */
   context: string;
   /** Opaque tag supplied by the caller (the lifetime the chain belongs to). */
   owner: number;
@@ -56,7 +57,6 @@ function newBlock(line: number): TracebackBlock {
 /** Streaming reassembler; completed chains are handed to `onChain`. */
 export class TracebackAssembler {
   private readonly open = new Map<string, StreamState>();
-  private readonly previous = new Map<string, string>();
 
   constructor(private readonly onChain: (c: TracebackChain) => void) {}
 
@@ -66,10 +66,9 @@ export class TracebackAssembler {
     const st = this.open.get(stream);
     const at = text.indexOf(HEADER);
     if (at !== -1) return this.openBlock(stream, st, line, app, at, owner);
-    if (!st) { this.rememberPrevious(stream, text); return; }
+    if (!st) return;
     if (startsRecord(app, st.head)) {
       this.close(stream);
-      this.rememberPrevious(stream, text);
       return;
     }
     st.chain.lastLine = line;
@@ -91,10 +90,6 @@ export class TracebackAssembler {
     this.onChain(st.chain);
   }
 
-  private rememberPrevious(stream: string, text: string): void {
-    if (text.trim()) this.previous.set(stream, text.length > 300 ? text.slice(0, 300) : text);
-  }
-
   // A header: continue a chain after a chain marker, otherwise start a new chain.
   private openBlock(stream: string, st: StreamState | undefined, line: number, app: AppLine, at: number, owner: number): void {
     const block = newBlock(line);
@@ -106,7 +101,7 @@ export class TracebackAssembler {
     }
     if (st) this.close(stream);
     const before = app.text.slice(0, at).trim();
-    const context = before || this.previous.get(stream) || '';
+    const context = detach(before);
     const chain: TracebackChain = { stream, blocks: [block], firstLine: line, lastLine: line, context, owner };
     this.open.set(stream, { chain, block, phase: 'frames', head: app.head, messageLines: 0 });
   }
@@ -115,17 +110,17 @@ export class TracebackAssembler {
   private feedFrame(st: StreamState, line: number, text: string): void {
     const f = FRAME.exec(text);
     if (f) {
-      if (st.block.frames.length < MAX_FRAMES) st.block.frames.push({ file: f[1], line: Number(f[2]), func: f[3] ?? '' });
+      if (st.block.frames.length < MAX_FRAMES) st.block.frames.push({ file: detach(f[1]), line: Number(f[2]), func: detach(f[3] ?? '') });
       return;
     }
     const last = st.block.frames[st.block.frames.length - 1];
     if (text.startsWith('    ') && !NOISE.test(text)) {
-      if (last && last.code === undefined) last.code = text.trim();
+      if (last && last.code === undefined) last.code = detach(text.trim());
       return;
     }
     const t = text.charCodeAt(0) === 32 ? null : TERMINAL.exec(text);
     if (!t || NOISE.test(text)) return;
-    Object.assign(st.block, { type: t[1], message: t[2] ?? '', terminalLine: line });
+    Object.assign(st.block, { type: detach(t[1]), message: detach(t[2] ?? ''), terminalLine: line });
     st.phase = 'message';
   }
 
@@ -133,7 +128,7 @@ export class TracebackAssembler {
   private appendMessage(st: StreamState, text: string): void {
     if (st.messageLines >= MAX_MESSAGE_LINES || !text.trim()) return;
     if (text.includes('Traceback') || FRAME.test(text)) return;
-    st.block.message += `\n${text}`;
+    st.block.message = detach(`${st.block.message}\n${text}`);
     st.messageLines++;
   }
 }
