@@ -34,7 +34,9 @@ has_leftovers() {
         || [ -n "$(th_cgroup_dirs "$TH_CGNAME")" ]
 }
 
-mapfile -t HOSTS < <(find_hosts | sort -u)
+# Only hosts of THIS base dir (host dirs keep their keys, so they outlive a crash): another base dir's hosts
+# have the same kind of global names (netns, veth, cgroups) and must never be torn down from here.
+mapfile -t HOSTS < <(find_hosts | sort -u | while read -r n; do [ -d "$TH_BASE/$n" ] && echo "$n"; done)
 TODO=()
 for n in "${HOSTS[@]}"; do has_leftovers "$n" && TODO+=("$n"); done
 rc=0
