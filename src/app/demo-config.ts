@@ -12,6 +12,10 @@ export const DEMO_TIME_SCALE = 0.01;
  * at 4-6, probes steps=10 "to see if it unplateaus", and crashes exactly as the seed did. */
 export const DEMO_START_STEPS = 3;
 
+/** The batch the constraint protects: a single user's speed must not cost the aggregate throughput of four users
+ * (steps=8 leaves room for max_running_requests=1 only, and is rejected by it). */
+export const DEMO_BATCH = 4;
+
 /** Where the demo's pieces live. */
 export interface DemoLayout {
   node: string;
@@ -41,8 +45,9 @@ export function buildDemoConfig(port: number, store: string): Record<string, unk
     space: { speculative_num_steps: { min: 1, max: 10 } },
     search: { strategy: 'adaptive', noiseMargin: '4%', repeats: 2, soak: { repeats: 1 } },
     objective: { metric: 'decodeTokensPerSec.mean', concurrency: 1 },
+    constraints: [{ metric: 'outputTokensPerSec', concurrency: DEMO_BATCH, op: '>=', value: '90%', relativeTo: 'baseline' }],
     benchmark: {
-      concurrency: [1], requests: 4, inputTokens: 128, outputTokens: 192, warmup: 1,
+      concurrency: [1, DEMO_BATCH], requests: 4, inputTokens: 128, outputTokens: 160, warmup: 1,
       timeouts: { ready: '60s', firstToken: '30s', stall: '10s', total: '60s' },
     },
     budget: { trials: 12, hours: '10m' },

@@ -85,7 +85,7 @@ async function runDemoCampaign(pm: ProcessManager, root: string, db: Db, config:
     store: createSqliteTuneStore(db, 'sglang'),
     now: opts.now ?? Date.now,
   };
-  const campaign = await runCampaign(deps, specFromConfig(config), { resume: false, restore: false }, opts.onEvent, opts.signal);
+  const campaign = await runCampaign(deps, { ...specFromConfig(config), confirmFirstRefusal: true }, { resume: false, restore: false }, opts.onEvent, opts.signal);
   const st = await ctl.status();
   const final = { settings: pickConfig(st.settings, ['speculative_num_steps']), healthy: st.health.ok, execStart: st.execStart };
   return { campaign, final };

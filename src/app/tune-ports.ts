@@ -65,6 +65,8 @@ export interface TuneSpec {
   objective: ObjectiveSpec;
   constraints: ConstraintSpec[];
   budget: TuneBudget;
+  /** Deploy the first config the memory predictor refuses anyway, once, to confirm the prediction (demo, --confirm-probes). */
+  confirmFirstRefusal?: boolean;
 }
 
 /** Everything runCampaign needs. */

@@ -74,5 +74,5 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     store: createSqliteTuneStore(db, cfg.target.engine),
     now: Date.now,
   };
-  return { deps, spec: specFromConfig(cfg), db, host, controller: ctl, close: async () => { db.close(); await host.close(); } };
+  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true }, db, host, controller: ctl, close: async () => { db.close(); await host.close(); } };
 }

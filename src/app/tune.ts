@@ -67,13 +67,19 @@ async function runBaseline(st: RunState): Promise<TrialRecord> {
   return measured;
 }
 
+// Whether the next refusal should be deployed once to confirm it (only the first refusal of the campaign).
+function wantsConfirmation(st: RunState): boolean {
+  const confirmed = st.trials.some((t) => t.prediction && !t.prediction.feasible && (t.status === 'ok' || t.status === 'failed'));
+  return st.ctx.spec.confirmFirstRefusal === true && !confirmed;
+}
+
 // A search trial: ask the memory predictor first, so an infeasible config costs no restart.
 async function runSearchTrial(st: RunState, step: Extract<NextStep, { kind: 'trial' }>): Promise<TrialRecord> {
   const rec = startTrial(st, 'search', step.config, step.reason);
   const prediction = await runPhase(st.ctx, rec.index, 'feasibility', async () =>
     st.ctx.deps.search.predict(st.trials.filter((t) => t.index !== rec.index), step.config));
   const withPrediction = { ...rec, prediction };
-  if (prediction && !prediction.feasible && !step.confirmProbe) {
+  if (prediction && !prediction.feasible && !step.confirmProbe && !wantsConfirmation(st)) {
     const msg = `trial ${rec.index}: predicted not to fit (${prediction.reason})${prediction.suggestion ? `; suggestion: ${prediction.suggestion}` : ''}`;
     st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'warn', message: msg });
     return { ...withPrediction, status: 'infeasible', violations: [prediction.reason] };
@@ -118,7 +124,10 @@ async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promi
     onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${t.index} (${JSON.stringify(t.config)}) was interrupted; its result is discarded and it will be redone` });
   }
   const health = interrupted.length === 0 ? await deps.service.waitHealthy(st.ctx.signal) : null;
-  if (health?.healthy) return;
+  if (health?.healthy) {
+    onEvent({ type: 'log', ts: deps.now(), level: 'info', message: 'resume: the service is healthy on its known-good config' });
+    return;
+  }
   await deps.service.recover(interrupted.length ? 'resume after an interrupted trial' : `resume: service not healthy (${health?.reason})`);
 }
 

@@ -1,5 +1,5 @@
-// The systemd campaign killed with SIGKILL at several points and resumed each time: no finished trial lost or
-// repeated, the service brought back to a known-good config before the campaign goes on, and left on the winner.
+// The systemd campaign interrupted by Ctrl-C once and killed with SIGKILL at several points, resumed each time: no
+// finished trial lost or repeated, the service on a known-good config before the campaign goes on, left on the winner.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,9 +23,10 @@ function killOn(match: (e: Ev, steps: number | null) => boolean): (e: Ev) => boo
   };
 }
 
-/** Where each run is killed: mid-benchmark, during the crash loop of steps=10, during the soak. */
+/** Where each run is stopped: Ctrl-C mid-benchmark; SIGKILL mid-benchmark, during the crash loop of steps=10, during the soak. */
 const KILLS = [
-  killOn((e) => e.type === 'trial:phase' && e.phase === 'bench' && e.trial === 2),
+  killOn((e) => e.type === 'trial:phase' && e.phase === 'bench' && e.trial === 1),
+  killOn((e) => e.type === 'trial:phase' && e.phase === 'bench' && e.trial === 3),
   killOn((e, steps) => e.type === 'service:action' && e.action === 'restart' && steps === 10),
   killOn((e) => e.type === 'trial:phase' && e.phase === 'soak'),
 ];
@@ -42,13 +43,17 @@ describe('spectune tune --resume after SIGKILL', () => {
     dir = c.dir;
     const env = { SPECTUNE_ACTION_LOG: join(mkdtempSync(join(tmpdir(), 'spectune-actions-')), 'actions.jsonl') };
     const args = ['tune', '-c', c.config, '--json', '--confirm-probes', '--ssh-config', host.sshConfig];
-    for (const [i, kill] of KILLS.entries()) runs.push(await runCli(i === 0 ? args : [...args, '--resume'], env, kill));
+    for (const [i, kill] of KILLS.entries()) runs.push(await runCli(i === 0 ? args : [...args, '--resume'], env, kill, i === 0 ? 'SIGINT' : 'SIGKILL'));
     runs.push(await runCli([...args, '--resume'], env));
   });
   afterAll(() => { if (host) removeSimUnit(host, UNIT); });
 
-  it('was killed at every point and finished on resume', () => {
-    runs.slice(0, KILLS.length).forEach((r, i) => expect(r.signal, `run ${i} was not killed:\n${r.stderr.slice(-2000)}`).toBe('SIGKILL'));
+  it('Ctrl-C exits 130 on a known-good config; was killed at every other point and finished on resume', async () => {
+    const ctrlC = runs[0];
+    expect(ctrlC.code, ctrlC.stderr.slice(-2000)).toBe(130);
+    expect((JSON.parse(ctrlC.stdout) as { status: string }).status).toBe('interrupted');
+    expect(ctrlC.events.some((e) => e.type === 'service:action' && e.action === 'rollback')).toBe(true);
+    runs.slice(1, KILLS.length).forEach((r, i) => expect(r.signal, `run ${i + 1} was not killed:\n${r.stderr.slice(-2000)}`).toBe('SIGKILL'));
     const last = runs[runs.length - 1];
     expect(last.code, last.stderr.slice(-3000)).toBe(0);
     expect((JSON.parse(last.stdout) as { status: string }).status).toBe('done');
@@ -71,11 +76,11 @@ describe('spectune tune --resume after SIGKILL', () => {
   it('brings the service back to a known-good config before going on, and ends on the winner', async () => {
     for (const r of runs.slice(1)) {
       const firstTrial = r.events.findIndex((e) => e.type === 'trial:start');
-      const ready = r.events.findIndex((e) => e.type === 'service:ready');
+      const ready = r.events.findIndex((e) => e.type === 'service:ready' || (e.type === 'log' && /^resume: the service is healthy/.test(String(e.message))));
       expect(ready, r.stderr.slice(-2000)).toBeGreaterThanOrEqual(0);
       expect(ready).toBeLessThan(firstTrial === -1 ? Infinity : firstTrial);
     }
-    const afterLoop = runs[2].events;
+    const afterLoop = runs[3].events;
     expect(afterLoop.some((e) => e.type === 'service:action' && e.action === 'rollback')).toBe(true);
     const result = JSON.parse(runs[runs.length - 1].stdout) as { best: { config: { speculative_num_steps: number } } };
     expect(readStepsInForce(host, UNIT)).toBe(result.best.config.speculative_num_steps);

@@ -77,14 +77,15 @@ export interface CliRun {
   stderr: string;
 }
 
-// Run the built CLI; `killWhen` may SIGKILL it when an event matches (the resume tests).
-export function runCli(args: string[], env: NodeJS.ProcessEnv, killWhen?: (e: Record<string, unknown>) => boolean): Promise<CliRun> {
+// Run the built CLI; `killWhen` may send it `sig` (SIGKILL by default) once, when an event matches (the resume tests).
+export function runCli(args: string[], env: NodeJS.ProcessEnv, killWhen?: (e: Record<string, unknown>) => boolean, sig: NodeJS.Signals = 'SIGKILL'): Promise<CliRun> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let partial = '';
     const events: Record<string, unknown>[] = [];
+    let sent = false;
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d: Buffer) => {
       stderr += d;
@@ -94,7 +95,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, killWhen?: (e: Re
         let e: Record<string, unknown> | null = null;
         try { e = JSON.parse(l) as Record<string, unknown>; } catch { continue; }
         events.push(e);
-        if (killWhen?.(e)) child.kill('SIGKILL');
+        if (!sent && killWhen?.(e)) { sent = true; child.kill(sig); }
       }
     });
     child.on('close', (code, signal) => done({ code, signal, stdout, stderr, events }));

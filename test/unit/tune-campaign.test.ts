@@ -45,6 +45,16 @@ describe('runCampaign with fakes', () => {
     expect(res.trials.some((t) => t.status === 'failed')).toBe(false);
   });
 
+  it('deploys the first refused config once to confirm the prediction (confirmFirstRefusal)', async () => {
+    const world = createWorld();
+    const deps = createFakeDeps(world, 9);
+    deps.search.predict = (_h, c) => (Number(c.speculative_num_steps) >= 9 ? { feasible: false, reason: 'KV does not fit', suggestion: null } : null);
+    const res = await runCampaign(deps, { ...TEST_SPEC, confirmFirstRefusal: true }, { resume: false, restore: false }, () => {});
+    const byStatus = (s: string) => res.trials.filter((t) => t.status === s).map((t) => t.config.speculative_num_steps);
+    expect(byStatus('failed')).toEqual([9]);
+    expect(byStatus('infeasible')).toEqual([10]);
+  });
+
   it('stops at the trial budget', async () => {
     const world = createWorld();
     const spec = { ...TEST_SPEC, budget: { maxTrials: 3, maxHours: 1 } };

@@ -12,7 +12,7 @@ const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--r
   --dry-run   print the baseline, the first proposals and the first deploy's files and commands; change nothing
   --restore   end on the original config instead of the winner
   --json      NDJSON progress events on stderr, the result as JSON on stdout
-  --confirm-probes  deploy a probe the memory predictor refuses, once, to confirm the prediction`;
+  --confirm-probes  deploy the first config the memory predictor refuses, once, to confirm the prediction`;
 
 /** Every poll of a long wait listens on the Ctrl-C signal; a campaign of hours legitimately holds many at once. */
 const MAX_ABORT_LISTENERS = 0;
