@@ -100,6 +100,12 @@ describe('patchExecStart', () => {
     }
   });
 
+  it('skips a shell function named like the engine and patches the real call', () => {
+    const unit = `ExecStart=/bin/bash -c 'llama-server() { echo "$@"; }; llama-server -m x --port 1'`;
+    const p = patchExecStart(unit, 'llamacpp', { port: 2 });
+    expect(p.execStart).toBe(`/bin/bash -c 'llama-server() { echo "$@"; }; llama-server -m x --port 2'`);
+  });
+
   it('refuses to patch a wrapper script or the wrong engine, with a hint', () => {
     const codes: string[] = [];
     for (const [text, engine] of [['/opt/run.sh --x', 'sglang'], ['/usr/bin/llama-server -m x', 'sglang']] as const) {

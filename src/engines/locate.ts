@@ -65,7 +65,8 @@ function expansionWarnings(words: ShellWord[], start: number): string[] {
 
 // Find the engine command inside a shell script (the -c argument of a shell wrapper).
 export function locateInScript(script: string, hint?: EngineName): { words: ShellWord[]; engine: EngineName; start: number; warnings: string[] } | null {
-  const commands = splitShellCommands(script);
+  const isFunctionName = (words: ShellWord[]) => /^\s*\(\s*\)/.test(script.slice(words[words.length - 1].end));
+  const commands = splitShellCommands(script).filter((words) => !isFunctionName(words));
   for (const words of commands) {
     const found = scanForEngine(words.map((w) => w.value));
     if (found) return { words, ...found, warnings: expansionWarnings(words, found.start) };

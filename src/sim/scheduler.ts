@@ -5,6 +5,7 @@ import type { SimSettings } from './settings.js';
 import { createRng, drawAccepted, drawJitter, nextUniform } from './sampler.js';
 import { formatDecodeBatch, formatFinish, formatPrefillBatch } from './log-format.js';
 import type { SimLogger } from './logger.js';
+import { decayNewTokenRatio, fitsInPool, type KvReq, formatRetract, NEW_TOKEN_RATIO, pickRetractions, retractedRatio } from './kv-budget.js';
 
 /** One generation request inside the scheduler. */
 export interface SimRequest {
@@ -26,6 +27,11 @@ interface Running {
   accepted: number;
   u: number;
   startedAt: number;
+}
+
+// The KV-budget view of a running request.
+function kvView(r: Running): KvReq {
+  return { promptTokens: r.req.promptTokens, generated: r.generated, targetTokens: r.req.targetTokens };
 }
 
 /** Scheduler events that end the process (the lifecycle decides how to die). */
@@ -70,6 +76,9 @@ export class Scheduler {
   private idle = true;
   private forwardCt = 0;
   private interval = { tokens: 0, since: 0, accepted: 0, verify: 0 };
+  private newTokenRatio: number = NEW_TOKEN_RATIO.init;
+  /** Requests sent back to the queue by a retraction, with their progress (they resume after a new prefill). */
+  private readonly retracted = new Map<string, Running>();
 
   constructor(private readonly o: SchedulerOptions) {
     this.curve = computeAcceptanceCurve(o.profile, o.settings);
@@ -128,31 +137,45 @@ export class Scheduler {
       this.idle = true;
       return;
     }
+    this.retractIfFull();
     const oom = this.o.faults.cudaOomBatch;
     if (oom !== undefined && this.running.length >= oom) return this.fail({ kind: 'cuda_oom', batch: this.running.length });
     const ms = computeStepMs(this.o.profile, this.o.settings, this.running.length) * drawJitter(this.rng, this.o.profile.timing.jitter);
     this.schedule(ms, () => this.finishDecodeStep());
   }
 
-  // Move queued requests into the batch while max_running_requests and the KV pool allow.
+  // Move queued requests into the batch while max_running_requests and the KV pool (with future tokens) allow.
   private admit(): Running[] {
     const out: Running[] = [];
-    let used = this.usedTokens();
     while (this.queue.length && this.running.length < this.o.capacity.maxRunningRequests) {
       const req = this.queue[0];
-      if (used + req.promptTokens + 1 > this.o.capacity.maxTotalNumTokens && this.running.length) break;
+      const r = this.retracted.get(req.rid) ?? { req, generated: 0, verifyCt: 0, accepted: 0, u: this.rng(), startedAt: this.o.now() };
+      if (this.running.length && !fitsInPool(this.running.map(kvView), kvView(r), this.newTokenRatio, this.o.capacity.maxTotalNumTokens)) break;
       this.queue.shift();
-      const r: Running = { req, generated: 0, verifyCt: 0, accepted: 0, u: this.rng(), startedAt: this.o.now() };
+      this.retracted.delete(req.rid);
       this.running.push(r);
       out.push(r);
-      used += req.promptTokens;
     }
     return out;
   }
 
+  // Before a decode step: if the pool cannot take one more step's tokens, send requests back to the queue.
+  private retractIfFull(): void {
+    const victims = pickRetractions(this.running, kvView, this.o.settings.speculative?.numDraftTokens ?? 1, this.o.capacity.maxTotalNumTokens);
+    if (!victims.length) return;
+    for (const v of victims) {
+      this.running.splice(this.running.indexOf(v), 1);
+      this.retracted.set(v.req.rid, v);
+      this.queue.push(v.req);
+    }
+    const old = this.newTokenRatio;
+    this.newTokenRatio = retractedRatio(this.running.map(kvView));
+    this.o.logger.rank(formatRetract(victims.length, old, this.newTokenRatio));
+  }
+
   // One prefill forward for the newly admitted requests; each gets its first token at the end.
   private runPrefill(batch: Running[]): void {
-    const tokens = batch.reduce((a, r) => a + r.req.promptTokens, 0);
+    const tokens = batch.reduce((a, r) => a + r.req.promptTokens + r.generated, 0);
     const t = this.o.profile.timing;
     this.o.logger.rank(formatPrefillBatch(batch.length, tokens, this.usage(), this.running.length - batch.length, this.queue.length));
     this.schedule(t.target_step_ms + t.prefill_ms_per_token * tokens, () => {
@@ -164,6 +187,7 @@ export class Scheduler {
   // End of a draft+verify step: every running request gets 1 + accepted tokens.
   private finishDecodeStep(): void {
     this.forwardCt++;
+    this.newTokenRatio = decayNewTokenRatio(this.newTokenRatio);
     for (const r of [...this.running]) {
       r.u = nextUniform(r.u);
       const k = this.o.settings.speculative ? drawAccepted(this.curve, r.u) : 0;

@@ -1,7 +1,10 @@
 // Calibration against the seed: the pure model for all five figures, plus one real streamed measurement of the process.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { computeCapacity, loadProfile, predictDecodeTokensPerSec, resolveSettings } from '../../src/sim/index.js';
 import { ensureBuilt, FAST, spawnSim, streamChat, type SimProc } from './sim-helpers.js';
+
+/** Real processes on a shared, busy machine: start-up plus streaming can take far longer than a unit test. */
+vi.setConfig({ testTimeout: 120_000 });
 
 const SEED = [[1, 123], [2, 186], [3, 234], [4, 277], [5, 282]] as const;
 /** The acceptance band. */

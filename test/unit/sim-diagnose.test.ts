@@ -1,8 +1,11 @@
 // The simulator's logs are accepted by `spectune diagnose` as the real engine's: each failure mode gets its class.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer } from 'node:net';
 import { diagnoseLogs } from '../../src/diagnose/index.js';
 import { ensureBuilt, FAST, freePort, sleep, spawnSim, streamChat, type SimProc } from './sim-helpers.js';
+
+/** Real processes on a shared, busy machine: start-up plus streaming can take far longer than a unit test. */
+vi.setConfig({ testTimeout: 120_000 });
 
 const STEPS = (n: number) => ['--speculative-algorithm', 'EAGLE', '--speculative-num-steps', String(n), '--speculative-eagle-topk', '1'];
 

@@ -63,7 +63,7 @@ export function spawnSim(args: string[], env: NodeJS.ProcessEnv = {}): SimProc {
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.on('exit', (code, signal) => r({ code, signal })));
   let exited = false;
   void exit.then(() => { exited = true; });
-  const waitFor = async (re: RegExp, timeoutMs = 20_000) => {
+  const waitFor = async (re: RegExp, timeoutMs = 60_000) => {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const m = text.match(re);

@@ -1,8 +1,11 @@
 // The real `spectune sim` process driven over loopback HTTP: flags, readiness, queueing, failures, drain, faults.
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { ensureBuilt, FAST, freePort, sleep, spawnSim, streamChat, type SimProc } from './sim-helpers.js';
+
+/** Real processes on a shared, busy machine: start-up plus streaming can take far longer than a unit test. */
+vi.setConfig({ testTimeout: 120_000 });
 
 const running: SimProc[] = [];
 function sim(args: string[], env: NodeJS.ProcessEnv = {}): SimProc {
@@ -109,8 +112,11 @@ describe('serving', () => {
     const p = sim(['--port', '0', '--sim-time-scale', FAST, ...STEPS(3), '--max-running-requests', '2']);
     const port = (await p.waitFor(/ready to roll/), await p.port());
     const reqs = [1, 2, 3, 4].map((i) => streamChat(port, { max_tokens: 120, ignore_eos: true, rid: `bench-${i}` }));
-    await sleep(150);
-    const metrics = await (await fetch(url(port, '/metrics'))).text();
+    let metrics = '';
+    for (let i = 0; i < 100 && !/sglang:num_running_reqs\{[^}]*\} 2\n/.test(metrics); i++) {
+      await sleep(20);
+      metrics = await (await fetch(url(port, '/metrics'))).text();
+    }
     expect(metrics).toMatch(/sglang:num_running_reqs\{[^}]*\} 2\n/);
     expect(metrics).toMatch(/sglang:num_queue_reqs\{[^}]*\} 2\n/);
     const res = await Promise.all(reqs);
