@@ -191,4 +191,3 @@ export function createRawTransport(base: URL, getText: Transport['getText']): Tr
   };
 }
 
-export type { InFlight };
