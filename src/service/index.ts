@@ -1,5 +1,5 @@
 // Service control: the public surface of src/service (deploy through a drop-in, safe restart, readiness, rollback).
-export { createServiceController, RollbackFailedError, type ServiceController, type ServiceControllerOptions, type ServiceStatus, type ReadyResult, type RollbackResult, type StopOptions } from './controller.js';
+export { createServiceController, ServiceController, RollbackFailedError, type ServiceControllerOptions, type ServiceStatus, type ReadyResult, type FailedStart, type RollbackResult, type StopOptions } from './controller.js';
 export { planDeploy, renderPlan, type DeployPlan, type PlanStep, type Changes } from './plan.js';
 export { applyDeploy, type Version } from './deploy.js';
 export { createFileActionLog, createMemoryActionLog, resolveActionLogPath, DEFAULT_ACTION_LOG, type ActionLog } from './action-log.js';

@@ -1,0 +1,72 @@
+// Types of the service controller's API (options, results, the rollback error).
+import type { Diagnosis, Verdict } from '../diagnose/types.js';
+import type { EngineName, EngineSettings } from '../engines/types.js';
+import { ToolError } from '../errors.js';
+import type { EventSink } from '../events.js';
+import type { Host } from '../host/types.js';
+import type { ActionLog } from './action-log.js';
+import type { Collaborators } from './collaborators.js';
+import type { Version } from './deploy.js';
+import type { HealthResult, Prober } from './health.js';
+import type { UnitState } from './show.js';
+
+/** What a controller is built from. */
+export interface ServiceControllerOptions {
+  host: Host;
+  unit: string;
+  engine: EngineName;
+  /** Base URL of the engine as seen from this machine, e.g. http://10.0.0.5:30000. */
+  endpoint: string;
+  actionLog?: ActionLog;
+  onEvent?: EventSink;
+  /** Who the action log names for spectune's own actions. */
+  by?: string;
+  collaborators?: Collaborators;
+  prober?: Prober;
+  pollMs?: number;
+  confirmWindowMs?: number;
+  maxDrainWaitMs?: number;
+}
+
+/** `spectune status` data. */
+export interface ServiceStatus {
+  host: string;
+  unit: string;
+  state: UnitState;
+  execStart: string | null;
+  settings: EngineSettings;
+  dropIn: boolean;
+  versions: { current: Version | null; good: Version | null };
+  health: HealthResult;
+}
+
+/** The outcome of waiting for a start. */
+export type ReadyResult =
+  | { status: 'ready'; elapsedMs: number }
+  | { status: 'failed'; reason: string; looping: boolean; verdict: Verdict; diagnosis: Diagnosis | null; timeToVerdictMs: number | null; journal: string };
+
+/** The outcome of a successful rollback. */
+export interface RollbackResult {
+  status: 'rolled_back';
+  version: Version;
+  elapsedMs: number;
+}
+
+/** Rollback failed too: the service is down; carries the verdict of the failed rollback start. */
+export class RollbackFailedError extends ToolError {
+  readonly verdict: Verdict | null;
+  constructor(message: string, verdict: Verdict | null) {
+    super('E_ROLLBACK_FAILED', message, { hint: 'the service is stopped; check `spectune logs` and the unit by hand' });
+    this.verdict = verdict;
+  }
+}
+
+/** Options of a stop or restart. */
+export interface StopOptions {
+  /** Finish or cancel spectune's own load first (resolves when it is done). */
+  quiesce?: () => Promise<void>;
+  signal?: AbortSignal;
+}
+
+/** The failed branch of ReadyResult. */
+export type FailedStart = Extract<ReadyResult, { status: 'failed' }>;
