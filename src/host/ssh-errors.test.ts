@@ -16,6 +16,7 @@ describe('classifySshFailure', () => {
     ['ssh: connect to host 10.250.77.3 port 22: No route to host\n', 'E_SSH_UNREACHABLE', 'No route to host'],
     ['ssh: connect to host 10.9.9.9 port 22: Connection timed out\n', 'E_SSH_UNREACHABLE', 'timed out'],
     ['ssh: Could not resolve hostname nosuch.invalid: Name or service not known\n', 'E_SSH_UNREACHABLE', 'resolve'],
+    ['Connection to 10.250.77.2 closed by remote host.\n', 'E_SSH_UNREACHABLE', 'closed by remote host'],
     ['root@10.250.77.2: Permission denied (publickey).\n', 'E_SSH_AUTH', 'Permission denied'],
     ['No ED25519 host key is known for 10.250.77.2 and you have requested strict checking.\nHost key verification failed.\n', 'E_SSH_HOSTKEY', 'No ED25519 host key'],
     [CHANGED, 'E_SSH_HOSTKEY', 'has changed'],

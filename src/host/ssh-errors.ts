@@ -3,7 +3,7 @@ import { ToolError } from '../errors.js';
 
 const HOSTKEY = /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|host key is known for|Host key for \S+ has changed/i;
 const AUTH = /Permission denied \(|Too many authentication failures|no more authentication methods|Authentication failed/i;
-const UNREACHABLE = /Connection refused|Connection timed out|Operation timed out|No route to host|Network is unreachable|Could not resolve hostname|Name or service not known|Temporary failure in name resolution|Connection closed by|Connection reset|banner exchange|kex_exchange_identification|Broken pipe|Host is down/i;
+const UNREACHABLE = /Connection refused|Connection timed out|Operation timed out|No route to host|Network is unreachable|Could not resolve hostname|closed by remote host|Name or service not known|Temporary failure in name resolution|Connection closed by|Connection reset|banner exchange|kex_exchange_identification|Broken pipe|Host is down/i;
 
 // The most telling line of ssh's stderr (its fatal lines come last; skip banners and mux noise).
 function pickSshLine(stderr: string, pattern: RegExp): string {
