@@ -1,6 +1,6 @@
 // Binds the runner's service port to the service controller (systemd drop-ins over SSH, or the process manager).
 import type { CapacityFacts } from '../engines/types.js';
-import type { ServiceController } from '../service/index.js';
+import { dropInPath, type ServiceController } from '../service/index.js';
 import type { TuneConfig } from '../tune/types.js';
 import type { DeployOutcome, TuneServicePort } from './tune-ports.js';
 
@@ -70,7 +70,10 @@ export function createControllerServicePort(ctl: ServiceController, endpoint: st
     markGood: async () => { await ctl.markGood(); },
     async describeDeployed() {
       const st = await ctl.status();
-      return [`# ${st.host} ${st.unit}${st.dropIn ? ' (spectune drop-in)' : ''}`, `ExecStart=${st.execStart ?? '(unknown)'}`].join('\n');
+      const path = dropInPath(st.unit);
+      const dropIn = st.dropIn ? await ctl.host.readFile(path).catch(() => null) : null;
+      const head = dropIn ? [`# ${st.host}:${path}`, dropIn.trimEnd(), ''] : [`# ${st.host} ${st.unit}: the operator's unit, no spectune drop-in`];
+      return [...head, `# ExecStart in force:`, `ExecStart=${st.execStart ?? '(unknown)'}`].join('\n');
     },
   };
 }
