@@ -68,6 +68,8 @@ const REQUIRED: { dest: string; name: string }[] = [];
 /** Parsed flags keyed by ServerArgs field name. */
 export type ParsedArgs = Record<string, string | number | boolean | string[]>;
 
+/** argparse wraps usage at the terminal width minus 2; without a terminal (systemd) that is 80 - 2. */
+const USAGE_WIDTH = 78;
 /** argparse's prog for `python -m sglang.launch_server`. */
 export const PROG = 'launch_server.py';
 
@@ -84,7 +86,7 @@ export function renderUsage(): string {
   const lines: string[] = [];
   let line = `usage: ${PROG}`;
   for (const p of parts) {
-    if (line.length + p.length + 1 > 100) {
+    if (line.length + p.length + 1 > USAGE_WIDTH) {
       lines.push(line);
       line = ' '.repeat(`usage: ${PROG}`.length);
     }
