@@ -47,7 +47,9 @@ function scales(chart: ChartModel, xs: ParamValue[]) {
 }
 
 // The marker of one point.
-function marker(p: ChartPoint, x: number, y: number): string {
+function marker(p: ChartPoint, px: number, py: number): string {
+  const x = Math.round(px * 10) / 10;
+  const y = Math.round(py * 10) / 10;
   const tip = `<title>trial ${p.seq}: ${escapeHtml(String(p.x))} → ${p.y === null ? p.status : formatNumber(p.y)}${p.status === 'violates' ? ' (violates a constraint)' : ''}</title>`;
   if (p.status === 'failed' || p.status === 'infeasible') {
     const dash = p.status === 'infeasible' ? ' stroke-dasharray="2 2"' : '';
