@@ -146,6 +146,24 @@ describe('process manager: exits and restart policy', () => {
   });
 });
 
+describe('process manager: environment', () => {
+  it('gives a service a clean environment plus env (systemd-like), or everything with inheritEnvironment', async () => {
+    process.env.SPECTUNE_PROCMAN_LEAK = 'leaked';
+    try {
+      const pm = manager();
+      const script = 'console.log(JSON.stringify([process.env.SPECTUNE_PROCMAN_LEAK ?? null, process.env.SPECTUNE_PROCMAN_MODE ?? null, Boolean(process.env.PATH)]))';
+      pm.define('clean', nodeService(script, { env: { SPECTUNE_PROCMAN_MODE: 'x' } }));
+      pm.define('inherit', nodeService(script, { inheritEnvironment: true }));
+      await Promise.all([pm.start('clean'), pm.start('inherit')]);
+      await waitFor('both printed', () => pm.journal('clean').entries.some((e) => e.MESSAGE.startsWith('[')) && pm.journal('inherit').entries.some((e) => e.MESSAGE.startsWith('[')));
+      expect(pm.journal('clean').entries.find((e) => e.MESSAGE.startsWith('['))?.MESSAGE).toBe('[null,"x",true]');
+      expect(pm.journal('inherit').entries.find((e) => e.MESSAGE.startsWith('['))?.MESSAGE).toBe('["leaked",null,true]');
+    } finally {
+      delete process.env.SPECTUNE_PROCMAN_LEAK;
+    }
+  });
+});
+
 describe('process manager: definitions and show', () => {
   it('persists definitions, reports unknown units like systemctl, and renders show text that parseUnitState reads', async () => {
     const pm = manager();

@@ -42,6 +42,7 @@ export function validateServiceDef(unit: string, def: ServiceDef): void {
   const bad = (what: string): never => { throw new ToolError('E_CONFIG_INVALID', `${unit}: ${what}`); };
   if (!Array.isArray(def.argv) || def.argv.length === 0 || !def.argv.every((a) => typeof a === 'string')) bad('argv must be a non-empty array of strings');
   if (def.argv[0] === '') bad('argv[0] must not be empty');
+  if (def.env !== undefined && !Object.values(def.env).every((v) => typeof v === 'string')) bad('env values must be strings');
   if (def.restart !== undefined && !['no', 'on-failure', 'always'].includes(def.restart)) bad(`restart must be no, on-failure or always, got ${def.restart}`);
   for (const k of ['restartSec', 'startLimitBurst', 'startLimitIntervalSec', 'timeoutStopSec'] as const) {
     const v = def[k];

@@ -15,6 +15,8 @@ type Phase = 'dead' | 'running' | 'auto-restart' | 'stop-sigterm' | 'stop-sigkil
 const ACTIVE_STATE: Record<Phase, ServiceShow['ActiveState']> = {
   dead: 'inactive', running: 'active', 'auto-restart': 'activating', 'stop-sigterm': 'deactivating', 'stop-sigkill': 'deactivating', failed: 'failed',
 };
+/** The variables a service inherits from the manager (systemd passes a clean environment plus Environment=). */
+const BASE_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'];
 /** How long to wait for a dead process's last output before logging its exit (output first, as in journald). */
 const OUTPUT_DRAIN_MS = 250;
 
@@ -111,7 +113,7 @@ export class ManagedService {
     this.invocationId = randomUUID().replace(/-/g, '');
     const [cmd, ...args] = this.def.argv;
     const child = spawn(cmd, args, {
-      cwd: this.def.cwd, env: { ...process.env, ...this.def.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: this.def.cwd, env: this.environment(), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.phase = 'running';
     this.mainPid = child.pid ?? 0;
@@ -225,6 +227,12 @@ export class ManagedService {
     this.log(msg.failedWithResult(this.unit, this.result));
     this.log(msg.failedToStart(this.label()));
     this.phase = 'failed';
+  }
+
+  private environment(): NodeJS.ProcessEnv {
+    if (this.def.inheritEnvironment) return { ...process.env, ...this.def.env };
+    const base = Object.fromEntries(BASE_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+    return { ...base, ...this.def.env };
   }
 
   private waitStopped(): Promise<void> {

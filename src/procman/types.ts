@@ -9,8 +9,10 @@ export interface ServiceDef {
   description?: string;
   /** ExecStart= as an argv array (no shell). */
   argv: string[];
-  /** Environment= (added to this process's environment). */
+  /** Environment=. Like systemd, a service otherwise gets only PATH, HOME, USER, LANG and a few more basics. */
   env?: Record<string, string>;
+  /** Pass this process's whole environment on (not systemd-like; for operators who rely on their shell's). */
+  inheritEnvironment?: boolean;
   /** WorkingDirectory=. */
   cwd?: string;
   /** Restart= (default "no"). */
