@@ -40,12 +40,15 @@ export interface ExecStartReading {
 export interface ExecStartPatch {
   /** The new ExecStart value (what follows "ExecStart=" in a drop-in). */
   execStart: string;
+  /** The directive it belongs to: "ExecStart", or "Exec" for a Podman Quadlet [Container]. */
+  directive: string;
   changed: { key: string; from: ParamValue | null; to: ParamValue | null }[];
   warnings: string[];
 }
 
 interface ParsedCommand {
   raw: string;
+  directive: string;
   words: RawWord[];
   unitText: string | null;
   warnings: string[];
@@ -57,10 +60,10 @@ function parseCommand(text: string): ParsedCommand | null {
   if (isUnit) {
     const loc = locateExecStart(text);
     if (!loc) return null;
-    return { raw: loc.value, words: splitExecWords(loc.value).words, unitText: text, warnings: loc.warnings };
+    return { raw: loc.value, directive: loc.directive, words: splitExecWords(loc.value).words, unitText: text, warnings: loc.warnings };
   }
   const raw = text.replace(/^[ \t]*ExecStart[ \t]*=[ \t]*/, '').replace(/\s+$/, '');
-  return { raw, words: splitExecWords(raw).words, unitText: null, warnings: [] };
+  return { raw, directive: 'ExecStart', words: splitExecWords(raw).words, unitText: null, warnings: [] };
 }
 
 // Substitute ${VAR}, $VAR (and shell ${VAR:-default}) from env; unknown references stay as written.
@@ -124,6 +127,7 @@ function indirectionWarnings(indirections: Indirection[], unitText: string | nul
 /** A launch command prepared for reading or patching: the engine tokens with spans in `raw`. */
 interface Prepared {
   raw: string;
+  directive: string;
   tokens: TokenSpan[];
   encode: WordEncoder;
   engine: EngineName;
@@ -141,7 +145,7 @@ function prepareExecStart(text: string, hint?: EngineName): Preparation {
   const location = findEngineCommand(parsed.words.map((w) => w.value), hint);
   const warnings = [...parsed.warnings, ...location.warnings];
   if (location.kind === 'wrapper') return { wrapper: location.message, location, warnings };
-  return { raw: parsed.raw, tokens: engineTokens(parsed, location), encode: encoderFor(parsed, location), engine: location.engine, location, unitText: parsed.unitText, warnings };
+  return { raw: parsed.raw, directive: parsed.directive, tokens: engineTokens(parsed, location), encode: encoderFor(parsed, location), engine: location.engine, location, unitText: parsed.unitText, warnings };
 }
 
 // Prepare a shell script (a wrapper script's text, a README command): the engine command among its commands.
@@ -150,7 +154,7 @@ function prepareShellScript(script: string, hint?: EngineName): Preparation {
   if (!found) return { wrapper: 'no engine command found in the script', location: null, warnings: [] };
   const location: EngineLocation = { kind: 'shell', scriptIndex: -1, ...found };
   const tokens = found.words.slice(found.start).map((w) => ({ value: w.value, start: w.start, end: w.end, quote: null }));
-  return { raw: script, tokens, encode: (v) => quoteShellWord(v), engine: found.engine, location, unitText: null, warnings: [...found.warnings] };
+  return { raw: script, directive: 'script', tokens, encode: (v) => quoteShellWord(v), engine: found.engine, location, unitText: null, warnings: [...found.warnings] };
 }
 
 const EMPTY_READING: ExecStartReading = { engine: null, argv: [], settings: {}, effective: {}, indirections: [], problems: [], warnings: [], location: null };
@@ -190,7 +194,7 @@ function patchPrepared(prep: Preparation, engine: EngineName, changes: Record<st
   for (const c of changed) {
     if (typeof c.from === 'string' && c.from.includes('$')) warnings.push(`${c.key}: replaced the reference ${c.from} with a literal`);
   }
-  return { execStart, changed, warnings };
+  return { execStart, directive: prep.directive, changed, warnings };
 }
 
 // Read the settings in force from a unit file or an ExecStart value.
