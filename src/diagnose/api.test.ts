@@ -1,4 +1,6 @@
 // The library API other engineers call: findFatalLine, rulesForEngine, parseSystemctlShow, diagnoseLogs edge cases.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../errors.js';
 import { diagnoseLogs, findFatalLine, parseActionLog, parseSystemctlShow, renderDiagnosis, rulesForEngine } from './index.js';
@@ -107,5 +109,20 @@ describe('diagnoseLogs', () => {
     const out = renderDiagnosis(diagnoseLogs([{ name: 'x', content: text }]));
     expect(out).toContain('kv_cache_oom');
     expect(out).not.toContain('sk-abcdefghijklmnopqrstu');
+  });
+});
+
+describe('journalctl text variants', () => {
+  const short = readFileSync(join(import.meta.dirname, '../../test/fixtures/journal/sglang/seed1-stop-timeout/journal.txt'), 'utf8');
+  const MONTHS: Record<string, string> = { Mar: '03' };
+  const iso = short.replace(/^(\w{3}) (\d{2}) (\d{2}:\d{2}:\d{2})/gm, (_m, mon: string, d: string, t: string) => `2026-${MONTHS[mon]}-${d}T${t}+0000`);
+  const precise = short.replace(/^(\w{3} \d{2} \d{2}:\d{2}:\d{2})/gm, '$1.123456');
+  it.each([['short-iso', iso], ['short-precise', precise]])('reads %s like short', (_name, text) => {
+    const a = diagnoseLogs([{ name: 'x', content: short }]);
+    const b = diagnoseLogs([{ name: 'x', content: text }]);
+    expect(b.verdict.class).toBe('stop_timeout');
+    expect(b.verdict.facts).toEqual(a.verdict.facts);
+    expect(b.lifetimes.map((l) => [l.pid, l.requestsServed, l.exit])).toEqual(a.lifetimes.map((l) => [l.pid, l.requestsServed, l.exit]));
+    expect(b.inputs?.[0].formats.journal).toBe(a.inputs?.[0].formats.journal);
   });
 });

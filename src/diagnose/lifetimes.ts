@@ -53,7 +53,7 @@ export const MAX_LIFETIMES = 400;
 const KEEP_HEAD_LIFETIMES = 50;
 
 /** Marker kinds that keep their first sighting; all others keep the latest. */
-const FIRST_WINS = new Set<Marker['kind']>(['starting', 'started', 'stop_requested', 'sigterm', 'weights_loaded', 'kv_allocated', 'stop_timeout', 'exit', 'result', 'engine_start']);
+const FIRST_WINS = new Set<Marker['kind']>(['starting', 'started', 'stop_requested', 'sigterm', 'weights_loaded', 'kv_allocated', 'stop_timeout', 'sigkill', 'exit', 'result', 'engine_start']);
 
 // A fresh lifetime starting at a line.
 function newLife(id: number, source: string, line: number, ts: string | null): LifeState {
