@@ -174,21 +174,24 @@ class LevelRun {
   tick(): void {
     const now = this.ctx.opts.now();
     const t = this.ctx.opts.timeouts;
+    let liveFrames = 0;
     for (const f of this.inflight) {
+      liveFrames += f.timeline.frames;
       const since = now - f.timeline.startMs;
       if (f.phase === 'connect' && since > t.connect) f.fail('connect', `no connection after ${t.connect} ms`);
       else if (f.phase === 'first' && since > t.firstToken) f.fail('firstTokenTimeout', `no token after ${t.firstToken} ms`);
       else if (f.phase === 'stream' && now - f.lastActivityMs > t.stall) f.fail('stall', `no token for ${t.stall} ms after ${f.timeline.frames} token frames`);
     }
-    if (this.measured && now - this.lastProgressMs >= PROGRESS_MS) this.emitProgress(now);
+    if (this.measured && now - this.lastProgressMs >= PROGRESS_MS) this.emitProgress(now, liveFrames);
   }
 
-  private emitProgress(now: number): void {
+  // Progress counts the frames of requests still streaming too, so the rate does not saw-tooth with completions.
+  private emitProgress(now: number, liveFrames: number): void {
     this.lastProgressMs = now;
     const elapsed = now - this.originMs;
     this.ctx.onEvent({
       type: 'bench:progress', ts: Date.now(), concurrency: this.concurrency, done: this.finished, total: this.budget.requests,
-      outputTokensPerSec: elapsed > 0 ? round((this.stats.outputTokens * 1000) / elapsed, 1) : null,
+      outputTokensPerSec: elapsed > 0 ? round(((this.stats.outputTokens + liveFrames) * 1000) / elapsed, 1) : null,
     });
   }
 }
