@@ -9,6 +9,13 @@ describe('parseSglangArgs', () => {
     expect(r).toEqual({ ok: true, args: { tp_size: 2, mem_fraction_static: 0.85, disable_cuda_graph: true, sim_fault: ['crash-after=3', 'hang-after=9'], model_path: 'm' } });
   });
 
+  it('accepts unambiguous prefixes as argparse does and rejects ambiguous ones', () => {
+    expect(parseSglangArgs(['--speculative-algo', 'EAGLE', '--disable-radix'])).toEqual({ ok: true, args: { speculative_algorithm: 'EAGLE', disable_radix_cache: true } });
+    const r = parseSglangArgs(['--speculative-draft', 'x']);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.error).toMatch(/^ambiguous option: --speculative-draft could match --speculative-draft-model-path, --speculative-draft-model-revision$/);
+  });
+
   it.each([
     [['--bogus', '--also-bad=1'], 'unrecognized arguments: --bogus --also-bad=1'],
     [['--port', 'x'], "argument --port: invalid int value: 'x'"],

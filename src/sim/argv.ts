@@ -55,6 +55,38 @@ const FLAGS: Record<string, FlagSpec> = {
   '--tool-call-parser': { dest: 'tool_call_parser', type: 'str' },
   '--log-level': { dest: 'log_level', type: 'str' },
   '--random-seed': { dest: 'random_seed', type: 'int' },
+  '--dtype': { dest: 'dtype', type: 'str' },
+  '--quantization': { dest: 'quantization', type: 'str' },
+  '--load-format': { dest: 'load_format', type: 'str' },
+  '--chat-template': { dest: 'chat_template', type: 'str' },
+  '--device': { dest: 'device', type: 'str' },
+  '--data-parallel-size': { dest: 'dp_size', type: 'int' },
+  '--dp': { dest: 'dp_size', type: 'int' },
+  '--ep-size': { dest: 'ep_size', type: 'int' },
+  '--max-prefill-tokens': { dest: 'max_prefill_tokens', type: 'int' },
+  '--max-queued-requests': { dest: 'max_queued_requests', type: 'int' },
+  '--schedule-conservativeness': { dest: 'schedule_conservativeness', type: 'float' },
+  '--stream-interval': { dest: 'stream_interval', type: 'int' },
+  '--cpu-offload-gb': { dest: 'cpu_offload_gb', type: 'int' },
+  '--torch-compile-max-bs': { dest: 'torch_compile_max_bs', type: 'int' },
+  '--dist-timeout': { dest: 'dist_timeout', type: 'int' },
+  '--nccl-port': { dest: 'nccl_port', type: 'int' },
+  '--log-requests-level': { dest: 'log_requests_level', type: 'int' },
+  '--mamba-ssm-dtype': { dest: 'mamba_ssm_dtype', type: 'str' },
+  '--moe-runner-backend': { dest: 'moe_runner_backend', type: 'str' },
+  '--fp4-gemm-backend': { dest: 'fp4_gemm_backend', type: 'str' },
+  '--speculative-draft-model-revision': { dest: 'speculative_draft_model_revision', type: 'str' },
+  '--disable-radix-cache': { dest: 'disable_radix_cache', type: 'bool' },
+  '--disable-custom-all-reduce': { dest: 'disable_custom_all_reduce', type: 'bool' },
+  '--disable-overlap-schedule': { dest: 'disable_overlap_schedule', type: 'bool' },
+  '--enable-torch-compile': { dest: 'enable_torch_compile', type: 'bool' },
+  '--enable-ep-moe': { dest: 'enable_ep_moe', type: 'bool' },
+  '--enable-dp-attention': { dest: 'enable_dp_attention', type: 'bool' },
+  '--enable-mixed-chunk': { dest: 'enable_mixed_chunk', type: 'bool' },
+  '--enable-p2p-check': { dest: 'enable_p2p_check', type: 'bool' },
+  '--enable-cache-report': { dest: 'enable_cache_report', type: 'bool' },
+  '--allow-auto-truncate': { dest: 'allow_auto_truncate', type: 'bool' },
+  '--show-time-cost': { dest: 'show_time_cost', type: 'bool' },
   '--sim-profile': { dest: 'sim_profile', type: 'str' },
   '--sim-time-scale': { dest: 'sim_time_scale', type: 'float' },
   '--sim-fault': { dest: 'sim_fault', type: 'str', append: true },
@@ -113,6 +145,16 @@ function convertValue(flag: string, spec: FlagSpec, raw: string): string | numbe
   return raw;
 }
 
+// A flag as typed → its full spelling: exact, or an unambiguous prefix (argparse's allow_abbrev); null when unknown.
+function resolveFlag(typed: string): string | null | { error: string } {
+  if (FLAGS[typed]) return typed;
+  if (!typed.startsWith('--') || typed.length < 3) return null;
+  const hits = Object.keys(FLAGS).filter((f) => f.startsWith(typed));
+  if (hits.length === 1) return hits[0];
+  if (hits.length > 1) return { error: `ambiguous option: ${typed} could match ${hits.join(', ')}` };
+  return null;
+}
+
 // Parse an argv like argparse: `--flag value` and `--flag=value`; an error carries argparse's exact message.
 export function parseSglangArgs(argv: string[]): { ok: true; args: ParsedArgs } | { ok: false; error: string } {
   const args: ParsedArgs = {};
@@ -120,12 +162,14 @@ export function parseSglangArgs(argv: string[]): { ok: true; args: ParsedArgs } 
   for (let i = 0; i < argv.length; i++) {
     const tok = argv[i];
     const eq = tok.startsWith('--') ? tok.indexOf('=') : -1;
-    const flag = eq > 0 ? tok.slice(0, eq) : tok;
-    const spec = FLAGS[flag];
-    if (!spec) {
+    const match = resolveFlag(eq > 0 ? tok.slice(0, eq) : tok);
+    if (match === null) {
       unknown.push(tok);
       continue;
     }
+    if (typeof match === 'object') return { ok: false, error: match.error };
+    const flag = match;
+    const spec = FLAGS[flag];
     if (spec.type === 'bool') {
       if (eq > 0) return { ok: false, error: `argument ${flag}: ignored explicit argument '${tok.slice(eq + 1)}'` };
       args[spec.dest] = true;
