@@ -119,6 +119,12 @@ describe('grid and random', () => {
     expect(new Set(r1.trials.map((t) => JSON.stringify(t.config))).size).toBe(4);
   });
 
+  it('grid breaks ties within the margin towards the baseline', () => {
+    const nearlyFlat: Oracle = (p) => ({ status: 'ok', objective: p.a === 1 && p.b === 'x' ? 100 : 101 });
+    const r = driveSearch(nearlyFlat, two, { trials: 20 }, opts({ strategy: 'grid', baseline: { a: 1, b: 'x' } }));
+    expect(r.best).toEqual({ a: 1, b: 'x' });
+  });
+
   it('adaptive climbs two settings one at a time', () => {
     const r = driveSearch(flat, two, { trials: 20 }, opts({ baseline: { a: 1, b: 'x' } }));
     expect(r.best).toEqual({ a: 3, b: 'y' });

@@ -19,9 +19,14 @@ function runAdaptive(history: readonly HistoryEntry[], space: SearchSpace, opts:
 export function propose(history: readonly HistoryEntry[], space: SearchSpace, budget: SearchBudget, opts: SearchOptions): Proposal {
   const obs = observe(history);
   if (countSpent(history) >= budget.trials) {
-    return { done: true, reason: `budget of ${budget.trials} trials spent`, best: pickBest(obs, history, opts.goal, new Set()) };
+    return { done: true, reason: `budget of ${budget.trials} trials spent`, best: pickBest(obs, history, opts.goal, new Set(), tieRule(opts)) };
   }
   if (opts.strategy === 'adaptive') return runAdaptive(history, space, opts);
   const next = opts.strategy === 'grid' ? proposeGrid(space, opts, obs) : proposeRandom(space, opts, obs);
-  return next.done ? { ...next, best: pickBest(obs, history, opts.goal, new Set()) } : next;
+  return next.done ? { ...next, best: pickBest(obs, history, opts.goal, new Set(), tieRule(opts)) } : next;
+}
+
+// Ties within the noise margin go to the config nearest the baseline (the safer, default-side setting).
+function tieRule(opts: SearchOptions) {
+  return { margin: opts.noiseMargin, baseline: opts.baseline };
 }

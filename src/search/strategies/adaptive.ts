@@ -42,17 +42,40 @@ function searchAll(ctx: Replay, space: SearchSpace, opts: SearchOptions): Outcom
   return { best: s.best, obs: s.bestObs };
 }
 
-// The best usable config among those not disqualified (median, goal-aware), or null.
-export function pickBest(obs: Map<string, Observation>, history: readonly HistoryEntry[], goal: SearchOptions['goal'], exclude: ReadonlySet<string>): Params | null {
-  let best: { p: Params; m: number } | null = null;
+// How far a config is from the baseline: settings changed, then the total numeric distance (ties go to the nearest).
+function distanceFrom(p: Params, base: Params): [number, number] {
+  let changed = 0;
+  let dist = 0;
+  for (const k of Object.keys(p)) {
+    if (p[k] === base[k]) continue;
+    changed++;
+    if (typeof p[k] === 'number' && typeof base[k] === 'number') dist += Math.abs((p[k] as number) - (base[k] as number));
+  }
+  return [changed, dist];
+}
+
+/** Tie handling for pickBest: within the margin of the top median, the config nearest the baseline wins. */
+export interface TieRule {
+  margin: number;
+  baseline: Params;
+}
+
+// The best usable config among those not disqualified (median, goal-aware), or null; with a tie rule, the safest
+// of those within the noise margin of the top.
+export function pickBest(obs: Map<string, Observation>, history: readonly HistoryEntry[], goal: SearchOptions['goal'], exclude: ReadonlySet<string>, tie?: TieRule): Params | null {
+  const cands = new Map<string, { p: Params; m: number; n: number }>();
   for (const h of history) {
     const k = configKey(h.config);
     const o = obs.get(k);
-    if (!o || o.outcome !== 'ok' || !o.values.length || exclude.has(k)) continue;
-    const m = median(o.values);
-    if (!best || (goal === 'maximize' ? m > best.m : m < best.m)) best = { p: h.config, m };
+    if (o && o.outcome === 'ok' && o.values.length && !exclude.has(k)) cands.set(k, { p: h.config, m: median(o.values), n: o.values.length });
   }
-  return best?.p ?? null;
+  const all = [...cands.values()].sort((x, y) => (goal === 'maximize' ? y.m - x.m : x.m - y.m));
+  if (!all.length) return null;
+  if (!tie) return all[0].p;
+  const top = all[0];
+  const tied = all.filter((c) => c === top || compare([top.m], [c.m], tie.margin, goal).winner === 'tie');
+  const near = (c: { p: Params }) => distanceFrom(c.p, tie.baseline);
+  return tied.reduce((b, c) => { const [x, y] = [near(c), near(b)]; return x[0] < y[0] || (x[0] === y[0] && x[1] < y[1]) ? c : b; }).p;
 }
 
 // Soak the winner; a winner whose soak fails (crash, or worse than its search median by the margin) is replaced.
