@@ -7,8 +7,8 @@ import type { JournalEntry } from './journal.js';
 import { isStartingOrUp, type UnitState } from './show.js';
 import { readJournalAfter, showUnit } from './systemd.js';
 
-/** Poll interval: a fatal line is seen within ~0.3 s, and one poll costs three short commands over a shared SSH connection. */
-export const POLL_MS = 300;
+/** Pause between polls: a poll itself costs two commands over the shared SSH connection, so a fatal line is seen within ~0.5 s. */
+export const POLL_MS = 250;
 /** After the first failure signal, watch this long for the restart that makes it a crash loop (RestartSec is often 1-5 s). */
 export const CONFIRM_WINDOW_MS = 3000;
 

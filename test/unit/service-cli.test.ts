@@ -1,0 +1,29 @@
+// Flag handling of the service commands: --set/--unset parsing and target resolution from flags.
+import { describe, expect, it } from 'vitest';
+import { resolveTarget } from '../../src/app/service-target.js';
+import { parseChanges } from '../../src/cli/commands/apply.js';
+
+describe('apply --set/--unset', () => {
+  it('types values and accepts flag spellings of keys', () => {
+    expect(parseChanges(['speculative_num_steps=4', '--mem-fraction-static=0.85', 'disable-cuda-graph=true', 'kv_cache_dtype=fp8_e5m2', 'x_path=a=b'], ['cuda_graph_max_bs']))
+      .toEqual({ speculative_num_steps: 4, mem_fraction_static: 0.85, disable_cuda_graph: true, kv_cache_dtype: 'fp8_e5m2', x_path: 'a=b', cuda_graph_max_bs: null });
+  });
+  it('refuses malformed input with usage errors', () => {
+    expect(() => parseChanges(['novalue'], [])).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+    expect(() => parseChanges(['$(id)=1'], [])).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+    expect(() => parseChanges([], [])).toThrow(/nothing to apply/);
+  });
+});
+
+describe('resolveTarget', () => {
+  it('takes flags, validates the unit and defaults the engine and action log', async () => {
+    const t = await resolveTarget({ host: 'root@h', unit: 'llm', endpoint: 'http://h:30000' }, { SPECTUNE_ACTION_LOG: '/tmp/a.jsonl' });
+    expect(t).toMatchObject({ target: 'root@h', unit: 'llm.service', engine: 'sglang', endpoint: 'http://h:30000', actionLogPath: '/tmp/a.jsonl', sudo: false });
+    expect((await resolveTarget({ unit: 'llm' }, {})).actionLogPath).toBe('/var/lib/spectune/actions.jsonl');
+  });
+  it('refuses a missing unit, an unknown engine and a hostile unit', async () => {
+    await expect(resolveTarget({}, {})).rejects.toMatchObject({ code: 'E_USAGE' });
+    await expect(resolveTarget({ unit: 'x', engine: 'tgi' }, {})).rejects.toMatchObject({ code: 'E_USAGE' });
+    await expect(resolveTarget({ unit: 'x;id' }, {})).rejects.toMatchObject({ code: 'E_UNSAFE_VALUE' });
+  });
+});
