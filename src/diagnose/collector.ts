@@ -132,7 +132,8 @@ export class Collector {
     sum.yearHint ??= yearOf(rec.ts) ?? yearOf(app.appTs);
     if (rec.format !== 'plain' || app.prefixed) sum.recognised++;
     if (rec.origin === 'kernel') { sum.kernelLines++; return this.onKernel(src, lineNo, ts, app.text); }
-    if (rec.origin === 'systemd' && this.unit && rec.unit && rec.unit !== this.unit) return;
+    // With --unit, lines about (systemd) or from (journal JSON) another unit are not this service's story.
+    if (this.unit && rec.unit && rec.unit !== this.unit && rec.unit !== 'init.scope') return;
     if (app.dialect) { src.dialect = app.dialect; this.dialects[app.dialect]++; }
     this.onServiceLine(src, rec, app, lineNo, ts);
   }

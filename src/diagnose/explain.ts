@@ -49,6 +49,12 @@ function orderEvidence(quotes: Quote[], withSource: boolean): EvidenceLine[] {
 function remediationFor(d: Death, cls: DiagnosisClass): Remediation[] {
   if (d.decisive && d.decisive.class === cls) return ruleOf(d.decisive).remediation;
   if (cls === 'clean_stop' && d.life.marks.exit?.fields.status !== '9') return [];
+  if (cls === 'external_kill' && !d.life.hits.some((h) => h.ruleId === 'systemd.client_kill')) {
+    return [
+      { text: 'check the kernel log for an OOM kill first: journalctl -k | grep -i "killed process" (rerun diagnose with --kernel or --host)' },
+      { text: 'then look for probes, watchdogs or scripts that kill -9 the service; stop it with `systemctl stop` so it can drain' },
+    ];
+  }
   const hit = d.life.hits.find((h) => h.class === cls && ruleOf(h).remediation.length);
   if (hit) return ruleOf(hit).remediation;
   const defaults: Partial<Record<DiagnosisClass, string>> = {

@@ -26,7 +26,7 @@ function engineOf(d: Death): string {
 // Summary of a single lifetime's end.
 function summarizeDeath(d: Death, c: SummaryContext): string {
   const l = d.life;
-  const served = `It had served ${plural(l.requests, 'request')}.`;
+  const served = l.ready || l.requests > 0 ? `It had served ${plural(l.requests, 'request')}.` : 'It never became ready.';
   const drain = l.marks.drain?.fields;
   switch (d.class) {
     case 'stop_timeout': {
