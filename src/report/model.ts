@@ -41,8 +41,14 @@ function purposeOf(t: ReportTrial): string {
   return m ? m[1] : t.purpose;
 }
 
-// Short verdict of a trial for the table.
+// Short verdict of a trial for the table, flagging a wrong memory prediction.
 function verdictOf(t: ReportTrial): string {
+  const v = baseVerdict(t);
+  return t.predictionWrong ? `${v}; memory prediction was wrong` : v;
+}
+
+// The verdict proper.
+function baseVerdict(t: ReportTrial): string {
   const v = t.verdicts[0];
   if (v) return v.cause ? `${v.class} (${v.cause})` : v.class;
   if (t.state === 'infeasible') return 'predicted OOM (not deployed)';

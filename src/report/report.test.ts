@@ -71,6 +71,8 @@ describe('buildReportModel', () => {
     expect(m.rows[3].verdict).toBe('violates: outputTokensPerSec@16 700 < 776 (90% of baseline)');
     expect(m.rows[5].verdict).toBe('crash_loop (kv_cache_oom)');
     expect(m.rows[6].verdict).toBe('predicted OOM (not deployed)');
+    const wrong = buildReportModel({ ...seedCampaign(), trials: [trial(1, 1, 'measured', 123), trial(2, 10, 'failed', null, { verdicts: [OOM], predictionWrong: true })] });
+    expect(wrong.rows[1].verdict).toBe('crash_loop (kv_cache_oom); memory prediction was wrong');
     expect(m.best?.seq).toBe(3);
     expect(m.rows[5].purpose).toBe('probe');
     expect(m.rows[1].purpose).toBe('search');
