@@ -48,8 +48,8 @@ export const targetSchema = z.strictObject({
 /** The values one setting may take: an explicit list or a numeric range. */
 export const dimensionSchema = z.union([
   z.strictObject({
-    /** Every value to consider, in order from safest to most aggressive. */
-    values: z.array(settingValue).min(1).describe('values to consider, safest first'),
+    /** Every value to consider (numbers are searched in ascending order; other values in the order given). */
+    values: z.array(settingValue).min(1).describe('values to consider (numbers are searched in ascending order)'),
   }),
   z.strictObject({
     /** Smallest value. */

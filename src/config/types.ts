@@ -9,7 +9,7 @@ export interface TargetHost {
   role: 'rank0' | 'rank1';
 }
 
-/** One setting to search, with its values in order (safest first). */
+/** One setting to search, with its values (numbers are searched in ascending order). */
 export interface Dimension {
   /** Canonical engine setting key, e.g. "speculative_num_steps". */
   key: string;
