@@ -30,6 +30,14 @@ export const ALTERNATIVES: Readonly<Record<DiagnosisClass, DiagnosisClass[]>> = 
   unknown: ['host_oom_kill', 'stop_timeout', 'kv_cache_oom', 'cuda_oom', 'external_kill'],
 };
 
+/** Characters of a quoted line inside a sentence. */
+const QUOTE_IN_SENTENCE = 160;
+
+// Shorten a quoted line for a sentence.
+function clip(text: string): string {
+  return text.length > QUOTE_IN_SENTENCE ? `${text.slice(0, QUOTE_IN_SENTENCE)}…` : text;
+}
+
 // What the process did, as context for "ruled out" sentences.
 function story(f: ReasonFacts): string {
   const d = f.death;
@@ -37,7 +45,7 @@ function story(f: ReasonFacts): string {
   const served = l.requests > 0 ? `the process served ${l.requests} request${l.requests === 1 ? '' : 's'}, then ` : 'the process ';
   if (d.class === 'stop_timeout') return `${served}exited after \`State 'stop-sigterm' timed out\``;
   if (d.class === 'clean_stop') return `${served}drained and exited on request`;
-  if (d.decisive) return `${served}raised \`${d.decisive.text.slice(0, 120)}\` (line ${d.decisive.line})`;
+  if (d.decisive) return `${served}raised \`${clip(d.decisive.text)}\` (line ${d.decisive.line})`;
   return `${served}ended with ${l.marks.exit?.text ?? 'no exit record'}`;
 }
 
@@ -57,7 +65,12 @@ function notExternalKill(f: ReasonFacts): string {
     ? 'the SIGKILL (status=9/KILL) is SGLang killing its own process tree after the drain reached 0'
     : 'the process exited on its own after the stop request';
   if (d.class === 'host_oom_kill') return `the kill is the kernel OOM killer's (${d.oom[0]?.text.slice(0, 100) ?? 'OOM record'})`;
-  if (d.decisive) return `the engine raised an error first (line ${d.decisive.line}); its own shutdown path killed the process tree`;
+  if (d.decisive) {
+    const exit = d.life.marks.exit?.fields;
+    return exit && exit.code !== 'killed'
+      ? `the engine raised an error first (line ${d.decisive.line}) and exited with status ${exit.status}/${exit.name}; nothing killed it`
+      : `the engine raised an error first (line ${d.decisive.line}); its own shutdown path killed the process tree`;
+  }
   return 'no kill request (`systemctl kill`, action log) and no signal death in the window';
 }
 
@@ -96,7 +109,7 @@ export function whyNot(cls: DiagnosisClass, f: ReasonFacts): string {
   if (cls === 'clean_stop') return notCleanStop(f);
   if (cls === 'stop_timeout') return notStopTimeout(f);
   if (cls === 'crash_loop') return `only ${Math.max(f.failedStarts, 0)} failed start${f.failedStarts === 1 ? '' : 's'} in the window${f.nRestarts !== null ? ` (NRestarts=${f.nRestarts})` : ''}; this was a single stop, not a restart loop`;
-  if (cls === 'cuda_oom' && f.death.class === 'kv_cache_oom') return 'not an allocator OOM: the KV-pool sizing check failed after the weights loaded, so the pool needs more memory (raise the static fraction), not less';
+  if (cls === 'cuda_oom' && f.death.class === 'kv_cache_oom') return 'not an allocator OOM: the KV-pool sizing check failed after the weights loaded, so the pool needs more memory (mem_fraction_static / gpu_memory_utilization up, or smaller context), not less';
   return ABSENT[cls] ?? `no evidence line for ${cls}`;
 }
 
