@@ -27,7 +27,7 @@ export const run: Command = async (argv, io) => {
   const stdinUsable = io.stdin && !io.stdin.isTTY;
   if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: USAGE });
   const d = await runDiagnose({
-    files: positionals, stdin: stdinUsable || positionals.includes('-') ? io.stdin : undefined, stateFile: values.state,
+    files: positionals, stdin: positionals.includes('-') || (!positionals.length && !values.unit && stdinUsable) ? io.stdin : undefined, stateFile: values.state,
     actionsFile: values.actions, kernelFile: values.kernel, engine: values.engine as EngineName | undefined, unit: values.unit,
     host: values.host, since: values.since, sshConfig: values['ssh-config'],
   });
