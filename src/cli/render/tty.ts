@@ -9,7 +9,9 @@ import type { Renderer, RenderTarget } from './types.js';
 const REDRAW_INTERVAL_MS = 100;
 /** Refresh the elapsed clock once a second even when no event arrives (model loads take ~100 s). */
 const TICK_MS = 1000;
-/** Used when the terminal does not say how wide it is. */
+/** Narrowest live line worth drawing. */
+const MIN_COLUMNS = 20;
+/** Used when the terminal does not say how wide it is (or says 0, as under `script`). */
 const DEFAULT_COLUMNS = 100;
 /** Carriage return + erase line: rewrite the live line in place. */
 const CLEAR_LINE = '\r\x1b[2K';
@@ -29,7 +31,7 @@ export function createTtyRenderer(out: RenderTarget, opts: TtyOptions = {}): Ren
   let status: LiveStatus = createLiveStatus();
   let lastDraw = 0;
   let liveShown = false;
-  const width = () => Math.max(20, (out.columns ?? DEFAULT_COLUMNS) - 1);
+  const width = () => Math.max(MIN_COLUMNS, (out.columns || DEFAULT_COLUMNS) - 1);
   const draw = (force: boolean) => {
     const t = now();
     if (!force && t - lastDraw < REDRAW_INTERVAL_MS) return;
