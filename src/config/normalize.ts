@@ -22,17 +22,24 @@ export function expandRange(min: number, max: number, step: number): number[] | 
   return Array.from({ length: n }, (_, i) => Number((min + i * step).toFixed(RANGE_DECIMALS)));
 }
 
+// The canonical snake_case key of a setting written as a flag ("--speculative-num-steps") or in kebab-case.
+export function canonicalKey(written: string): string {
+  return /^(--)?[A-Za-z][A-Za-z0-9_-]*$/.test(written) ? written.replace(/^--/, '').replace(/-/g, '_').toLowerCase() : written;
+}
+
 // Turn the raw space map into ordered dimensions, reporting bad ranges.
 function normalizeSpace(space: RawConfig['space'], p: Problems): Dimension[] {
   const dims: Dimension[] = [];
-  for (const [key, dim] of Object.entries(space)) {
+  for (const [written, dim] of Object.entries(space)) {
+    const key = canonicalKey(written);
+    if (key !== written) p.warnings.push(`space.${written}: read as ${key} (settings are named in snake_case, e.g. speculative_num_steps)`);
     if ('values' in dim) {
       dims.push({ key, values: [...new Set<ParamValue>(dim.values)] });
       continue;
     }
     const values = expandRange(dim.min, dim.max, dim.step);
     if (!values) {
-      p.errors.push(`space.${key}: expected min <= max and at most ${MAX_DIMENSION_VALUES} values, got min ${dim.min}, max ${dim.max}, step ${dim.step} (example: {min: 1, max: 10, step: 1})`);
+      p.errors.push(`space.${written}: expected min <= max and at most ${MAX_DIMENSION_VALUES} values, got min ${dim.min}, max ${dim.max}, step ${dim.step} (example: {min: 1, max: 10, step: 1})`);
       continue;
     }
     dims.push({ key, values });

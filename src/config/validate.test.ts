@@ -97,6 +97,12 @@ describe('validateConfig', () => {
     expect(r2.errors).toEqual(['space.speculative_num_steps: expected values within 1..8, got 9, 10']);
   });
 
+  it('reads flag-style setting names as canonical keys, with a warning', () => {
+    const r = validateConfig({ ...minimal(), space: { '--speculative-num-steps': { values: [1, 2] } } });
+    expect(r.config!.space).toEqual([{ key: 'speculative_num_steps', values: [1, 2] }]);
+    expect(r.warnings).toContain('space.--speculative-num-steps: read as speculative_num_steps (settings are named in snake_case, e.g. speculative_num_steps)');
+  });
+
   it('warns about literal API keys and defaults latency objectives to minimize', () => {
     const cfg = { ...minimal(), objective: { metric: 'ttftMs.p99' } } as Record<string, unknown>;
     cfg.target = { ...(cfg.target as object), apiKey: 'sk-abc' };
