@@ -115,7 +115,7 @@ function isCleanStop(life: LifeState, exit: { code: string; status: number } | n
 export function judgeLifetime(life: LifeState, ctx: DeathContext): Death {
   const m = life.marks;
   const exit = exitOf(life, ctx);
-  const ended = Boolean(exit || m.result || m.stop_timeout || m.app_exit);
+  const ended = Boolean(exit || m.result || m.stop_timeout || m.app_exit || m.app_abort);
   const tail = [...q(life, m.sigkill), ...q(life, m.exit), ...q(life, m.result)];
   const base = { life, ended, decisive: null, oom: [] as Quote[] };
   const stateTimeout = life.id === ctx.stateLife && ctx.state?.Result === 'timeout';
@@ -158,7 +158,7 @@ function judgeUnexplained(life: LifeState, exit: { code: string; status: number 
     const ev = [...q(life, m.sigterm), ...(child ? [{ ...child, source: child.source }] : []), ...tail];
     return { ...base, ended: true, class: 'external_kill', crashed: true, confidence: 'low', evidence: ev };
   }
-  if (exit && exit.status !== 0) return { ...base, class: 'unknown', crashed: true, confidence: 'low', evidence: tail };
+  if ((exit && exit.status !== 0) || m.app_abort) return { ...base, class: 'unknown', crashed: true, confidence: 'low', evidence: [...q(life, m.app_abort), ...tail] };
   if (ended) return { ...base, class: 'clean_stop', crashed: false, confidence: 'medium', evidence: tail };
   return { ...base, class: 'unknown', crashed: false, confidence: 'low', evidence: q(life, life.ready) };
 }

@@ -5,7 +5,7 @@ import type { Dialect } from './prefix.js';
 export type MarkerKind =
   | 'starting' | 'started' | 'stop_requested' | 'stopped' | 'weights_loaded' | 'kv_allocated' | 'ready' | 'request'
   | 'sigterm' | 'drain' | 'stop_timeout' | 'sigkill' | 'kill_request' | 'exit' | 'result' | 'restart' | 'start_limit'
-  | 'oom_kill' | 'app_exit' | 'engine_start';
+  | 'oom_kill' | 'app_exit' | 'app_abort' | 'engine_start';
 
 /** One recognised lifecycle line with its parsed fields. */
 export interface Marker {
@@ -25,6 +25,8 @@ const DRAIN = /Gracefully exiting\.\.\. Remaining number of requests (?<remainin
 const ACCESS = /"POST (?<path>\/[^\s"?]*)[^"]* HTTP\/[\d.]+" (?<status>\d{3})/;
 const READY_VLLM = /Starting vLLM API server \d+ on (?<url>\S+)|Application startup complete\./;
 const READY_LLAMA = /server is listening on (?<url>\S+)/;
+/** The process is dying by itself with no Python exception: faulthandler, ggml asserts, C++ terminate. */
+const ABORT = /Fatal Python error: (?<reason>.+)|GGML_ASSERT\((?<assert>.*)\) failed|terminate called after throwing|Segmentation fault \(core dumped\)/;
 const ENGINE_START = /server_args=ServerArgs\(|vLLM API server version|^(?:main: )?build(?: =|:) \d+/;
 const JOB_VERBS: Record<string, MarkerKind> = { Starting: 'starting', Started: 'started', Stopping: 'stop_requested', Stopped: 'stopped' };
 
@@ -66,6 +68,7 @@ export function readAppMarker(text: string, dialect: Dialect | null): Marker | n
   if (dialect !== 'sglang' && (m = READY_VLLM.exec(text))) return { kind: 'ready', fields: groups(m) };
   if (text.includes('server is listening on') && (m = READY_LLAMA.exec(text))) return { kind: 'ready', fields: groups(m) };
   if ((m = DRAIN.exec(text))) return { kind: 'drain', fields: groups(m) };
+  if ((m = ABORT.exec(text))) return { kind: 'app_abort', fields: groups(m) };
   if (text.includes('SIGTERM received') || text.includes('Shutting down FastAPI HTTP server.')) return { kind: 'sigterm', fields: {} };
   if (text.includes('cleaning up before exit...') || /Finished server process \[\d+\]/.test(text)) return { kind: 'app_exit', fields: {} };
   if (/Load weight end\.|Model loading took|: model loaded$/.test(text)) return { kind: 'weights_loaded', fields: {} };
