@@ -2,6 +2,7 @@
 // `spectune diagnose --actions` can attribute a SIGTERM to whoever stopped the unit.
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { parseActionLog } from '../diagnose/state.js';
 import type { ActionRecord } from '../diagnose/types.js';
 import { redactValue } from '../redact.js';
 
@@ -20,19 +21,6 @@ export function resolveActionLogPath(explicit: string | undefined, env: NodeJS.P
   return explicit ?? env.SPECTUNE_ACTION_LOG ?? DEFAULT_ACTION_LOG;
 }
 
-// Parse JSON lines, skipping lines that are not action records.
-export function parseActionLines(text: string): ActionRecord[] {
-  const out: ActionRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const rec = JSON.parse(line) as ActionRecord;
-      if (rec && typeof rec.ts === 'string' && typeof rec.unit === 'string' && typeof rec.action === 'string') out.push(rec);
-    } catch { /* a torn last line from a crash: skip it */ }
-  }
-  return out;
-}
-
 // Whether a record is about the given unit and host (records without a host match any host).
 function matchesFilter(r: ActionRecord, filter: { unit?: string; host?: string }): boolean {
   return (!filter.unit || r.unit === filter.unit) && (!filter.host || !r.host || r.host === filter.host);
@@ -49,7 +37,7 @@ export function createFileActionLog(path: string): ActionLog {
     async read(filter = {}) {
       let text = '';
       try { text = await readFile(path, 'utf8'); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e; }
-      return parseActionLines(text).filter((r) => matchesFilter(r, filter));
+      return parseActionLog(text).actions.filter((r) => matchesFilter(r, filter));
     },
   };
 }

@@ -1,9 +1,10 @@
 // The diagnosis functions service control relies on, gathered in one injectable object so that the controller
 // can be tested with stand-ins and the wiring lives in one place.
-import type { Diagnosis, Verdict, ActionRecord } from '../diagnose/types.js';
+import { diagnoseLogs, findFatalLine } from '../diagnose/index.js';
+import type { ActionRecord, Diagnosis } from '../diagnose/types.js';
 import type { EngineName } from '../engines/types.js';
 
-/** One named text input for diagnosis (journal, kernel log, systemctl show). */
+/** One named text input for diagnosis (journal, kernel log). */
 export interface DiagnoseInput {
   name: string;
   text: string;
@@ -17,25 +18,8 @@ export interface Collaborators {
   diagnose(inputs: DiagnoseInput[], ctx: { state: string; actions: ActionRecord[]; engine: EngineName; unit: string }): Diagnosis;
 }
 
-type AnyFn = (...args: unknown[]) => unknown;
-
-// Import a sibling domain's module by path (static imports replace these once every module has landed).
-async function load(path: string): Promise<Record<string, AnyFn>> {
-  return (await import(path)) as Record<string, AnyFn>;
-}
-
-// Normalise diagnoseLogs' answer (a Diagnosis, or a bare Verdict) into a Diagnosis.
-function asDiagnosis(r: unknown): Diagnosis {
-  const d = r as Partial<Diagnosis> & Partial<Verdict>;
-  if (d.verdict) return d as Diagnosis;
-  return { verdict: d as Verdict, rootException: null, timeline: [], lifetimes: [] };
-}
-
-// The real collaborators, loaded from diagnose/.
-export async function loadCollaborators(): Promise<Collaborators> {
-  const diag = await load('../diagnose/index.js');
-  return {
-    isFatalLine: (message, engine) => Boolean(diag.findFatalLine(message, engine)),
-    diagnose: (inputs, ctx) => asDiagnosis(diag.diagnoseLogs(inputs.map((i) => ({ name: i.name, content: i.text })), ctx)),
-  };
-}
+/** The real collaborators (src/diagnose). */
+export const diagnoseCollaborators: Collaborators = {
+  isFatalLine: (message, engine) => findFatalLine(message, engine) !== null,
+  diagnose: (inputs, ctx) => diagnoseLogs(inputs.map((i) => ({ name: i.name, content: i.text })), ctx),
+};

@@ -7,7 +7,7 @@ import { ToolError } from '../errors.js';
 import { ignoreEvents, type EventSink } from '../events.js';
 import type { Host } from '../host/types.js';
 import { createMemoryActionLog, type ActionLog } from './action-log.js';
-import { loadCollaborators, type Collaborators } from './collaborators.js';
+import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 import {
   RollbackFailedError, type FailedStart, type ReadyResult, type RollbackResult, type ServiceControllerOptions,
   type ServiceStatus, type StopOptions,
@@ -20,7 +20,7 @@ import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.
 import { watchStart, type Baseline, type Tracker } from './readiness.js';
 import { prepareStop, type DrainEstimate } from './safe-stop.js';
 import type { UnitState } from './show.js';
-import { catUnit, controlUnit, lastJournalCursor, readKernelLog, showUnit } from './systemd.js';
+import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
 import { DROPIN_NAME, effectiveEnvironment, effectiveListValue, normalizeUnitName, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
@@ -53,7 +53,7 @@ export class ServiceController {
   private readonly prober: Prober;
   private readonly adapter: EngineAdapter;
   private readonly healthUrl: string;
-  private collab: Promise<Collaborators> | null;
+  private readonly collab: Collaborators;
   /** The start spectune made last, for waitReady. */
   private baseline: Baseline | null = null;
 
@@ -67,7 +67,7 @@ export class ServiceController {
     this.prober = opts.prober ?? httpProber;
     this.adapter = getEngine(opts.engine);
     this.healthUrl = joinUrl(opts.endpoint, this.adapter.healthPath);
-    this.collab = opts.collaborators ? Promise.resolve(opts.collaborators) : null;
+    this.collab = opts.collaborators ?? diagnoseCollaborators;
   }
 
   // Unit state, engine settings in force, health.
@@ -103,12 +103,12 @@ export class ServiceController {
   async restart(why: string, stop: StopOptions = {}): Promise<DrainEstimate | null> {
     const state = await showUnit(this.host, this.unit);
     const drain = state.activeState === 'active' ? await this.drainBeforeStop(state, stop) : null;
-    const cursor = await lastJournalCursor(this.host, this.unit);
+    const [cursor, clockOffsetMs] = await Promise.all([lastJournalCursor(this.host, this.unit), measureClockOffsetMs(this.host)]);
     await this.act('restart', why);
     const startedAt = Date.now();
     await controlUnit(this.host, 'restart', this.unit);
     const after = await showUnit(this.host, this.unit);
-    this.baseline = { mainPid: after.mainPid, nRestarts: after.nRestarts, cursor, startedAt, sawStart: true };
+    this.baseline = { mainPid: after.mainPid, nRestarts: after.nRestarts, cursor, clockOffsetMs, startedAt, sawStart: true };
     return drain;
   }
 
@@ -156,11 +156,6 @@ export class ServiceController {
     return (await this.readInForce()).settings;
   }
 
-  // The diagnosis functions, loaded on first use.
-  private deps(): Promise<Collaborators> {
-    return (this.collab ??= loadCollaborators());
-  }
-
   // Emit a log event.
   private log(level: 'info' | 'warn', message: string): void {
     this.onEvent({ type: 'log', ts: Date.now(), level, message });
@@ -191,13 +186,13 @@ export class ServiceController {
 
   // Baseline for a start spectune did not make itself: the unit as it is now.
   private async currentBaseline(): Promise<Baseline> {
-    const s = await showUnit(this.host, this.unit);
-    return { mainPid: s.mainPid, nRestarts: s.nRestarts, cursor: await lastJournalCursor(this.host, this.unit), startedAt: Date.now(), sawStart: false };
+    const [s, cursor, clockOffsetMs] = await Promise.all([showUnit(this.host, this.unit), lastJournalCursor(this.host, this.unit), measureClockOffsetMs(this.host)]);
+    return { mainPid: s.mainPid, nRestarts: s.nRestarts, cursor, clockOffsetMs, startedAt: Date.now(), sawStart: false };
   }
 
   // Follow the unit from a baseline: ready (or stable when monitoring), or diagnose the failure and stop the loop.
   private async follow(base: Baseline, monitorMs: number | undefined, signal?: AbortSignal): Promise<ReadyResult | { status: 'stable' }> {
-    const c = await this.deps();
+    const c = this.collab;
     const outcome = await watchStart({
       host: this.host, unit: this.unit, healthUrl: this.healthUrl, readyPattern: this.adapter.readyPattern,
       isFatal: (m) => c.isFatalLine(m, this.engine), health: this.prober.health, sleep, now: Date.now,
@@ -219,8 +214,8 @@ export class ServiceController {
     const journal = renderShort(t.entries);
     let diagnosis: Diagnosis | null = null;
     try {
-      const c = await this.deps();
-      const since = `@${Math.floor(t.baseline.startedAt / 1000)}`;
+      const c = this.collab;
+      const since = `@${Math.floor((t.baseline.startedAt + t.baseline.clockOffsetMs) / 1000)}`;
       const [kernel, actions] = await Promise.all([readKernelLog(this.host, since), this.actionLog.read({ unit: this.unit })]);
       const inputs = [{ name: `journal:${this.unit}`, text: journal }, ...(kernel ? [{ name: 'kernel', text: kernel }] : [])];
       diagnosis = asCrashLoop(c.diagnose(inputs, { state: t.state?.raw ?? '', actions, engine: this.engine, unit: this.unit }), t, looping);
@@ -229,7 +224,8 @@ export class ServiceController {
     }
     const verdict = diagnosis?.verdict ?? fallbackVerdict(t, reason, looping);
     const failedAtMs = failureTimestampMs(t);
-    const timeToVerdictMs = failedAtMs === null ? null : Math.max(0, Date.now() - failedAtMs);
+    // Journal times are the service host's: bring the verdict time onto that clock first.
+    const timeToVerdictMs = failedAtMs === null ? null : Math.max(0, Date.now() + t.baseline.clockOffsetMs - failedAtMs);
     this.onEvent({ type: 'diagnosis', ts: Date.now(), verdict });
     this.onEvent({ type: 'service:failed', ts: Date.now(), unit: this.unit, reason, verdict });
     return { status: 'failed', reason, looping, verdict, diagnosis, timeToVerdictMs, journal };

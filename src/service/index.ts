@@ -6,4 +6,4 @@ export { createFileActionLog, createMemoryActionLog, resolveActionLogPath, DEFAU
 export { normalizeUnitName, dropInPath, splitCatOutput, type UnitFile } from './unit.js';
 export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';
 export { estimateDrain, describeDrainRisk, type DrainEstimate } from './safe-stop.js';
-export { loadCollaborators, type Collaborators } from './collaborators.js';
+export { diagnoseCollaborators, type Collaborators } from './collaborators.js';

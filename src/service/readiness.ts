@@ -20,6 +20,8 @@ export interface Baseline {
   cursor: string | null;
   /** Local time of the start, epoch ms. */
   startedAt: number;
+  /** Service host clock minus local clock (ms), for comparing journal times with local times. */
+  clockOffsetMs: number;
   /** False when spectune did not make the start itself: its ready line may predate the cursor, so health alone decides. */
   sawStart: boolean;
 }

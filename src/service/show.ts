@@ -1,4 +1,5 @@
 // Pure parsing of `systemctl show -p ...` output into the state spectune decides on.
+import { parseSystemctlShow } from '../diagnose/state.js';
 
 /** Properties spectune asks `systemctl show` for (one round trip per poll). */
 export const SHOW_PROPERTIES = [
@@ -26,16 +27,6 @@ export interface UnitState {
   raw: string;
 }
 
-// Turn `Key=value` lines into a map (values may contain "=").
-export function parseKeyValues(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
-  }
-  return out;
-}
-
 // A positive integer or null (systemd prints 0 for "no PID", "[not set]" for unknown counters).
 function intOrNull(v: string | undefined, zeroIsNull: boolean): number | null {
   if (v === undefined || !/^\d+$/.test(v)) return null;
@@ -45,7 +36,7 @@ function intOrNull(v: string | undefined, zeroIsNull: boolean): number | null {
 
 // Parse `systemctl show` output into a UnitState.
 export function parseUnitState(text: string): UnitState {
-  const kv = parseKeyValues(text);
+  const kv = parseSystemctlShow(text).properties;
   return {
     id: kv.Id ?? '',
     loadState: kv.LoadState ?? '',

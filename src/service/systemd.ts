@@ -97,3 +97,12 @@ export async function readKernelLog(host: Host, since: string): Promise<string> 
   const r = await host.exec(['journalctl', '-k', '-o', 'short', '--no-pager', `--since=${since}`], { timeoutMs: COMMAND_TIMEOUT_MS });
   return r.exitCode === 0 ? r.stdout : '';
 }
+
+// The service host's clock minus this machine's (ms), so that journal times compare with local times; 0 if unknown.
+export async function measureClockOffsetMs(host: Host): Promise<number> {
+  const before = Date.now();
+  const r = await host.exec(['date', '+%s%3N'], { timeoutMs: COMMAND_TIMEOUT_MS });
+  const hostMs = Number(r.stdout.trim());
+  if (r.exitCode !== 0 || !Number.isFinite(hostMs) || hostMs <= 0) return 0;
+  return Math.round(hostMs - (before + Date.now()) / 2);
+}

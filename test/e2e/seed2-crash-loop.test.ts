@@ -2,7 +2,7 @@
 // start-up with "RuntimeError: Not enough memory", systemd restarts it in a loop; spectune must report crash_loop
 // with cause kv_cache_oom and the root exception within 5 s of the first fatal line, then roll back and verify.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseActionLines } from '../../src/service/action-log.js';
+import { parseActionLog } from '../../src/diagnose/state.js';
 import { readFileSync } from 'node:fs';
 import { installSimUnit, journalText, removeSimUnit, runCli, sh, waitHealthy, hostEpoch, type SimUnit } from './service-helpers.js';
 
@@ -46,7 +46,7 @@ describe('seed 2: crash loop after speculative_num_steps=10, diagnosed fast and 
     expect(st.stdout).toMatch(/-> 200 \(ok\)/);
 
     // Every action was recorded, by spectune, with its reason.
-    const actions = parseActionLines(readFileSync(u.actionLog, 'utf8'));
+    const actions = parseActionLog(readFileSync(u.actionLog, 'utf8')).actions;
     expect(actions.map((a) => a.action)).toEqual(['deploy', 'restart', 'stop', 'rollback', 'restart']);
     expect(actions.every((a) => a.by === 'spectune' && a.unit === u.unit && a.host === u.th.name && a.why)).toBe(true);
   });

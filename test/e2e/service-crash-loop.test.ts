@@ -3,7 +3,7 @@
 // spectune's checkLoop finds it from NRestarts/PID changes with a fatal line each time, diagnoses and stops it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileActionLog, createServiceController, parseUnitState } from '../../src/service/index.js';
-import { parseActionLines } from '../../src/service/action-log.js';
+import { parseActionLog } from '../../src/diagnose/state.js';
 import { readFileSync } from 'node:fs';
 import { installSimUnit, removeSimUnit, runCli, sh, waitHealthy, type SimUnit } from './service-helpers.js';
 
@@ -66,7 +66,7 @@ describe('crash loop while systemd says active', () => {
       await traffic.stop();
     }
     expect((await u.host.exec(['systemctl', 'is-active', u.unit])).stdout.trim()).toBe('inactive');
-    const actions = parseActionLines(readFileSync(u.actionLog, 'utf8'));
+    const actions = parseActionLog(readFileSync(u.actionLog, 'utf8')).actions;
     expect(actions.map((a) => `${a.action}:${a.by}`)).toEqual(['stop:spectune']);
   });
 });

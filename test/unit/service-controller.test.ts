@@ -21,6 +21,8 @@ class ScriptedSystemd {
   host = new FakeHost('root@th-fake');
   state: FakeUnitState = { active: 'active', sub: 'running', pid: 10, restarts: 0 };
   journal: { cursor: string; us: number; pid: number; id: string; msg: string }[] = [];
+  /** How far the fake host's clock is ahead of this machine's. */
+  clockSkewMs = 0;
   private n = 0;
   script: ((s: ScriptedSystemd) => void)[] = [];
 
@@ -39,13 +41,14 @@ class ScriptedSystemd {
       return names.length ? { stdout: `${names.join('\n')}\n` } : { exitCode: 2, stderr: 'No such file or directory' };
     });
     h.on(['journalctl', '-k'], { stdout: '' });
+    h.on(['date', '+%s%3N'], () => ({ stdout: `${Date.now() + this.clockSkewMs}\n` }));
     h.on(['journalctl', '-n', '0'], { stdout: '-- No entries --\n' });
     h.on(['journalctl', '-u'], (argv) => ({ stdout: this.readJournal(argv) }));
   }
 
   log(pid: number, msg: string, id = 'node'): void {
     this.n += 1;
-    this.journal.push({ cursor: `c${this.n}`, us: Date.now() * 1000, pid, id, msg });
+    this.journal.push({ cursor: `c${this.n}`, us: (Date.now() + this.clockSkewMs) * 1000, pid, id, msg });
   }
 
   private show(): string {
@@ -124,6 +127,7 @@ describe('service controller', () => {
     sd.script = [() => {}, () => {}, (s) => s.log(100, 'Load weight begin.'),
       (s) => { s.log(100, 'Traceback (most recent call last):'); s.log(100, FATAL); s.state = { active: 'activating', sub: 'auto-restart', pid: 0, restarts: 0, result: 'exit-code' }; s.log(1, `${UNIT}: Main process exited, code=exited, status=1/FAILURE`, 'systemd'); },
       (s) => { s.state = { active: 'activating', sub: 'start', pid: 101, restarts: 1 }; s.log(1, `${UNIT}: Scheduled restart job, restart counter is at 1.`, 'systemd'); }];
+    sd.clockSkewMs = 60_000;
     const events: SpectuneEvent[] = [];
     const { c, actionLog } = controllerFor(sd, prober(false), events);
     await c.apply(await c.plan({ speculative_num_steps: 10 }));
