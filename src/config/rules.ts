@@ -33,6 +33,8 @@ function distance(a: string, b: string): number {
 function checkSpaceKeys(cfg: SpectuneConfig, ctx: RuleContext, p: Problems): void {
   if (!cfg.space.length) p.errors.push('space: expected at least one setting to tune, got none (example: space: {speculative_num_steps: {min: 1, max: 10}})');
   const specs = ctx.params?.[cfg.target.engine];
+  const keys = cfg.space.map((d) => d.key);
+  for (const k of new Set(keys.filter((k, i) => keys.indexOf(k) !== i))) p.errors.push(`space.${k}: expected each setting once, got it under two spellings`);
   for (const dim of cfg.space) {
     if (!/^[a-z][a-z0-9_]*$/.test(dim.key)) {
       p.errors.push(`space.${dim.key}: expected a canonical snake_case setting key such as speculative_num_steps, got "${dim.key}"`);

@@ -100,6 +100,8 @@ describe('validateConfig', () => {
   it('reads flag-style setting names as canonical keys, with a warning', () => {
     const r = validateConfig({ ...minimal(), space: { '--speculative-num-steps': { values: [1, 2] } } });
     expect(r.config!.space).toEqual([{ key: 'speculative_num_steps', values: [1, 2] }]);
+    const twice = validateConfig({ ...minimal(), space: { 'speculative-num-steps': { values: [1] }, speculative_num_steps: { values: [2] } } });
+    expect(twice.errors).toEqual(['space.speculative_num_steps: expected each setting once, got it under two spellings']);
     expect(r.warnings).toContain('space.--speculative-num-steps: read as speculative_num_steps (settings are named in snake_case, e.g. speculative_num_steps)');
   });
 
