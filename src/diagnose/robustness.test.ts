@@ -135,3 +135,24 @@ describe('pattern safety', () => {
     }
   });
 });
+
+describe('several sources pushed interleaved', () => {
+  it('gives the same result as pushing each source whole', () => {
+    const a = Buffer.from(seed2);
+    const b = readFileSync(join(FIX, 'vllm/nccl-watchdog-abort/journal.jsonl'));
+    const whole = diagnoseLogs([{ name: 'node1', content: a }, { name: 'node2', content: b }]);
+    const d = createDiagnoser();
+    const r = rng(11);
+    d.push('node1', a.subarray(0, 10)); // sources are reported in order of first appearance
+    let i = 10;
+    let j = 0;
+    while (i < a.length || j < b.length) {
+      const n = 1 + Math.floor(r() * 300);
+      if (r() < 0.5 && i < a.length) { d.push('node1', a.subarray(i, i + n)); i += n; } else if (j < b.length) { d.push('node2', b.subarray(j, j + n)); j += n; } else { d.push('node1', a.subarray(i, i + n)); i += n; }
+    }
+    const mixed = d.finish();
+    expect(mixed.verdict).toEqual(whole.verdict);
+    expect(mixed.lifetimes).toEqual(whole.lifetimes);
+    expect(mixed.inputs).toEqual(whole.inputs);
+  });
+});
