@@ -1,7 +1,7 @@
 // A host reached through the system OpenSSH client, so the user's ~/.ssh/config, agent, ProxyJump and
 // known_hosts all apply; one multiplexed connection per host makes each command cost milliseconds.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolError } from '../errors.js';
@@ -24,6 +24,8 @@ export interface SshHostOptions {
 
 /** Idle seconds the control master stays up after the last command (ssh ControlPersist). */
 const CONTROL_PERSIST_SEC = 60;
+/** Empty control directories older than this were left by killed processes (their master is long gone). */
+const STALE_CONTROL_DIR_MS = 10 * 60_000;
 /** Beyond ConnectTimeout (TCP only): time for the key exchange, authentication and the first command. */
 const CONNECT_GRACE_SEC = 20;
 /** Unix socket paths are limited to ~108 bytes; %C expands to 40 hex characters. */
@@ -57,12 +59,28 @@ function closeMastersAtExit(): void {
   openMasters.clear();
 }
 
+// Remove our own empty, old control directories (left by killed processes: no exit hook runs on SIGKILL).
+// rmdir only removes an empty directory, so a directory whose master is running is never touched.
+export function sweepStaleControlDirs(base: string): void {
+  const uid = process.getuid?.();
+  for (const name of readdirSync(base).filter((n) => n.startsWith('spectune-ssh-'))) {
+    const path = join(base, name);
+    try {
+      const st = lstatSync(path);
+      if (st.isDirectory() && st.uid === uid && Date.now() - st.mtimeMs > STALE_CONTROL_DIR_MS) rmdirSync(path);
+    } catch {
+      // in use (not empty) or already gone
+    }
+  }
+}
+
 // A private (0700) directory for the control socket, short enough for a unix socket path.
 function makeControlDir(): string {
   const base = join(tmpdir(), 'spectune-ssh-XXXXXX').length <= MAX_CONTROL_DIR_LENGTH ? tmpdir() : '/tmp';
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', closeMastersAtExit);
+    sweepStaleControlDirs(base);
   }
   return mkdtempSync(join(base, 'spectune-ssh-'));
 }
@@ -153,7 +171,9 @@ export class SshHost implements Host {
 
   // The full local argv: ssh, options, destination, then the remote command as ONE strictly quoted string.
   private sshArgv(remote: string[]): string[] {
-    if (!this.controlDir) {
+    // a directory swept away while this host was idle is replaced by a new private one, never re-created by name
+    if (!this.controlDir || !existsSync(this.controlDir)) {
+      if (this.controlDir) openMasters.delete(this.controlDir);
       this.controlDir = makeControlDir();
       openMasters.set(this.controlDir, ['ssh', ...this.baseOptions(this.controlDir), '-O', 'exit', '--', this.name]);
     }

@@ -193,6 +193,20 @@ describe('SshHost.stream and close', () => {
     expect(alive).toBe(false);
   });
 
+  it('replaces a control directory that vanished while idle by a new private one', async () => {
+    const h = new SshHost('th1', { sshConfig: th1.sshConfig });
+    await h.exec(['true']);
+    const dir = (h as unknown as { controlDir: string }).controlDir;
+    execFileSync('ssh', ['-o', `ControlPath=${dir}/%C`, '-F', th1.sshConfig, '-O', 'exit', 'th1'], { stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+    expect((await h.exec(['hostname'])).stdout).toBe('th1\n');
+    const next = (h as unknown as { controlDir: string }).controlDir;
+    expect(next).not.toBe(dir);
+    expect(statSync(next).mode & 0o777).toBe(0o700);
+    await h.close();
+    expect(existsSync(next)).toBe(false);
+  });
+
   it('close() stops the control master and removes its private directory', async () => {
     const h = new SshHost('th1', { sshConfig: th1.sshConfig });
     await h.exec(['true']);
