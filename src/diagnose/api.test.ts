@@ -126,3 +126,13 @@ describe('journalctl text variants', () => {
     expect(b.inputs?.[0].formats.journal).toBe(a.inputs?.[0].formats.journal);
   });
 });
+
+describe('journalctl -o json-seq', () => {
+  it('reads entries prefixed with a record separator', () => {
+    const json = readFileSync(join(import.meta.dirname, '../../test/fixtures/journal/sglang/seed1-stop-timeout/journal.jsonl'), 'utf8');
+    const seq = json.split('\n').map((l) => (l ? `\x1e${l}` : l)).join('\n');
+    const d = diagnoseLogs([{ name: 'x', content: seq }]);
+    expect(d.verdict.class).toBe('stop_timeout');
+    expect(d.inputs?.[0].formats.plain).toBe(0);
+  });
+});

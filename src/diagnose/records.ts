@@ -20,6 +20,8 @@ export interface LogRecord {
 const SHORT_LINE = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) (\S+) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
 const ISO_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) (\S+) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
 const META_LINE = /^-- (?:Boot [0-9a-f]+|No entries|Logs begin|Journal begins|Reboot)/;
+/** `journalctl -o json-seq` starts each entry with an ASCII record separator. */
+const RECORD_SEPARATOR = 0x1e;
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 // Strip terminal colour codes (journald keeps them; they would break every pattern).
@@ -59,7 +61,8 @@ function fromText(line: string): LogRecord | null {
 }
 
 // Parse one line; never throws, never drops: anything unrecognised is plain engine output.
-export function parseLine(line: string): LogRecord {
+export function parseLine(raw: string): LogRecord {
+  const line = raw.charCodeAt(0) === RECORD_SEPARATOR ? raw.slice(1) : raw;
   const c = line.charCodeAt(0);
   if (c === 123) {
     const r = fromJson(line);
