@@ -53,7 +53,7 @@ export interface SchedulerOptions {
 /** Timer lag beyond which the step timeline restarts from now (the process was stopped, not just busy); below it, late steps catch up. */
 const MAX_LAG_MS = 2000;
 /** A late step catches up by shortening the next steps to no less than this share of their time (no token bursts). */
-const MIN_STEP_SHARE = 0.5;
+const MIN_STEP_SHARE = 0.2;
 
 
 // Runs the batch loop on real timers; all request-visible timing comes from the pure model.
