@@ -136,3 +136,18 @@ describe('journalctl -o json-seq', () => {
     expect(d.inputs?.[0].formats.plain).toBe(0);
   });
 });
+
+describe('OOM records of other processes', () => {
+  const journal = "Mar 10 10:00:00 h sglang[4242]: [2026-03-10 10:00:00] The server is fired up and ready to roll!\nMar 10 10:05:00 h systemd[1]: sglang.service: Main process exited, code=killed, status=9/KILL\n";
+  it('ignores a kill in another unit\'s cgroup', () => {
+    const kernel = 'Mar 10 10:04:59 h kernel: oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),oom_memcg=/system.slice/etl.service,task_memcg=/system.slice/etl.service,task=java,pid=999,uid=0\nMar 10 10:04:59 h kernel: Memory cgroup out of memory: Killed process 999 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n';
+    const d = diagnoseLogs([{ name: 'j', content: journal }], { kernelLines: kernel, unit: 'sglang.service' });
+    expect(d.verdict.class).toBe('external_kill');
+    expect(d.verdict.confidence).toBe('medium');
+  });
+  it('says medium, not high, when a kill is tied to the service by time only', () => {
+    const kernel = 'Mar 10 10:04:59 h kernel: Out of memory: Killed process 999 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n';
+    const d = diagnoseLogs([{ name: 'j', content: journal }], { kernelLines: kernel, unit: 'sglang.service' });
+    expect(d.verdict).toMatchObject({ class: 'host_oom_kill', confidence: 'medium' });
+  });
+});

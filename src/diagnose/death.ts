@@ -56,27 +56,38 @@ function msOf(ctx: DeathContext, source: string, ts: string | null): number | nu
   return parseStamp(ts, ctx.yearHints.get(source) ?? null)?.ms ?? null;
 }
 
+/** How firmly a kernel OOM record is tied to a lifetime: by PID or cgroup ("exact"), or only by time ("time"). */
+type OomTie = 'exact' | 'time' | null;
+
+// The cgroup of a kernel kill: on its own line, or on the oom-kill context line naming the same victim.
+function memcgOf(h: RuleHit, ctx: DeathContext): string | undefined {
+  const own = h.fields.task_memcg ?? h.fields.oom_memcg;
+  if (own) return own;
+  const c = ctx.unowned.find((x) => x.ruleId === 'kernel.oom_kill_context' && x.fields.victim_pid === h.fields.victim_pid);
+  return c?.fields.task_memcg ?? c?.fields.oom_memcg;
+}
+
 // Is a kernel OOM hit about this lifetime: same PID, same unit cgroup in the time window, or inside its lines?
-function oomBelongs(life: LifeState, h: RuleHit, ctx: DeathContext): boolean {
-  if (h.fields.victim_pid && life.pid !== null && Number(h.fields.victim_pid) === life.pid) return true;
-  const memcg = h.fields.task_memcg ?? h.fields.oom_memcg;
-  if (memcg && ctx.unit && !memcg.includes(ctx.unit)) return false;
+function oomTie(life: LifeState, h: RuleHit, ctx: DeathContext): OomTie {
+  if (h.fields.victim_pid && life.pid !== null && Number(h.fields.victim_pid) === life.pid) return 'exact';
+  const memcg = memcgOf(h, ctx);
+  if (memcg && ctx.unit && !memcg.includes(ctx.unit)) return null;
+  const tie: OomTie = memcg && ctx.unit ? 'exact' : 'time';
   const t = msOf(ctx, h.source, h.ts);
   const a = msOf(ctx, life.source, life.startTs);
   const b = msOf(ctx, life.source, life.endTs);
-  if (t !== null && a !== null && b !== null) return t >= a - OOM_TIME_SLACK_MS && t <= b + OOM_TIME_SLACK_MS;
-  return h.source === life.source && h.line >= life.firstLine && h.line <= life.lastLine + 50;
+  if (t !== null && a !== null && b !== null) return t >= a - OOM_TIME_SLACK_MS && t <= b + OOM_TIME_SLACK_MS ? tie : null;
+  return h.source === life.source && h.line >= life.firstLine && h.line <= life.lastLine + 50 ? tie : null;
 }
 
 // OOM-killer evidence for a lifetime: systemd's notice, a correlated kernel line, or Result=oom-kill.
-function oomEvidence(life: LifeState, ctx: DeathContext): Quote[] {
+function oomEvidence(life: LifeState, ctx: DeathContext): { quotes: Quote[]; firm: boolean } {
   const own = life.hits.filter((h) => h.class === 'host_oom_kill');
-  const kernel = ctx.unowned.filter((h) => h.class === 'host_oom_kill' && h.fatal && oomBelongs(life, h, ctx));
-  const out: Quote[] = [...kernel, ...own].map((h) => ({ line: h.line, ts: h.ts, text: h.text, fields: h.fields, source: h.source }));
-  if (life.id === ctx.stateLife && ctx.state?.Result === 'oom-kill') {
-    out.push({ line: 0, ts: null, text: 'systemctl show: Result=oom-kill', fields: {}, source: 'state' });
-  }
-  return out;
+  const ties = ctx.unowned.filter((h) => h.class === 'host_oom_kill' && h.fatal).map((h) => ({ h, tie: oomTie(life, h, ctx) })).filter((x) => x.tie);
+  const out: Quote[] = [...ties.map((x) => x.h), ...own].map((h) => ({ line: h.line, ts: h.ts, text: h.text, fields: h.fields, source: h.source }));
+  const stateSays = life.id === ctx.stateLife && ctx.state?.Result === 'oom-kill';
+  if (stateSays) out.push({ line: 0, ts: null, text: 'systemctl show: Result=oom-kill', fields: {}, source: 'state' });
+  return { quotes: out, firm: own.some((h) => h.fatal) || stateSays || ties.some((x) => x.tie === 'exact') };
 }
 
 // The decisive engine failure among the hits, after refinements (e.g. an OOM raised inside capture_model).
@@ -123,8 +134,8 @@ export function judgeLifetime(life: LifeState, ctx: DeathContext): Death {
     const ev = [...q(life, m.stop_requested), ...q(life, m.sigterm), ...q(life, m.drain), ...q(life, m.stop_timeout), ...tail];
     return { ...base, ended: true, class: 'stop_timeout', crashed: true, confidence: m.stop_timeout ? 'high' : 'medium', evidence: ev };
   }
-  const oom = oomEvidence(life, ctx);
-  if (oom.length) return { ...base, ended: true, oom, class: 'host_oom_kill', crashed: true, confidence: 'high', evidence: [...oom, ...tail] };
+  const { quotes: oom, firm } = oomEvidence(life, ctx);
+  if (oom.length) return { ...base, ended: true, oom, class: 'host_oom_kill', crashed: true, confidence: firm ? 'high' : 'medium', evidence: [...oom, ...tail] };
   const failure = bestFailure(life.hits);
   if (failure) {
     const hq = { line: failure.hit.line, ts: failure.hit.ts, text: failure.hit.text, fields: failure.hit.fields, source: failure.hit.source };

@@ -41,7 +41,8 @@ function summarizeDeath(d: Death, c: SummaryContext): string {
       const v = d.oom.find((o) => o.fields.victim_pid);
       const who = v ? ` process ${v.fields.victim_pid} (${v.fields.victim_comm})` : ' a process of the unit';
       const scope = v?.fields.scope === 'Memory cgroup out of memory' ? ' because the cgroup memory limit was reached' : '';
-      return `Host OOM kill: the kernel OOM killer killed${who}${scope}. Host RAM ran out — this is not a GPU out-of-memory. ${served}`;
+      const loose = d.confidence === 'high' ? '' : ' The record is tied to this service by time only (another PID, no cgroup named): check `journalctl -k` around the exit.';
+      return `Host OOM kill: the kernel OOM killer killed${who}${scope}. Host RAM ran out — this is not a GPU out-of-memory.${loose} ${served}`;
     }
     case 'external_kill': {
       const exit = l.marks.exit?.fields;
