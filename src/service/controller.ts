@@ -88,13 +88,12 @@ export class ServiceController {
     if ((await this.readInForce()).execStart !== plan.currentExecStart) {
       throw new ToolError('E_INPUT_UNUSABLE', `${this.unit} changed since the plan was made`, { hint: 'plan again' });
     }
-    const before = await readVersions(this.host, this.unit);
-    const version = await applyDeploy(plan, this.host, this.onEvent);
+    const { version, previous } = await applyDeploy(plan, this.host, this.onEvent);
     await this.act('deploy', `drop-in version ${version} with ${JSON.stringify(plan.changes)}`);
     try {
       return { version, drain: await this.restart(`apply ${JSON.stringify(plan.changes)}`, stop) };
     } catch (e) {
-      await restoreVersion(this.host, this.unit, before.current ?? 'none', plan.dropInText).catch(() => {});
+      await restoreVersion(this.host, this.unit, previous, plan.dropInText).catch(() => {});
       throw e;
     }
   }

@@ -45,11 +45,12 @@ async function nextVersion(host: Host, unit: string): Promise<number> {
   return nums.length ? nums[nums.length - 1] + 1 : 1;
 }
 
-// Before the first deploy, remember what runs now as the known-good baseline (the operator's own config).
-async function recordBaseline(host: Host, plan: DeployPlan): Promise<void> {
+// Before the first deploy, remember what runs now as the known-good baseline (the operator's own config);
+// returns the version deployed now.
+async function recordBaseline(host: Host, plan: DeployPlan): Promise<Version> {
   const st = statePaths(plan.unit);
   const { current, good } = await readVersions(host, plan.unit);
-  if (good !== null) return;
+  if (good !== null) return current ?? 'none';
   let baseline: Version = current ?? 'none';
   if (current === null && plan.previousDropIn !== null) {
     baseline = await nextVersion(host, plan.unit);
@@ -57,6 +58,7 @@ async function recordBaseline(host: Host, plan: DeployPlan): Promise<void> {
   }
   await host.writeFile(st.good, `${baseline}\n`, { mode: FILE_MODE });
   if (current === null) await host.writeFile(st.current, `${baseline}\n`, { mode: FILE_MODE });
+  return current ?? baseline;
 }
 
 // Install a drop-in text (or remove the drop-in) and daemon-reload; on a failed reload put the old one back.
@@ -77,15 +79,16 @@ async function writeOrRemove(host: Host, path: string, text: string | null): Pro
   else expectOk(await host.exec(['rm', '-f', '--', path], { timeoutMs: 30_000 }));
 }
 
-// Perform a plan up to daemon-reload (the restart is the controller's, after the drain check); returns the version.
-export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: EventSink): Promise<number> {
-  await recordBaseline(host, plan);
+// Perform a plan up to daemon-reload (the restart is the controller's, after the drain check); returns the new
+// version and the one it replaced (to put back if the restart cannot even be issued).
+export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: EventSink): Promise<{ version: number; previous: Version }> {
+  const previous = await recordBaseline(host, plan);
   const version = await nextVersion(host, plan.unit);
   await host.writeFile(versionPath(plan.unit, version), plan.dropInText, { mode: FILE_MODE });
   await installDropIn(host, plan.unit, plan.dropInText, plan.previousDropIn);
   await host.writeFile(statePaths(plan.unit).current, `${version}\n`, { mode: FILE_MODE });
   onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${plan.unit}: drop-in version ${version} installed at ${plan.dropInPath}, systemd reloaded` });
-  return version;
+  return { version, previous };
 }
 
 // Put back a kept version (or none), then daemon-reload.

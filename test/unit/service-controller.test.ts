@@ -238,3 +238,18 @@ describe('checkLoop', () => {
     expect(actionLog.records).toEqual([]);
   });
 });
+
+describe('apply when the restart cannot be issued', () => {
+  it('puts the drop-in that was there before back (even one spectune had no history for)', async () => {
+    const sd = new ScriptedSystemd();
+    const old = `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 7')}\n`;
+    sd.host.files.set(DROPIN, old);
+    sd.host.on(['systemctl', 'restart'], { exitCode: 1, stderr: 'Failed to restart: Access denied' });
+    const { c } = controllerFor(sd, prober(true));
+    await expect(c.apply(await c.plan({ speculative_num_steps: 8 }))).rejects.toMatchObject({ code: 'E_NO_PERMISSION' });
+    expect(sd.host.files.get(DROPIN)).toBe(old);
+    expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/good`)).toBe('1\n');
+    expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/dropins/1.conf`)).toBe(old);
+    expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/current`)).toBe('1\n');
+  });
+});
