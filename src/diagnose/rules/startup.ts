@@ -42,8 +42,11 @@ export const STARTUP_RULES: DiagnosisRule[] = [
   {
     id: 'llamacpp.invalid_argument', class: 'bad_config', engines: ['llamacpp'], confidence: 'high',
     title: 'llama-server rejected its command-line flags',
-    patterns: [/error: invalid argument: (?<argument>\S+)/, /error while handling argument "(?<argument>[^"]+)"/],
-    remediation: [{ text: 'fix the flag named in the error (`llama-server --help` of this build lists the valid ones)' }],
+    patterns: [
+      /error while handling argument "(?<argument>[^"]+)": the argument has been removed\. use (?<replacement>--[\w-]+)/,
+      /error: invalid argument: (?<argument>\S+)/, /error while handling argument "(?<argument>[^"]+)"/,
+    ],
+    remediation: [{ text: 'fix the flag named in the error; a removed flag names its replacement (`llama-server --help` of this build lists the valid ones)' }],
   },
   {
     id: 'hf.model_files_missing', class: 'model_load_error', engines: ['sglang', 'vllm'], confidence: 'high',
