@@ -17,14 +17,14 @@ export interface FaultHandlers {
 }
 
 // A scheduler exception: traceback on the rank, SIGQUIT to the parent, kill_process_tree → SIGKILL.
-function crash(st: RunState, traceback: string): void {
+function dieOfException(st: RunState, traceback: string): void {
   st.logger.rank(traceback);
   st.logger.main(RUNNING_SIGQUIT_MSG);
   st.finish({ kind: 'signal', signal: 'SIGKILL' });
 }
 
 // A forward that never returns: health fails, the watchdog fires after --watchdog-timeout, then the tree dies.
-async function hang(st: RunState): Promise<void> {
+async function hangScheduler(st: RunState): Promise<void> {
   st.ctx?.scheduler.stop();
   if (st.ctx) st.ctx.status = 'hung';
   if (!(await st.sleep(st.plan.watchdogTimeoutS * 1000 * st.plan.timeScale))) return;
@@ -35,7 +35,7 @@ async function hang(st: RunState): Promise<void> {
 }
 
 // A non-zero rank whose peer died: the NCCL watchdog times out and aborts the process (SIGABRT).
-async function ncclAbort(st: RunState): Promise<void> {
+async function abortOnNcclTimeout(st: RunState): Promise<void> {
   const ms = NCCL_TIMEOUT_MS * st.plan.timeScale;
   if (!(await st.sleep(ms))) return;
   const lines = renderNcclWatchdog(st.plan.nodeRank, 12_345, NCCL_TIMEOUT_MS, NCCL_TIMEOUT_MS + 81, formatGlogStamp(new Date()));
@@ -47,15 +47,15 @@ async function ncclAbort(st: RunState): Promise<void> {
 export function createFaultHandlers(st: RunState): FaultHandlers {
   return {
     onSchedulerFault: (f) => {
-      if (f.kind === 'crash') return crash(st, renderIllegalMemoryAccess());
-      if (f.kind === 'hang') return void hang(st);
+      if (f.kind === 'crash') return dieOfException(st, renderIllegalMemoryAccess());
+      if (f.kind === 'hang') return void hangScheduler(st);
       const total = st.profile.hardware.gpu_memory_gb * 0.9313;
-      crash(st, renderCudaOom(0.5 + f.batch * 0.05, total, 120.38, total - 0.12));
+      dieOfException(st, renderCudaOom(0.5 + f.batch * 0.05, total, 120.38, total - 0.12));
     },
     onPeerLost: () => {
       if (st.closed) return;
-      if (st.plan.nodeRank > 0) return void ncclAbort(st);
-      void hang(st);
+      if (st.plan.nodeRank > 0) return void abortOnNcclTimeout(st);
+      void hangScheduler(st);
     },
   };
 }

@@ -36,7 +36,7 @@ export function formatAccess(client: string, method: string, path: string, statu
 function reprValue(v: unknown): string {
   if (v === null || v === undefined) return 'None';
   if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
+  if (typeof v === 'number') return String(v);
   return `'${String(v)}'`;
 }
 

@@ -30,7 +30,7 @@ interface Running {
 }
 
 // The KV-budget view of a running request.
-function kvView(r: Running): KvReq {
+function toKvReq(r: Running): KvReq {
   return { promptTokens: r.req.promptTokens, generated: r.generated, targetTokens: r.req.targetTokens };
 }
 
@@ -150,7 +150,7 @@ export class Scheduler {
     while (this.queue.length && this.running.length < this.o.capacity.maxRunningRequests) {
       const req = this.queue[0];
       const r = this.retracted.get(req.rid) ?? { req, generated: 0, verifyCt: 0, accepted: 0, u: this.rng(), startedAt: this.o.now() };
-      if (this.running.length && !fitsInPool(this.running.map(kvView), kvView(r), this.newTokenRatio, this.o.capacity.maxTotalNumTokens)) break;
+      if (this.running.length && !fitsInPool(this.running.map(toKvReq), toKvReq(r), this.newTokenRatio, this.o.capacity.maxTotalNumTokens)) break;
       this.queue.shift();
       this.retracted.delete(req.rid);
       this.running.push(r);
@@ -161,7 +161,7 @@ export class Scheduler {
 
   // Before a decode step: if the pool cannot take one more step's tokens, send requests back to the queue.
   private retractIfFull(): void {
-    const victims = pickRetractions(this.running, kvView, this.o.settings.speculative?.numDraftTokens ?? 1, this.o.capacity.maxTotalNumTokens);
+    const victims = pickRetractions(this.running, toKvReq, this.o.settings.speculative?.numDraftTokens ?? 1, this.o.capacity.maxTotalNumTokens);
     if (!victims.length) return;
     for (const v of victims) {
       this.running.splice(this.running.indexOf(v), 1);
@@ -169,7 +169,7 @@ export class Scheduler {
       this.queue.push(v.req);
     }
     const old = this.newTokenRatio;
-    this.newTokenRatio = retractedRatio(this.running.map(kvView));
+    this.newTokenRatio = retractedRatio(this.running.map(toKvReq));
     this.o.logger.rank(formatRetract(victims.length, old, this.newTokenRatio));
   }
 

@@ -32,7 +32,7 @@ export interface StartupDeps {
 /** Outcome of start-up. */
 export type StartupResult = { kind: 'ok'; capacity: CapacityOk } | { kind: 'not_enough_memory' } | { kind: 'closed' };
 
-const gb = (n: number) => n.toFixed(2);
+const formatGb = (n: number) => n.toFixed(2);
 /** Share of a recurrent state that is the short convolution window (the rest is the SSM state). */
 const CONV_SHARE = 0.04;
 
@@ -52,13 +52,13 @@ export async function runStartup(d: StartupDeps): Promise<StartupResult> {
   if (!(await d.wait(PHASES.initDist))) return { kind: 'closed' };
   logger.rank('Init torch distributed ends. mem usage=0.00 GB', rank);
   const total = profile.hardware.gpu_memory_gb - profile.memory.runtime_overhead_gb;
-  logger.rank(`Load weight begin. avail mem=${gb(total)} GB`, rank);
+  logger.rank(`Load weight begin. avail mem=${formatGb(total)} GB`, rank);
   const t0 = d.now();
   if (!(await d.wait(PHASES.loadWeights))) return { kind: 'closed' };
   const weights = profile.memory.weights_gb / plan.settings.tpSize;
   d.onAllocate(weights);
   logger.rank(`Load weight end. elapsed=${((d.now() - t0) / 1000).toFixed(2)} s, type=${profile.model.architecture}, ` +
-    `dtype=${profile.model.dtype}, avail mem=${gb(total - weights)} GB, mem usage=${gb(weights)} GB.`, rank);
+    `dtype=${profile.model.dtype}, avail mem=${formatGb(total - weights)} GB, mem usage=${formatGb(weights)} GB.`, rank);
   if (plan.settings.speculative && !(await loadDraft(d, total - weights))) return { kind: 'closed' };
   if (!(await d.wait(PHASES.kvAlloc))) return { kind: 'closed' };
   if (!cap.ok) {
@@ -77,12 +77,12 @@ export async function runStartup(d: StartupDeps): Promise<StartupResult> {
 // The draft (MTP / EAGLE head) weights are loaded by the speculative worker after the target model.
 async function loadDraft(d: StartupDeps, avail: number): Promise<boolean> {
   const draft = d.profile.memory.draft_weights_gb / d.plan.settings.tpSize;
-  d.logger.rank(`Load weight begin. avail mem=${gb(avail)} GB`, d.plan.nodeRank);
+  d.logger.rank(`Load weight begin. avail mem=${formatGb(avail)} GB`, d.plan.nodeRank);
   const t0 = d.now();
   if (!(await d.wait(PHASES.loadDraft))) return false;
   d.onAllocate(draft);
   d.logger.rank(`Load weight end. elapsed=${((d.now() - t0) / 1000).toFixed(2)} s, type=${d.profile.model.architecture.replace(/ForConditionalGeneration|ForCausalLM/, '')}ForCausalLMMTP, ` +
-    `dtype=${d.profile.model.dtype}, avail mem=${gb(avail - draft)} GB, mem usage=${gb(draft)} GB.`, d.plan.nodeRank);
+    `dtype=${d.profile.model.dtype}, avail mem=${formatGb(avail - draft)} GB, mem usage=${formatGb(draft)} GB.`, d.plan.nodeRank);
   return true;
 }
 
@@ -90,8 +90,8 @@ async function loadDraft(d: StartupDeps, avail: number): Promise<boolean> {
 function logPools(d: StartupDeps, cap: CapacityOk): void {
   const r = d.plan.nodeRank;
   if (cap.maxStateSlots !== null) d.logger.rank(formatMambaLine(d, cap.maxStateSlots), r);
-  d.logger.rank(`KV Cache is allocated. #tokens: ${cap.maxTotalNumTokens}, K size: ${gb(cap.kvCacheGb / 2)} GB, V size: ${gb(cap.kvCacheGb / 2)} GB`, r);
-  d.logger.rank(`Memory pool end. avail mem=${gb(cap.availableGpuMemGb + cap.cudaGraphGb)} GB`, r);
+  d.logger.rank(`KV Cache is allocated. #tokens: ${cap.maxTotalNumTokens}, K size: ${formatGb(cap.kvCacheGb / 2)} GB, V size: ${formatGb(cap.kvCacheGb / 2)} GB`, r);
+  d.logger.rank(`Memory pool end. avail mem=${formatGb(cap.availableGpuMemGb + cap.cudaGraphGb)} GB`, r);
 }
 
 // mamba pool line (hybrid models); with speculation it also sizes the per-draft-token intermediate caches.
@@ -99,11 +99,11 @@ function formatMambaLine(d: StartupDeps, slots: number): string {
   const sp = d.profile.memory.state_pool!;
   const spec = d.plan.settings.speculative;
   const stateGb = (slots * sp.state_mb_per_request) / 1024;
-  let line = `Mamba Cache is allocated. max_mamba_cache_size: ${slots}, conv_state size: ${gb(stateGb * CONV_SHARE)}GB, ` +
-    `ssm_state size: ${gb(stateGb * (1 - CONV_SHARE))}GB `;
+  let line = `Mamba Cache is allocated. max_mamba_cache_size: ${slots}, conv_state size: ${formatGb(stateGb * CONV_SHARE)}GB, ` +
+    `ssm_state size: ${formatGb(stateGb * (1 - CONV_SHARE))}GB `;
   if (spec) {
     const interGb = (slots * spec.numDraftTokens * sp.mb_per_draft_token) / 1024;
-    line += `intermediate_ssm_state_cache size: ${gb(interGb * (1 - CONV_SHARE))}GB intermediate_conv_window_cache size: ${gb(interGb * CONV_SHARE)}GB `;
+    line += `intermediate_ssm_state_cache size: ${formatGb(interGb * (1 - CONV_SHARE))}GB intermediate_conv_window_cache size: ${formatGb(interGb * CONV_SHARE)}GB `;
   }
   return line;
 }
@@ -121,13 +121,13 @@ async function captureGraphs(d: StartupDeps, cap: CapacityOk): Promise<boolean> 
   }
   let avail = before;
   for (const [name, share, mem] of stages) {
-    d.logger.rank(`Capture ${name} begin. This can take up to several minutes. avail mem=${gb(avail)} GB`, r);
+    d.logger.rank(`Capture ${name} begin. This can take up to several minutes. avail mem=${formatGb(avail)} GB`, r);
     if (name === 'cuda graph') d.logger.rank(`Capture cuda graph bs [${listCaptureBatchSizes(s.cudaGraphMaxBs).join(', ')}]`, r);
     const t0 = d.now();
     if (!(await d.wait(share))) return false;
     d.onAllocate(mem);
     avail -= mem;
-    d.logger.rank(`Capture ${name} end. Time elapsed: ${((d.now() - t0) / 1000).toFixed(2)} s. mem usage=${gb(mem)} GB. avail mem=${gb(avail)} GB.`, r);
+    d.logger.rank(`Capture ${name} end. Time elapsed: ${((d.now() - t0) / 1000).toFixed(2)} s. mem usage=${formatGb(mem)} GB. avail mem=${formatGb(avail)} GB.`, r);
   }
   return true;
 }

@@ -5,7 +5,7 @@ import { NOT_ENOUGH_MEMORY_MSG } from './log-format.js';
 const SRT = '/root/sglang-main/python/sglang/srt';
 
 // `  File "...", line N, in fn` plus its source line (and caret line for a call spanning the expression).
-function frame(file: string, line: number, fn: string, code: string, caret?: string): string[] {
+function renderFrame(file: string, line: number, fn: string, code: string, caret?: string): string[] {
   const out = [`  File "${SRT}/${file}", line ${line}, in ${fn}`, `    ${code}`];
   if (caret) out.push(caret);
   return out;
@@ -14,11 +14,11 @@ function frame(file: string, line: number, fn: string, code: string, caret?: str
 // Frames from the scheduler process entry down to ModelRunner construction (seed: tp_worker.py:258 → :341).
 function schedulerInitFrames(): string[] {
   return [
-    ...frame('managers/scheduler.py', 2996, 'run_scheduler_process', 'scheduler = Scheduler(', '                ^^^^^^^^^^'),
-    ...frame('managers/scheduler.py', 348, '__init__', 'self.init_model_worker()'),
-    ...frame('managers/scheduler.py', 517, 'init_model_worker', 'self.tp_worker = TpModelWorker(', '                     ^^^^^^^^^^^^^^'),
-    ...frame('managers/tp_worker.py', 258, '__init__', 'self._init_model_runner()'),
-    ...frame('managers/tp_worker.py', 341, '_init_model_runner', 'self._model_runner = ModelRunner(', '                         ^^^^^^^^^^^^'),
+    ...renderFrame('managers/scheduler.py', 2996, 'run_scheduler_process', 'scheduler = Scheduler(', '                ^^^^^^^^^^'),
+    ...renderFrame('managers/scheduler.py', 348, '__init__', 'self.init_model_worker()'),
+    ...renderFrame('managers/scheduler.py', 517, 'init_model_worker', 'self.tp_worker = TpModelWorker(', '                     ^^^^^^^^^^^^^^'),
+    ...renderFrame('managers/tp_worker.py', 258, '__init__', 'self._init_model_runner()'),
+    ...renderFrame('managers/tp_worker.py', 341, '_init_model_runner', 'self._model_runner = ModelRunner(', '                         ^^^^^^^^^^^^'),
   ];
 }
 
@@ -27,11 +27,11 @@ export function renderNotEnoughMemory(): string {
   return [
     'Scheduler hit an exception: Traceback (most recent call last):',
     ...schedulerInitFrames(),
-    ...frame('model_executor/model_runner.py', 374, '__init__', 'self.initialize(min_per_gpu_memory)'),
-    ...frame('model_executor/model_runner.py', 551, 'initialize', 'self.init_memory_pool('),
-    ...frame('model_executor/model_runner_kv_cache_mixin.py', 412, 'init_memory_pool', 'self.max_total_num_tokens = self.profile_max_num_token(total_gpu_memory)',
+    ...renderFrame('model_executor/model_runner.py', 374, '__init__', 'self.initialize(min_per_gpu_memory)'),
+    ...renderFrame('model_executor/model_runner.py', 551, 'initialize', 'self.init_memory_pool('),
+    ...renderFrame('model_executor/model_runner_kv_cache_mixin.py', 412, 'init_memory_pool', 'self.max_total_num_tokens = self.profile_max_num_token(total_gpu_memory)',
       '                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^'),
-    ...frame('model_executor/model_runner_kv_cache_mixin.py', 118, 'profile_max_num_token', 'raise RuntimeError('),
+    ...renderFrame('model_executor/model_runner_kv_cache_mixin.py', 118, 'profile_max_num_token', 'raise RuntimeError('),
     `RuntimeError: ${NOT_ENOUGH_MEMORY_MSG}`,
   ].join('\n');
 }
@@ -39,10 +39,10 @@ export function renderNotEnoughMemory(): string {
 // Frames of a running scheduler's event loop down to the model forward.
 function forwardFrames(): string[] {
   return [
-    ...frame('managers/scheduler.py', 3003, 'run_scheduler_process', 'scheduler.event_loop_overlap()'),
-    ...frame('managers/scheduler.py', 1089, 'event_loop_overlap', 'batch_result = self.run_batch(batch)', '                   ^^^^^^^^^^^^^^^^^^^^'),
-    ...frame('managers/scheduler.py', 2161, 'run_batch', 'batch_result = self.model_worker.forward_batch_generation(', '                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^'),
-    ...frame('speculative/eagle_worker.py', 309, 'forward_batch_generation', 'logits_output, verify_output, model_worker_batch, _ = self.verify(', '                                                            ^^^^^^^^^^^^'),
+    ...renderFrame('managers/scheduler.py', 3003, 'run_scheduler_process', 'scheduler.event_loop_overlap()'),
+    ...renderFrame('managers/scheduler.py', 1089, 'event_loop_overlap', 'batch_result = self.run_batch(batch)', '                   ^^^^^^^^^^^^^^^^^^^^'),
+    ...renderFrame('managers/scheduler.py', 2161, 'run_batch', 'batch_result = self.model_worker.forward_batch_generation(', '                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^'),
+    ...renderFrame('speculative/eagle_worker.py', 309, 'forward_batch_generation', 'logits_output, verify_output, model_worker_batch, _ = self.verify(', '                                                            ^^^^^^^^^^^^'),
   ];
 }
 
@@ -51,7 +51,7 @@ export function renderIllegalMemoryAccess(): string {
   return [
     'Scheduler hit an exception: Traceback (most recent call last):',
     ...forwardFrames(),
-    ...frame('speculative/eagle_worker.py', 702, 'verify', 'res: EagleVerifyOutput = spec_info.verify(', '                            ^^^^^^^^^^^^^^^^^'),
+    ...renderFrame('speculative/eagle_worker.py', 702, 'verify', 'res: EagleVerifyOutput = spec_info.verify(', '                            ^^^^^^^^^^^^^^^^^'),
     'RuntimeError: CUDA error: an illegal memory access was encountered',
     'CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.',
     'For debugging consider passing CUDA_LAUNCH_BLOCKING=1',
@@ -64,7 +64,7 @@ export function renderCudaOom(tryGib: number, totalGib: number, freeMib: number,
   return [
     'Scheduler hit an exception: Traceback (most recent call last):',
     ...forwardFrames(),
-    ...frame('model_executor/model_runner.py', 1893, 'forward_extend', 'return self.model.forward(', '           ^^^^^^^^^^^^^^^^^^'),
+    ...renderFrame('model_executor/model_runner.py', 1893, 'forward_extend', 'return self.model.forward(', '           ^^^^^^^^^^^^^^^^^^'),
     `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${tryGib.toFixed(2)} GiB. GPU 0 has a total capacity of ` +
       `${totalGib.toFixed(2)} GiB of which ${freeMib.toFixed(2)} MiB is free. Including non-PyTorch memory, this process has ` +
       `${inUseGib.toFixed(2)} GiB memory in use. Of the allocated memory ${(inUseGib - 1.2).toFixed(2)} GiB is allocated by PyTorch, ` +
