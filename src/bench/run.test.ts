@@ -42,7 +42,8 @@ describe('runBench against a scripted SSE server', () => {
     expect(result.samples.map((s) => s.outputTokens)).toEqual([10, 10, 10]);
     expect(received.map((r) => r.headers['x-request-id'])).toEqual(['bench-1', 'bench-2', 'bench-3']);
     expect(received[0].path).toBe('/v1/chat/completions');
-    expect(received[0].body).toMatchObject({ stream: true, max_tokens: 10, min_tokens: 10, ignore_eos: true, user: 'bench-1', rid: 'bench-1', stream_options: { include_usage: true } });
+    expect(result.model).toBe('fake/model-7b');
+    expect(received[0].body).toMatchObject({ model: 'fake/model-7b', stream: true, max_tokens: 10, min_tokens: 10, ignore_eos: true, user: 'bench-1', rid: 'bench-1', stream_options: { include_usage: true } });
   });
 
   it('takes token counts from usage when frames carry several tokens (speculative decoding)', async () => {

@@ -11,19 +11,22 @@ import { computeAcceptLength, type EngineView } from './prometheus.js';
 import { loadShippedCorpus } from './prompt-files.js';
 import { createListPromptSource, createShippedPromptSource } from './prompts.js';
 import { createScraper, type Scraper } from './scrape.js';
-import { createTransport } from './transport.js';
+import { createTransport, type Transport } from './transport.js';
 import type { BenchResult, BenchRun, RequestSample } from './types.js';
 
 // A higher level must add at least 5% output tok/s over the best lower one, or the server is saturated.
 const SATURATION_MIN_GAIN = 0.05;
+// /v1/models answers instantly on a live server; a slow answer must not hold up the benchmark.
+const MODELS_TIMEOUT_MS = 5000;
 
 /** The result of runBench: the per-level runs plus every measured request. */
 export type BenchOutput = BenchResult & { samples: RequestSample[] };
 
 // Run every level of a benchmark; failures of single requests are data, a server that never answers is an error.
 export async function runBench(options: BenchOptions, onEvent: EventSink = ignoreEvents, signal?: AbortSignal): Promise<BenchOutput> {
-  const o = resolveBenchOptions(options);
-  const transport = createTransport(new URL(o.url));
+  const resolved = resolveBenchOptions(options);
+  const transport = createTransport(new URL(resolved.url));
+  const o = { ...resolved, model: resolved.model ?? (await discoverModel(transport, resolved)) };
   const ctx: LevelContext = {
     opts: o, transport, onEvent, signal,
     url: joinUrl(o.url, planRequest(o.api, null, { text: '' }, 'x', 1, null).path),
@@ -46,6 +49,19 @@ export async function runBench(options: BenchOptions, onEvent: EventSink = ignor
   }
   if (signal?.aborted) throw new ToolError('E_BENCH_FAILED', 'benchmark aborted', { cause: signal.reason });
   return result;
+}
+
+// vLLM rejects requests for a model it does not serve: without --model, ask /v1/models for the first one.
+async function discoverModel(t: Transport, o: ResolvedBenchOptions): Promise<string | null> {
+  if (o.api === 'sglang') return null;
+  const headers: Record<string, string> = o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {};
+  const text = await t.getText(joinUrl(o.url, '/v1/models'), headers, MODELS_TIMEOUT_MS);
+  try {
+    const id = (JSON.parse(text ?? 'null') as { data?: { id?: unknown }[] } | null)?.data?.[0]?.id;
+    return typeof id === 'string' && id ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 function createIdSource(): () => string {

@@ -98,6 +98,7 @@ export async function startSseServer(script: (req: ReceivedRequest, n: number) =
 function serveGet(path: string, res: http.ServerResponse, state: { metrics: string | null; serverInfo: unknown }): void {
   if (path === '/metrics' && state.metrics !== null) return void res.end(state.metrics);
   if (path === '/server_info' && state.serverInfo !== null) return void res.end(JSON.stringify(state.serverInfo));
+  if (path === '/v1/models') return void res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake/model-7b', object: 'model' }] }));
   res.statusCode = 404;
   res.end('not found');
 }
