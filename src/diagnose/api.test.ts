@@ -151,3 +151,19 @@ describe('OOM records of other processes', () => {
     expect(d.verdict).toMatchObject({ class: 'host_oom_kill', confidence: 'medium' });
   });
 });
+
+describe('journal JSON quirks', () => {
+  it('decodes a MESSAGE stored as bytes with ANSI colours, and a null (over 4096 bytes) MESSAGE', () => {
+    const coloured = Buffer.from('\x1b[31mRuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\x1b[0m');
+    const lines = [
+      JSON.stringify({ __REALTIME_TIMESTAMP: '1773095000000000', _PID: '42', SYSLOG_IDENTIFIER: 'sglang', _TRANSPORT: 'stdout', MESSAGE: '[2026-03-09 22:23:20] Load weight begin. avail mem=94.63 GB' }),
+      JSON.stringify({ __REALTIME_TIMESTAMP: '1773095001000000', _PID: '42', SYSLOG_IDENTIFIER: 'sglang', _TRANSPORT: 'stdout', MESSAGE: null }),
+      JSON.stringify({ __REALTIME_TIMESTAMP: '1773095002000000', _PID: '42', SYSLOG_IDENTIFIER: 'sglang', _TRANSPORT: 'stdout', MESSAGE: [...coloured] }),
+    ];
+    const d = diagnoseLogs([{ name: 'x', content: lines.join('\n') }]);
+    expect(d.verdict.class).toBe('kv_cache_oom');
+    expect(d.verdict.evidence[0]).toEqual({ line: 3, text: 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.' });
+    expect(d.inputs?.[0].formats.json).toBe(3);
+    expect(d.timeline[0]).toMatchObject({ ts: '2026-03-09T22:23:22Z', line: 3, kind: 'error:kv_cache_oom' });
+  });
+});
