@@ -167,6 +167,27 @@ class RawRequest {
   }
 }
 
+// Token timestamps: every socket that epoll reported in one event-loop wake-up was readable when the loop woke,
+// so the batch's first clock reading is their arrival time; stamping each read on its own would add the time
+// spent on the sockets before it (milliseconds at high concurrency). A batch that runs longer than
+// MAX_BATCH_MS means the client is saturated and later sockets may hold newer data: stamp those per read.
+const MAX_BATCH_MS = 2;
+const batches = new WeakMap<() => number, () => number>();
+function batchClock(now: () => number): () => number {
+  let clock = batches.get(now);
+  if (clock) return clock;
+  let batchStart = -1;
+  const clear = (): void => { batchStart = -1; };
+  clock = () => {
+    const t = now();
+    if (batchStart < 0) setImmediate(clear);
+    if (batchStart < 0 || t - batchStart > MAX_BATCH_MS) batchStart = t;
+    return batchStart;
+  };
+  batches.set(now, clock);
+  return clock;
+}
+
 // Build the request text once: request line, headers, body.
 function renderWire(url: URL, plan: PlannedRequest): string {
   let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nconnection: keep-alive\r\n`;
@@ -182,7 +203,7 @@ export function createRawTransport(base: URL, getText: Transport['getText']): Tr
       const timeline = new RequestTimeline(startMs ?? now(), expectedFrames);
       let req: RawRequest | null = null;
       const st = createRequestState(id, timeline, new SseScanner(), now, () => req?.abort());
-      req = new RawRequest(pool, renderWire(url, plan), st, now);
+      req = new RawRequest(pool, renderWire(url, plan), st, batchClock(now));
       req.start(false);
       return st.inflight;
     },
