@@ -121,7 +121,8 @@ export class ServiceController {
   // Watch a running unit for a while: a crash loop (even one `systemctl status` shows as active) is diagnosed and stopped.
   async checkLoop(w: { windowMs?: number; signal?: AbortSignal } = {}): Promise<{ status: 'stable' } | FailedStart> {
     const base = await this.currentBaseline();
-    if (!base.mainPid && (await showUnit(this.host, this.unit)).activeState !== 'activating') return { status: 'stable' };
+    // A stopped unit cannot loop; anything else (even between two starts, with no main PID) is watched.
+    if (!base.mainPid && (await showUnit(this.host, this.unit)).activeState === 'inactive') return { status: 'stable' };
     const r = await this.follow(base, w.windowMs ?? LOOP_CHECK_MS, w.signal);
     return r.status === 'ready' ? { status: 'stable' } : r;
   }
