@@ -47,7 +47,7 @@ export function buildDemoConfig(port: number, store: string): Record<string, unk
     objective: { metric: 'decodeTokensPerSec.mean', concurrency: 1 },
     constraints: [{ metric: 'outputTokensPerSec', concurrency: DEMO_BATCH, op: '>=', value: '90%', relativeTo: 'baseline' }],
     benchmark: {
-      concurrency: [1, DEMO_BATCH], requests: 4, inputTokens: 128, outputTokens: 160, warmup: 1,
+      concurrency: [1, DEMO_BATCH], requests: 4, inputTokens: 128, outputTokens: 160, warmup: 0,
       timeouts: { ready: '60s', firstToken: '30s', stall: '10s', total: '60s' },
     },
     budget: { trials: 12, hours: '10m' },

@@ -19,6 +19,7 @@ describe('tune bindings', () => {
     const base = benchOptionsFromConfig(cfg, 'sk-secret');
     expect(base).toMatchObject({ url: 'http://127.0.0.1:31999', concurrency: [1, 4], requests: 4, outputTokens: 160, apiKey: 'sk-secret' });
     expect(benchOptionsForPhase(base, cfg, 'warmup')).toMatchObject({ concurrency: [1], warmup: 0, requests: 1 });
+    expect(base.warmup).toBe(0);
     expect(benchOptionsForPhase(base, cfg, 'bench')).toBe(base);
     expect(benchOptionsForPhase(base, { ...cfg, search: { ...cfg.search, soak: { repeats: 3, durationMs: null } } }, 'soak').requests).toBe(12);
     expect(benchOptionsForPhase(base, { ...cfg, search: { ...cfg.search, soak: { repeats: 1, durationMs: 60_000 } } }, 'soak')).toMatchObject({ requests: null, durationSec: 60 });
