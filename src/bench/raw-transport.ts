@@ -175,17 +175,23 @@ const MAX_BATCH_MS = 2;
 const batches = new WeakMap<() => number, () => number>();
 function batchClock(now: () => number): () => number {
   let clock = batches.get(now);
-  if (clock) return clock;
+  if (!clock) {
+    clock = createBatchClock(now);
+    batches.set(now, clock);
+  }
+  return clock;
+}
+
+// A clock that returns the first reading of the current event-loop turn (for up to MAX_BATCH_MS).
+export function createBatchClock(now: () => number): () => number {
   let batchStart = -1;
   const clear = (): void => { batchStart = -1; };
-  clock = () => {
+  return () => {
     const t = now();
     if (batchStart < 0) setImmediate(clear);
     if (batchStart < 0 || t - batchStart > MAX_BATCH_MS) batchStart = t;
     return batchStart;
   };
-  batches.set(now, clock);
-  return clock;
 }
 
 // Build the request text once: request line, headers, body.

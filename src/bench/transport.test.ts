@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { planRequest } from './api.js';
 import { createNodeTransport } from './node-transport.js';
-import { createRawTransport } from './raw-transport.js';
+import { createBatchClock, createRawTransport } from './raw-transport.js';
 import type { Transport } from './transport.js';
 
 interface FakeServer { url: string; close(): Promise<void> }
@@ -40,5 +40,20 @@ describe.each([
     } finally {
       t.close();
     }
+  });
+});
+
+describe('createBatchClock', () => {
+  it('gives every read of one event-loop turn the first reading, for at most 2 ms', async () => {
+    let t = 100;
+    const clock = createBatchClock(() => t);
+    expect(clock()).toBe(100);
+    t = 101.5;
+    expect(clock()).toBe(100);
+    t = 102.5;
+    expect(clock()).toBe(102.5);
+    await new Promise((r) => setImmediate(r));
+    t = 103;
+    expect(clock()).toBe(103);
   });
 });
