@@ -60,6 +60,11 @@ export function resolveApiKey(cfg: SpectuneConfig, env: NodeJS.ProcessEnv): stri
 export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Promise<CampaignWiring> {
   const first = cfg.target.hosts[0];
   if (!first) throw new ToolError('E_CONFIG_INVALID', 'target.hosts: expected at least one host');
+  if (cfg.target.manager === 'process' && !opts.servicePort) {
+    throw new ToolError('E_CONFIG_INVALID', 'target.manager: "process" services live inside one spectune process; `spectune tune` tunes systemd units', {
+      hint: 'run `spectune demo` for the process manager, or set target.manager: systemd',
+    });
+  }
   if (cfg.target.hosts.length > 1) opts.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: 'multi-host targets: only the rank0 host is restarted by this version' });
   const host = await openHost({ target: first.host ?? undefined, sshConfig: opts.sshConfig });
   const db = openStore(resolve(opts.baseDir, cfg.store));
