@@ -56,63 +56,83 @@ function optionValue(argv: string[], name: string): string | undefined {
   return argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
 }
 
+/** The root-mapped view of the unit directory and the manager behind it. */
+interface ShimContext {
+  pm: ProcessManager;
+  real(path: string): string;
+}
+
+// The unit file and its drop-ins, as `systemctl cat` lists them.
+async function readUnitFiles(c: ShimContext, unit: string): Promise<UnitFile[]> {
+  const files: UnitFile[] = [{ path: `${UNIT_DIR}/${unit}`, text: await readFile(c.real(`${UNIT_DIR}/${unit}`), 'utf8') }];
+  const dir = `${UNIT_DIR}/${unit}.d`;
+  const names = (await readdir(c.real(dir)).catch(() => [] as string[])).filter((n) => n.endsWith('.conf')).sort();
+  for (const n of names) files.push({ path: `${dir}/${n}`, text: await readFile(c.real(`${dir}/${n}`), 'utf8') });
+  return files;
+}
+
+// daemon-reload: (re)define every unit of the directory in the manager.
+async function reloadUnits(c: ShimContext): Promise<void> {
+  for (const n of (await readdir(c.real(UNIT_DIR)).catch(() => [] as string[])).filter((x) => x.endsWith('.service'))) {
+    c.pm.define(n, toServiceDef(await readUnitFiles(c, n)));
+  }
+}
+
+// The systemctl verbs the service controller uses.
+async function runSystemctl(c: ShimContext, argv: string[]): Promise<CommandResult> {
+  const [, verb] = argv;
+  const unit = argv.filter((a, i) => i >= 2 && !a.startsWith('-')).find((a) => a.endsWith('.service')) ?? '';
+  if (verb === 'daemon-reload') { await reloadUnits(c); return result(argv, 0); }
+  if (verb === 'show') return result(argv, 0, c.pm.showText(unit, argv[argv.indexOf('-p') + 1]?.split(',')));
+  if (verb === 'cat') {
+    const files = await readUnitFiles(c, unit).catch(() => null);
+    if (!files) return result(argv, 1, '', `No files found for ${unit}.\n`);
+    return result(argv, 0, files.map((f) => `# ${f.path}\n${f.text}`).join('\n'));
+  }
+  if (verb === 'reset-failed') { c.pm.resetFailed(unit); return result(argv, 0); }
+  if (verb === 'start' || verb === 'stop' || verb === 'restart') { await c.pm[verb](unit); return result(argv, 0); }
+  return result(argv, 1, '', `unsupported: systemctl ${verb}\n`);
+}
+
+// journalctl -u UNIT -o json [-n N | --after-cursor=C]; the kernel log is not readable here.
+function runJournalctl(c: ShimContext, argv: string[]): CommandResult {
+  if (argv.includes('-k')) return result(argv, 1, '', 'no kernel log under the process manager\n');
+  const unit = argv[argv.indexOf('-u') + 1];
+  const page = c.pm.journal(unit, { afterCursor: optionValue(argv, '--after-cursor') ?? null });
+  const n = argv.includes('-n') ? Number(argv[argv.indexOf('-n') + 1]) : Infinity;
+  const entries = Number.isFinite(n) ? page.entries.slice(-n) : page.entries;
+  return result(argv, 0, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+}
+
+// ls and rm on the mapped state directories.
+async function runFileCommand(c: ShimContext, argv: string[]): Promise<CommandResult> {
+  const path = c.real(argv[argv.length - 1]);
+  if (argv[0] === 'rm') { await rm(path, { force: true }); return result(argv, 0); }
+  return readdir(path).then((n) => result(argv, 0, n.map((x) => `${x}\n`).join('')), () => result(argv, 2, '', 'No such file or directory\n'));
+}
+
 // Create the Host; `root` holds etc/systemd/system and var/lib/spectune.
 export function createProcmanHost(pm: ProcessManager, root: string): ProcmanHost {
-  const real = (p: string) => join(root, p);
-  const unitFiles = async (unit: string): Promise<UnitFile[]> => {
-    const files: UnitFile[] = [{ path: `${UNIT_DIR}/${unit}`, text: await readFile(real(`${UNIT_DIR}/${unit}`), 'utf8') }];
-    const dir = `${UNIT_DIR}/${unit}.d`;
-    const names = (await readdir(real(dir)).catch(() => [] as string[])).filter((n) => n.endsWith('.conf')).sort();
-    for (const n of names) files.push({ path: `${dir}/${n}`, text: await readFile(real(`${dir}/${n}`), 'utf8') });
-    return files;
-  };
-  const reload = async () => {
-    for (const n of (await readdir(real(UNIT_DIR)).catch(() => [] as string[])).filter((x) => x.endsWith('.service'))) {
-      pm.define(n, toServiceDef(await unitFiles(n)));
-    }
-  };
-  const systemctl = async (argv: string[]): Promise<CommandResult> => {
-    const [, verb] = argv;
-    const unit = argv.filter((a, i) => i >= 2 && !a.startsWith('-')).find((a) => a.endsWith('.service')) ?? '';
-    if (verb === 'daemon-reload') { await reload(); return result(argv, 0); }
-    if (verb === 'show') return result(argv, 0, pm.showText(unit, argv[argv.indexOf('-p') + 1]?.split(',')));
-    if (verb === 'cat') {
-      const files = await unitFiles(unit).catch(() => null);
-      if (!files) return result(argv, 1, '', `No files found for ${unit}.\n`);
-      return result(argv, 0, files.map((f) => `# ${f.path}\n${f.text}`).join('\n'));
-    }
-    if (verb === 'reset-failed') { pm.resetFailed(unit); return result(argv, 0); }
-    if (verb === 'start' || verb === 'stop' || verb === 'restart') { await pm[verb](unit); return result(argv, 0); }
-    return result(argv, 1, '', `unsupported: systemctl ${verb}\n`);
-  };
-  const journalctl = (argv: string[]): CommandResult => {
-    if (argv.includes('-k')) return result(argv, 1, '', 'no kernel log under the process manager\n');
-    const unit = argv[argv.indexOf('-u') + 1];
-    const page = pm.journal(unit, { afterCursor: optionValue(argv, '--after-cursor') ?? null });
-    const n = argv.includes('-n') ? Number(argv[argv.indexOf('-n') + 1]) : Infinity;
-    const entries = Number.isFinite(n) ? page.entries.slice(-n) : page.entries;
-    return result(argv, 0, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
-  };
+  const c: ShimContext = { pm, real: (p) => join(root, p) };
   return {
     name: 'local',
-    reload,
+    reload: () => reloadUnits(c),
     async exec(argv: string[], _opts?: ExecOptions) {
-      if (argv[0] === 'systemctl') return systemctl(argv);
-      if (argv[0] === 'journalctl') return journalctl(argv);
-      if (argv[0] === 'ls') return readdir(real(argv[argv.length - 1])).then((n) => result(argv, 0, n.map((x) => `${x}\n`).join('')), () => result(argv, 2, '', 'No such file or directory\n'));
-      if (argv[0] === 'rm') { await rm(real(argv[argv.length - 1]), { force: true }); return result(argv, 0); }
+      if (argv[0] === 'systemctl') return runSystemctl(c, argv);
+      if (argv[0] === 'journalctl') return runJournalctl(c, argv);
+      if (argv[0] === 'ls' || argv[0] === 'rm') return runFileCommand(c, argv);
       return result(argv, 127, '', `${argv[0]}: not available under the process manager\n`);
     },
     async readFile(path: string) {
-      try { return await readFile(real(path), 'utf8'); } catch {
+      try { return await readFile(c.real(path), 'utf8'); } catch {
         throw new ToolError('E_FILE_NOT_FOUND', `${path}: no such file`);
       }
     },
     async writeFile(path: string, content: string) {
-      await mkdir(dirname(real(path)), { recursive: true });
-      const tmp = `${real(path)}.tmp-${process.pid}`;
+      await mkdir(dirname(c.real(path)), { recursive: true });
+      const tmp = `${c.real(path)}.tmp-${process.pid}`;
       await writeFile(tmp, content);
-      await rename(tmp, real(path));
+      await rename(tmp, c.real(path));
     },
     async close() {},
   };
