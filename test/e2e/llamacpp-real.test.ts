@@ -14,9 +14,13 @@ const VOCAB = join(ROOT, 'vocab', 'ggml-vocab-llama-spm.gguf');
 const MODELS = join(ROOT, 'models');
 const FIGURES = process.env.SPECTUNE_LLAMA_FIGURES ?? '/tmp/spectune-llamacpp-figures.json';
 // Tokens per measured request: long enough for a stable decode rate, short enough for seconds per trial.
-const GEN_TOKENS = 128;
-// Measured requests per configuration (after one warm-up); the median is reported.
-const REPEATS = 3;
+const GEN_TOKENS = Number(process.env.SPECTUNE_LLAMA_GEN_TOKENS ?? 48);
+// Measured requests per configuration (after a short warm-up); the median is reported.
+const REPEATS = Number(process.env.SPECTUNE_LLAMA_REPEATS ?? 2);
+// Tokens of the warm-up request (it only pages the weights in and fills caches).
+const WARMUP_TOKENS = 4;
+// A whole n-max grid of one pair: 5 server starts and ~15 requests on a slow shared 2-core machine.
+const GRID_TIMEOUT_MS = 1_200_000;
 // n-max values to try; 0 means no speculation at all (no draft model, no --spec-type).
 const N_MAX_GRID = [0, 2, 4, 8, 16];
 // Start-up budget: the models are read from the page cache after the first start.
@@ -84,11 +88,11 @@ async function stopServer(): Promise<void> {
 }
 
 // One streaming chat request; returns the server's own decode rate and draft counters from the final chunk.
-async function streamChat(base: string, prompt: string): Promise<Measurement> {
+async function streamChat(base: string, prompt: string, maxTokens = GEN_TOKENS): Promise<Measurement> {
   const res = await fetch(`${base}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ messages: [{ role: 'user', content: prompt }], max_tokens: GEN_TOKENS, temperature: 0, ignore_eos: true, stream: true, stream_options: { include_usage: true } }),
+    body: JSON.stringify({ messages: [{ role: 'user', content: prompt }], max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true, stream_options: { include_usage: true } }),
   });
   expect(res.status).toBe(200);
   const text = await res.text();
@@ -109,7 +113,7 @@ function median(xs: number[]): number {
 async function measure(args: string[]): Promise<Measurement> {
   const base = await startServer(args);
   try {
-    await streamChat(base, 'Warm up.');
+    await streamChat(base, 'Warm up.', WARMUP_TOKENS);
     const runs: Measurement[] = [];
     for (let i = 0; i < REPEATS; i++) runs.push(await streamChat(base, `Tell me a story about request ${i}.`));
     const acc = runs.map((r) => r.acceptance).filter((a): a is number => a !== null);
@@ -148,7 +152,7 @@ describe.skipIf(!haveBinary)('real llama-server speculative decoding', () => {
     if (pair === 'perfect') expect(acceptance).toBeGreaterThan(0.9);
     else expect(acceptance).toBeLessThan(0.5);
     expect(grid[pair][0].acceptance).toBeNull();
-  });
+  }, GRID_TIMEOUT_MS);
 
   it('the best n-max differs between the pairs, and the perfect pair gains from speculation', () => {
     const best = (pair: string) => N_MAX_GRID.reduce((b, n) => (grid[pair][n].tokPerSec > grid[pair][b].tokPerSec ? n : b), 0);
