@@ -1,6 +1,7 @@
 // Pure prompt sets: the shipped set cut to a controlled input length, and users' JSONL / ShareGPT files.
 import { ToolError } from '../errors.js';
 import type { BenchPrompt } from './api.js';
+import { createRandom } from '../random.js';
 
 // English prose averages about 1.3 tokens per word with Llama/Qwen-style BPE tokenizers; the server's usage
 // reports the exact count, so this only needs to land near the requested length.
@@ -10,17 +11,8 @@ const TASK = 'Summarize the notes above, then continue writing about the same su
 // Tokens the wrapper text (unique tag and task) takes, subtracted from the requested input length.
 const WRAPPER_TOKENS = 24;
 
-/** A small deterministic PRNG (mulberry32), so prompt sets and Poisson arrivals are reproducible. */
-export function createRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Re-exported from the shared PRNG so existing callers keep their name.
+export { createRandom } from '../random.js';
 
 // An endless source of prompts of about `inputTokens` tokens cut from the shipped passages. Each starts with a
 // unique tag and at a random word, so the engine's prefix cache cannot turn the benchmark into a cache benchmark.

@@ -3,17 +3,8 @@
 /** Golden-ratio increment: consecutive draws cover [0,1) evenly, so short runs already hit the model's mean. */
 const GOLDEN = 0.6180339887498949;
 
-// A small seeded PRNG (mulberry32) for noise that must not correlate with the acceptance draws.
-export function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Re-exported from the shared PRNG so existing callers keep their name.
+export { createRandom as createRng } from '../random.js';
 
 // Next point of a request's low-discrepancy sequence.
 export function nextUniform(u: number): number {

@@ -1,6 +1,7 @@
 // Grid and random strategies: what the other tools do (vLLM sweep, SGLang auto_benchmark tiers), kept as references.
 import { configKey, type Observation } from '../history.js';
 import type { Params, Proposal, SearchOptions, SearchSpace } from '../types.js';
+import { createRandom as mulberry32 } from '../../random.js';
 
 // Every combination has to be enumerated lazily: a 4-setting space can have 10^6 points.
 const MAX_RANDOM_DRAWS = 1000;
@@ -33,17 +34,8 @@ export function proposeGrid(space: SearchSpace, opts: SearchOptions, obs: Map<st
   return { done: true, reason: 'grid exhausted', best: null };
 }
 
-// A small deterministic PRNG (mulberry32): same seed and history length, same proposal (resume-safe).
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Re-exported from the shared PRNG so existing callers keep their name.
+export { createRandom as mulberry32 } from '../../random.js';
 
 // A random unmeasured point, seeded by the seed and the number of observations so far.
 export function proposeRandom(space: SearchSpace, opts: SearchOptions, obs: Map<string, Observation>): Proposal {
