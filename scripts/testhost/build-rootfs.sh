@@ -10,7 +10,7 @@ th_check_base
 SUITE=bookworm
 EXTRA_PACKAGES=${TESTHOST_PACKAGES:-curl sudo}
 # systemd as PID 1 + sshd; libstdc++6 for the bind-mounted node binary
-BASE_PACKAGES="systemd,systemd-sysv,dbus,openssh-server,iproute2,procps,less,libstdc++6"
+BASE_PACKAGES="systemd,systemd-sysv,dbus,openssh-server,iproute2,procps,less,libstdc++6,libgomp1"  # libgomp1: llama-server (OpenMP)
 PKGS="$BASE_PACKAGES,${EXTRA_PACKAGES// /,}"; PKGS=${PKGS%,}
 
 # The Debian mirror this machine's apt already uses.

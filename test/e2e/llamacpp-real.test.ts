@@ -130,13 +130,15 @@ function flagsFor(target: string, nMax: number): string[] {
   return [...m, '-md', join(MODELS, 'draft-1L.gguf'), '--spec-type', 'draft-simple', '--spec-draft-n-max', String(nMax)];
 }
 
-const haveBinary = existsSync(BIN);
-if (!haveBinary) console.warn(`llamacpp-real: SKIPPED — ${BIN} is missing; build it with scripts/llamacpp/build-llama-server.sh`);
-
-describe.skipIf(!haveBinary)('real llama-server speculative decoding', () => {
+describe('real llama-server speculative decoding', () => {
   const grid: Record<string, Record<number, Measurement>> = { perfect: {}, poor: {} };
 
-  beforeAll(() => { expect(existsSync(VOCAB), `vocab GGUF ${VOCAB}`).toBe(true); ensureModels(); });
+  beforeAll(() => {
+    // The test command builds the binary; a missing one is a failure, never a silent skip.
+    expect(existsSync(BIN), `${BIN} is missing: build it with scripts/llamacpp/build-llama-server.sh (npm test does)`).toBe(true);
+    expect(existsSync(VOCAB), `vocab GGUF ${VOCAB}`).toBe(true);
+    ensureModels();
+  });
   afterEach(stopServer);
 
   it('-md alone loads the draft but does not speculate (no draft_n), as the adapter says', async () => {
