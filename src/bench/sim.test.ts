@@ -33,7 +33,9 @@ async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
 let child: ChildProcess | null = null;
 afterAll(() => { child?.kill('SIGKILL'); });
 
-describe.skipIf(!SIM_BUILT)('runBench against the simulated SGLang engine', () => {
+describe('runBench against the simulated SGLang engine', () => {
+  // The test command builds first; a missing build is a failure, never a silent skip.
+  it('finds the built CLI (npm run build)', () => { expect(SIM_BUILT, 'dist/ is missing: run npm run build').toBe(true); });
   it('measures a speculative-decoding server and reads its acceptance length', async () => {
     const port = await freePort();
     child = spawn(process.execPath, [`${ROOT}bin/spectune.js`, 'sim', '--sim-time-scale', '0.01', '--port', String(port), '--enable-metrics',

@@ -1,6 +1,7 @@
 // Test-side extraction of the engine command from the 30 reference launch configurations: systemd units and
 // shell scripts go through the product's text readers; compose/k8s YAML is turned into argv with `yaml`.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { splitShellCommands } from '../../src/engines/shell-words.js';
 
@@ -16,7 +17,7 @@ export interface LaunchConfig {
   companion?: { text: string; path: string };
 }
 
-export const LAUNCH_CONFIGS_PATH = '/work/shared/reference/launch-configs/launch-configs.jsonl';
+export const LAUNCH_CONFIGS_PATH = fileURLToPath(new URL('../fixtures/launch-configs/launch-configs.jsonl', import.meta.url));
 
 // Read the reference file (skips the suite when it is not on this machine).
 export function loadLaunchConfigs(): LaunchConfig[] {
