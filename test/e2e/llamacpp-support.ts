@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestHost } from './helpers/testhosts.js';
 import { sshRun } from './tune-support.js';
+import { waitHealthy as pollHealthy } from './helpers/health.js';
 
 /** This machine's llama.cpp directory (scripts/llamacpp/build-llama-server.sh) and its path inside the test hosts. */
 export const LOCAL_LLAMA_DIR = process.env.SPECTUNE_LLAMA_DIR ?? '/var/lib/spectune-llama';
@@ -97,15 +98,8 @@ export function removeLlamaUnit(h: TestHost, unit: string): void {
 }
 
 // Wait until /health answers 200 (llama-server says 503 while loading).
-export async function waitLlamaHealthy(endpoint: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) })).status === 200) return;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${endpoint} did not become healthy in ${timeoutMs} ms`);
+export function waitLlamaHealthy(endpoint: string, timeoutMs = 120_000): Promise<void> {
+  return pollHealthy(endpoint, timeoutMs);
 }
 
 /** What one non-streaming completion's `timings` say. */

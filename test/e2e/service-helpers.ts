@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { openHost } from '../../src/host/open.js';
 import type { Host } from '../../src/host/types.js';
 import { getTestHost, type TestHost } from './helpers/testhosts.js';
+import { waitHealthy as pollHealthy } from './helpers/health.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The unit template (test/fixtures/units/sim.service). */
@@ -64,15 +65,8 @@ export async function removeSimUnit(host: Host, unit: string): Promise<void> {
 }
 
 // Wait until the engine answers its health check (the unit was started by the test itself).
-export async function waitHealthy(endpoint: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) })).status === 200) return;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${endpoint} did not become healthy in ${timeoutMs} ms`);
+export function waitHealthy(endpoint: string, timeoutMs = 60_000): Promise<void> {
+  return pollHealthy(endpoint, timeoutMs);
 }
 
 /** What a CLI run printed. */
