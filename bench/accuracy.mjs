@@ -171,28 +171,31 @@ function pop(h) {
 // ---- client side (this process) -----------------------------------------------------------------------------
 
 async function measure() {
-  const { values } = parseArgs({ options: { levels: { type: 'string', default: '1,64,256,1024' }, tokens: { type: 'string', default: '100' }, json: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { levels: { type: 'string', default: '1,64,256,1024' }, tokens: { type: 'string', default: '100' }, transports: { type: 'string', default: 'native,js' }, json: { type: 'boolean' } } });
   const levels = values.levels.split(',').map(Number);
+  const transports = values.transports.split(',');
   const tokens = Number(values.tokens);
   const { runBench } = await import('../dist/bench/index.js');
   const child = fork(SELF, ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
   const rows = [];
   try {
-    for (const c of levels) rows.push(await measureLevel(runBench, child, port, c, tokens));
+    for (const c of levels) {
+      for (const transport of transports) rows.push(await measureLevel(runBench, child, port, c, tokens, transport));
+    }
   } finally {
     child.kill();
   }
-  printTable(rows);
+  for (const transport of transports) printTable(rows.filter((r) => r.transport === transport), transport);
   if (values.json) console.log(JSON.stringify(rows));
-  process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
+  process.exitCode = rows.filter((r) => r.transport === transports[0]).every((r) => r.pass) ? 0 : 1;
 }
 
-async function measureLevel(runBench, child, port, c, tokens) {
+async function measureLevel(runBench, child, port, c, tokens, transport) {
   const requests = c === 1 ? 20 : 2 * c;
   await takeRecords(child);
   const cpu0 = process.cpuUsage();
-  const result = await runBench({ url: `http://127.0.0.1:${port}`, concurrency: [c], requests, warmup: c, outputTokens: tokens, inputTokens: 32, scrapeEngine: false });
+  const result = await runBench({ url: `http://127.0.0.1:${port}`, concurrency: [c], requests, warmup: c, outputTokens: tokens, inputTokens: 32, scrapeEngine: false, transport });
   const cpu = process.cpuUsage(cpu0);
   const records = await takeRecords(child);
   const run = result.runs[0];
@@ -203,7 +206,7 @@ async function measureLevel(runBench, child, port, c, tokens) {
   const floorUs = await measureFloor(c);
   const lags = computeLags(result.samples, records);
   const row = {
-    concurrency: c, ok: run.requests.ok, failed: run.requests.failed, ...lags,
+    transport: result.transport, concurrency: c, ok: run.requests.ok, failed: run.requests.failed, ...lags,
     itlMean: [run.itlMs.mean, truth.itlMean], itlP99: [run.itlMs.p99, truth.itlP99],
     ttftMean: [run.ttftMs.mean, truth.ttftMean], ttftP99: [run.ttftMs.p99, truth.ttftP99],
     tokPerSec: [run.outputTokensPerSec, truth.tokPerSec], cpuUsPerToken: cpuUs, floorUsPerRead: floorUs,
@@ -272,7 +275,8 @@ function cell([client, truth], digits = 2) {
   return `${client?.toFixed(digits)} / ${truth.toFixed(digits)} (${err >= 0 ? '+' : ''}${err.toFixed(1)}%)`;
 }
 
-function printTable(rows) {
+function printTable(rows, transport) {
+  console.log(`\n## transport: ${transport}`);
   console.log('client / server-side truth (error); CPU = client process CPU per streamed token;');
   console.log('floor = CPU of one socket read into a callback that does nothing, same machine, same concurrency');
   console.log('req->srv = client write to server read of the request, tok->cli = server send to client read of the first token (means)');

@@ -48,9 +48,9 @@ export class Http1ResponseParser {
     return this.state === State.UntilClose;
   }
 
-  // Feed bytes read from the connection: buf[0, len).
-  push(buf: Uint8Array, len = buf.length): void {
-    let p = 0;
+  // Feed bytes read from the connection: buf[start, len).
+  push(buf: Uint8Array, len = buf.length, start = 0): void {
+    let p = start;
     this.len = len;
     while (p < len && this.state !== State.Done && this.error === null) {
       switch (this.state) {

@@ -8,3 +8,4 @@ export { loadPromptFile } from './prompt-files.js';
 export { LogHistogram } from './histogram.js';
 export { SseScanner } from './sse.js';
 export type { BenchResult, BenchRun, RequestSample, Summary, BenchErrors } from './types.js';
+export { readerTotals, type ReaderStats } from './native-transport.js';

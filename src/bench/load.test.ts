@@ -12,6 +12,7 @@ type Step = (f: InFlight, st: ReturnType<typeof createRequestState>) => void;
 function fakeTransport(script: Step[]): Transport {
   let n = 0;
   return {
+    name: 'js',
     send(_url, _plan, id, now) {
       const st = createRequestState(id, new RequestTimeline(now()), new SseScanner(), now, () => {});
       script[n++ % script.length](st.inflight, st);

@@ -17,6 +17,7 @@ export function createNodeTransport(base: URL, getText: Transport['getText']): T
   const agent = secure ? new https.Agent(opts) : new http.Agent(opts);
   const request = secure ? https.request : http.request;
   return {
+    name: secure ? 'node:https' : 'js',
     send(url, plan, id, now, expectedFrames, startMs) {
       const timeline = new RequestTimeline(startMs ?? now(), expectedFrames);
       let req: http.ClientRequest | null = null;

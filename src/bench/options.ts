@@ -1,6 +1,7 @@
 // Benchmark options: what the CLI and the tuner pass in, with defaults filled and checked in one place.
 import { ToolError } from '../errors.js';
 import type { BenchApi, BenchPrompt } from './api.js';
+import type { TransportChoice } from './transport.js';
 
 /** Options of one benchmark (every level of it). */
 export interface BenchOptions {
@@ -42,6 +43,8 @@ export interface BenchOptions {
   epochOffsetMs?: number;
   /** Seed for prompt choice and Poisson arrivals. */
   seed?: number;
+  /** How streams are read: the native reader when built (auto, default), `native` (required) or `js`. */
+  transport?: TransportChoice;
 }
 
 /** Time limits by phase (ms). */
@@ -90,6 +93,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     now: o.now ?? (() => performance.now()),
     epochOffsetMs: o.epochOffsetMs ?? (o.now ? Date.now() - o.now() : performance.timeOrigin),
     seed: o.seed ?? 1,
+    transport: o.transport ?? 'auto',
   };
   checkBenchOptions(r);
   return r;
@@ -111,6 +115,7 @@ function checkBenchOptions(r: ResolvedBenchOptions): void {
   positive('input-tokens', r.inputTokens, true);
   positive('output-tokens', r.outputTokens, true);
   positive('rate', r.rate, false);
+  if (!['auto', 'native', 'js'].includes(r.transport)) throw new ToolError('E_USAGE', `--transport: expected auto, native or js, got "${r.transport}"`);
   if (r.warmup !== null && (!Number.isInteger(r.warmup) || r.warmup < 0)) throw new ToolError('E_USAGE', `--warmup: expected an integer >= 0, got ${r.warmup}`);
   if (r.requests !== null && r.durationSec !== null) throw new ToolError('E_USAGE', '--requests and --duration are exclusive', { hint: 'pick one' });
 }

@@ -39,8 +39,8 @@ export function formatProgress(e: Extract<SpectuneEvent, { type: 'bench:progress
   return `c=${e.concurrency} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${e.done}/${e.total}${tps}`;
 }
 
-// The `--json` document: exactly the fields issue 5 promises, in its order.
-export function toJsonRuns(runs: BenchRun[]): { runs: Record<string, unknown>[] } {
+// The `--json` document: the fields issue 5 promises, in its order, then how the streams were read.
+export function toJsonRuns(runs: BenchRun[], transport?: string): { runs: Record<string, unknown>[]; transport?: string } {
   return {
     runs: runs.map((r) => ({
       concurrency: r.concurrency,
@@ -54,5 +54,6 @@ export function toJsonRuns(runs: BenchRun[]): { runs: Record<string, unknown>[] 
       acceptLength: r.acceptLength,
       errors: r.errors,
     })),
+    ...(transport ? { transport } : {}),
   };
 }

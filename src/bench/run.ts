@@ -25,7 +25,7 @@ export type BenchOutput = BenchResult & { samples: RequestSample[] };
 // Run every level of a benchmark; failures of single requests are data, a server that never answers is an error.
 export async function runBench(options: BenchOptions, onEvent: EventSink = ignoreEvents, signal?: AbortSignal): Promise<BenchOutput> {
   const resolved = resolveBenchOptions(options);
-  const transport = createTransport(new URL(resolved.url));
+  const transport = createTransport(new URL(resolved.url), resolved.transport);
   const o = { ...resolved, model: resolved.model ?? (await discoverModel(transport, resolved)) };
   const ctx: LevelContext = {
     opts: o, transport, onEvent, signal,
@@ -34,7 +34,7 @@ export async function runBench(options: BenchOptions, onEvent: EventSink = ignor
     nextPrompt: await createPromptSource(o),
   };
   const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey) : null;
-  const result: BenchOutput = { url: redactText(o.url), api: o.api, model: o.model, runs: [], samples: [] };
+  const result: BenchOutput = { url: redactText(o.url), api: o.api, model: o.model, transport: transport.name, runs: [], samples: [] };
   try {
     for (const c of o.concurrency) {
       if (signal?.aborted) break;

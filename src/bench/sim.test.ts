@@ -45,6 +45,7 @@ describe('runBench against the simulated SGLang engine', () => {
     await waitHealthy(url, child);
     const r = await runBench({ url, concurrency: [1, 4], requests: 4, warmup: 1, outputTokens: 24, inputTokens: 64 });
     expect(r.runs.map((x) => x.requests)).toEqual([{ ok: 4, failed: 0 }, { ok: 4, failed: 0 }]);
+    expect(r.transport).toBe('native');
     expect(r.runs[0].usageFromServer).toBe(true);
     expect(r.samples.every((s) => s.outputTokens === 24)).toBe(true);
     expect(r.runs[0].acceptLength).toBeGreaterThan(1);

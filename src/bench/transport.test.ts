@@ -1,6 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { planRequest } from './api.js';
 import { createNodeTransport } from './node-transport.js';
+import { createNativeTransport, loadNativeReader } from './native-transport.js';
 import { createBatchClock, createRawTransport } from './raw-transport.js';
 import type { Transport } from './transport.js';
 
@@ -22,7 +25,13 @@ afterEach(async () => { await server?.close(); server = null; });
 
 const noText: Transport['getText'] = async () => null;
 
+// The native reader is built by `npm ci` (prepare) and by the test command; a missing build is a failure here.
+it('the native reader is built', () => {
+  expect(loadNativeReader().why).toBe('');
+});
+
 describe.each([
+  ['native reader', createNativeTransport],
   ['raw sockets', createRawTransport],
   ['node:http', createNodeTransport],
 ])('transport on %s', (_name, create) => {
@@ -55,5 +64,55 @@ describe('createBatchClock', () => {
     await new Promise((r) => setImmediate(r));
     t = 103;
     expect(clock()).toBe(103);
+  });
+});
+
+describe('native reader', () => {
+  it('stamps tokens when they arrive, even while the event loop is blocked', async () => {
+    // The server runs in its own process: blocking this event loop must not hold its tokens back.
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../../test/fakes/paced-sse-server.mjs', import.meta.url)), '12', '20', '10'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    onTestFinished(() => { child.kill(); });
+    const port = await new Promise<string>((r) => child.stdout.once('data', (d: Buffer) => r(d.toString().trim())));
+    const base = new URL(`http://127.0.0.1:${port}`);
+    const url = new URL('/v1/chat/completions', base);
+    const gapsOf = async (create: typeof createNativeTransport): Promise<number[]> => {
+      const t = create(base, noText);
+      try {
+        const plan = planRequest('chat', null, { text: 'hi' }, 'bench-1', 12, null);
+        const f = t.send(url, plan, 'bench-1', () => performance.now(), 14, null);
+        // Block the event loop for 60 ms while tokens keep arriving.
+        await new Promise((r) => setTimeout(r, 45));
+        const until = performance.now() + 60;
+        while (performance.now() < until) { /* busy */ }
+        expect(await f.done).toMatchObject({ ok: true });
+        return Array.from(f.timeline.gaps.subarray(0, f.timeline.nGaps));
+      } finally {
+        t.close();
+      }
+    };
+    const native = await gapsOf(createNativeTransport);
+    const js = await gapsOf(createRawTransport);
+    // JS sockets see the blocked loop: tokens pile up and arrive together (a long gap, then zero gaps).
+    expect(Math.max(...js)).toBeGreaterThan(45);
+    expect(js.filter((g) => g < 1).length).toBeGreaterThanOrEqual(3);
+    // The reader thread took the kernel's receive time: every gap stays near the server's 10 ms.
+    expect(native).toHaveLength(11);
+    for (const g of native) expect(g).toBeGreaterThan(5);
+    expect(Math.max(...native)).toBeLessThan(30);
+  });
+
+  it('reports a refused connection as a connect error', async () => {
+    const t = createNativeTransport(new URL('http://127.0.0.1:1'), noText);
+    try {
+      const plan = planRequest('chat', null, { text: 'hi' }, 'bench-1', 5, null);
+      const f = t.send(new URL('http://127.0.0.1:1/v1/chat/completions'), plan, 'bench-1', () => performance.now(), 8, null);
+      expect(await f.done).toMatchObject({ ok: false, errorPhase: 'connect', error: expect.stringContaining('ECONNREFUSED') });
+    } finally {
+      t.close();
+    }
+  });
+
+  it('names an unknown host in one line', () => {
+    expect(() => createNativeTransport(new URL('http://no-such-host.invalid:80'), noText)).toThrow(/no-such-host\.invalid/);
   });
 });

@@ -5,9 +5,17 @@ import https from 'node:https';
 import type { PlannedRequest } from './api.js';
 import type { RequestOutcome, RequestTimeline } from './metrics.js';
 import { createNodeTransport } from './node-transport.js';
+import { createNativeTransport, loadNativeReader } from './native-transport.js';
 import { createRawTransport } from './raw-transport.js';
+import { ToolError } from '../errors.js';
 import type { SseScanner } from './sse.js';
 import type { BenchErrors } from './types.js';
+
+/** The transports: `native` (reader thread, kernel receive stamps), `js` (net.Socket), `node:https` (TLS). */
+export type TransportName = 'native' | 'js' | 'node:https';
+
+/** What the caller asks for: the native reader when it is built (auto), or one of them by name. */
+export type TransportChoice = 'auto' | 'native' | 'js';
 
 /** Where a request is: connecting, waiting for its first token, or streaming. */
 export type StreamPhase = 'connect' | 'first' | 'stream';
@@ -25,6 +33,8 @@ export interface InFlight {
 
 /** How requests reach the server. */
 export interface Transport {
+  /** Which transport this is: the native reader, JS sockets, or node:http(s). */
+  readonly name: TransportName;
   // Send one request and stream its answer; `startMs` overrides the start (open loop: the scheduled arrival).
   send(url: URL, plan: PlannedRequest, id: string, now: () => number, expectedFrames: number, startMs: number | null): InFlight;
   // GET a text endpoint (/metrics, /server_info); null when unreachable or not 2xx.
@@ -71,14 +81,27 @@ export function createRequestState(id: string, timeline: RequestTimeline, scanne
   };
 }
 
-// Pick the transport for a base URL.
-export function createTransport(base: URL): Transport {
+// Pick the transport for a base URL: TLS goes through node:https; plain HTTP uses the native reader when it is
+// built (or asked for), else JS sockets.
+export function createTransport(base: URL, choice: TransportChoice = 'auto'): Transport {
   const secure = base.protocol === 'https:';
   const agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
   const request = secure ? https.request : http.request;
   const getText: Transport['getText'] = (url, headers, timeoutMs) => fetchText(request, agent, url, headers, timeoutMs);
-  const streaming = secure ? createNodeTransport(base, getText) : createRawTransport(base, getText);
+  const streaming = secure ? createNodeTransport(base, getText) : createPlainTransport(base, getText, choice);
   return { ...streaming, close: () => { streaming.close(); agent.destroy(); } };
+}
+
+function createPlainTransport(base: URL, getText: Transport['getText'], choice: TransportChoice): Transport {
+  if (choice === 'js') return createRawTransport(base, getText);
+  if (choice === 'auto' && !loadNativeReader().addon) return createRawTransport(base, getText);
+  try {
+    return createNativeTransport(base, getText);
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (/getaddrinfo/.test(msg)) throw new ToolError('E_BENCH_FAILED', `cannot resolve ${base.hostname}: ${msg}`, { hint: 'check the host name in --url' });
+    throw new ToolError('E_BENCH_FAILED', `native transport unavailable: ${msg}`, { hint: 'run `bash scripts/build-native.sh` (needs a C compiler), or use --transport js' });
+  }
 }
 
 function fetchText(request: typeof http.request, agent: http.Agent, url: URL, headers: Record<string, string>, timeoutMs: number): Promise<string | null> {

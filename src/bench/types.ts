@@ -68,5 +68,7 @@ export interface BenchResult {
   url: string;
   api: 'chat' | 'completions' | 'sglang';
   model: string | null;
+  /** How the streams were read: native reader (kernel receive stamps), JS sockets, or node:https. */
+  transport?: 'native' | 'js' | 'node:https';
   runs: BenchRun[];
 }

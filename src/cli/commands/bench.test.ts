@@ -31,8 +31,9 @@ describe('spectune bench', () => {
     const c = captureIo();
     const code = await main(['bench', '--url', server.url, '--concurrency', '1,2', '--requests', '4', '--output-tokens', '4', '--json'], c.io);
     expect(code).toBe(0);
-    const doc = JSON.parse(c.text.stdout) as { runs: Record<string, unknown>[] };
+    const doc = JSON.parse(c.text.stdout) as { runs: Record<string, unknown>[]; transport: string };
     expect(doc.runs).toHaveLength(2);
+    expect(doc.transport).toBe('native');
     expect(Object.keys(doc.runs[0])).toEqual(['concurrency', 'requests', 'outputTokensPerSec', 'requestsPerSec', 'ttftMs', 'itlMs', 'e2eMs', 'decodeTokensPerSec', 'acceptLength', 'errors']);
     expect(doc.runs[1]).toMatchObject({ concurrency: 2, requests: { ok: 4, failed: 0 } });
     expect(c.text.stderr).toContain('concurrency 2:');
@@ -61,5 +62,18 @@ describe('spectune bench', () => {
     const c = captureIo();
     expect(await main(['bench', '--url', 'http://127.0.0.1:1', '--concurrency', '0'], c.io)).toBe(2);
     expect(c.text.stderr).toContain('--concurrency');
+    const d = captureIo();
+    expect(await main(['bench', '--url', 'http://127.0.0.1:1', '--transport', 'uring'], d.io)).toBe(2);
+    expect(d.text.stderr).toMatch(/^spectune: --transport: expected auto, native or js, got "uring"/);
+  });
+
+  it('reads with JS sockets under --transport js, with the same figures', async () => {
+    server = await startSseServer(() => ({ frames: 6, itlMs: 3 }));
+    const c = captureIo();
+    expect(await main(['bench', '--url', server.url, '--requests', '3', '--output-tokens', '6', '--transport', 'js', '--json'], c.io)).toBe(0);
+    const doc = JSON.parse(c.text.stdout) as { runs: { requests: { ok: number }; itlMs: { mean: number } }[]; transport: string };
+    expect(doc.transport).toBe('js');
+    expect(doc.runs[0].requests.ok).toBe(3);
+    expect(doc.runs[0].itlMs.mean).toBeGreaterThan(2);
   });
 });

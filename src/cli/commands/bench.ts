@@ -10,7 +10,8 @@ import type { CliIo, Command } from '../io.js';
 
 const USAGE = `usage: spectune bench --url URL [--api chat|completions|sglang] [--model M] [--api-key K]
   [--concurrency 1,16,64] [--requests N | --duration S] [--input-tokens N] [--output-tokens N]
-  [--warmup N] [--rate R] [--prompts FILE] [--first-token-timeout S] [--stall-timeout S] [--json]
+  [--warmup N] [--rate R] [--prompts FILE] [--first-token-timeout S] [--stall-timeout S]
+  [--transport auto|native|js] [--json]
   The API key may also come from SPECTUNE_API_KEY. With --rate, --concurrency caps requests in flight (default ${1024}).`;
 
 // Open-loop default cap on requests in flight: high enough not to shape the load, low enough for one event loop.
@@ -21,7 +22,7 @@ const FLAGS = {
   concurrency: { type: 'string' }, requests: { type: 'string' }, duration: { type: 'string' },
   'input-tokens': { type: 'string' }, 'output-tokens': { type: 'string' }, warmup: { type: 'string' },
   rate: { type: 'string' }, prompts: { type: 'string' }, 'first-token-timeout': { type: 'string' },
-  'stall-timeout': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  'stall-timeout': { type: 'string' }, transport: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Turn flags into the benchmark request (validation of values happens in the library).
@@ -47,6 +48,7 @@ function toRequest(v: Record<string, string | boolean | undefined>, env: NodeJS.
     promptsFile: s('prompts') ?? null,
     timeouts,
     stopAtSaturation: true,
+    transport: (s('transport') ?? 'auto') as BenchRequest['transport'],
   };
 }
 
@@ -91,7 +93,7 @@ export const run: Command = async (argv, io) => {
   const r = createRenderer(io, json);
   try {
     const result = await benchEndpoint(toRequest(values, io.env), r.sink);
-    if (json) io.stdout.write(`${JSON.stringify(toJsonRuns(result.runs))}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(toJsonRuns(result.runs, result.transport))}\n`);
     const failed = result.runs.some((x) => x.requests.ok === 0);
     return failed ? EXIT.failure : EXIT.ok;
   } finally {
