@@ -20,6 +20,7 @@ import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.
 import { watchStart, type Baseline, type Tracker } from './readiness.js';
 import { prepareStop, type DrainEstimate } from './safe-stop.js';
 import type { UnitState } from './show.js';
+import { sleep } from './sleep.js';
 import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
 import { DROPIN_NAME, effectiveEnvironment, effectiveListValue, normalizeUnitName, type UnitFile } from './unit.js';
 
@@ -28,14 +29,6 @@ export type { FailedStart, ReadyResult, RollbackResult, ServiceControllerOptions
 
 /** How long checkLoop watches a running unit: several RestartSec periods and a start-up of a fast-failing engine. */
 const LOOP_CHECK_MS = 10_000;
-
-// Sleep that an abort ends early.
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-  });
-}
 
 // spectune's own drop-in among the unit's files.
 function ourDropIn(files: UnitFile[]): UnitFile | undefined {

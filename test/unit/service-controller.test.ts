@@ -1,4 +1,5 @@
 // The service controller against a scripted systemd (FakeHost): deploy, readiness, crash loop, rollback, refusals.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { Diagnosis } from '../../src/diagnose/types.js';
 import type { EngineMetrics } from '../../src/engines/types.js';
@@ -7,6 +8,7 @@ import { createMemoryActionLog } from '../../src/service/action-log.js';
 import type { Collaborators } from '../../src/service/collaborators.js';
 import { createServiceController } from '../../src/service/controller.js';
 import type { Prober } from '../../src/service/health.js';
+import { sleep } from '../../src/service/sleep.js';
 import { FakeHost } from '../fakes/fake-host.js';
 
 const UNIT = 'sim-e2e.service';
@@ -251,5 +253,36 @@ describe('apply when the restart cannot be issued', () => {
     expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/good`)).toBe('1\n');
     expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/dropins/1.conf`)).toBe(old);
     expect(sd.host.files.get(`/var/lib/spectune/${UNIT}/current`)).toBe('1\n');
+  });
+});
+
+describe('polling on one abort signal', () => {
+  it('sleep removes its abort listener when the timer fires, and an abort still ends it early', async () => {
+    const ac = new AbortController();
+    for (let i = 0; i < 50; i += 1) {
+      await sleep(1, ac.signal);
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+    }
+    const t0 = Date.now();
+    const pending = sleep(60_000, ac.signal);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
+    ac.abort();
+    await pending;
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('waitReady polls a slow start many times on one signal with a bounded listener count', async () => {
+    const sd = new ScriptedSystemd();
+    const ac = new AbortController();
+    const counts: number[] = [];
+    const slow = Array.from({ length: 60 }, () => () => { counts.push(getEventListeners(ac.signal, 'abort').length); });
+    sd.script = [() => {}, ...slow, (s) => { s.log(100, 'The server is fired up and ready to roll!'); s.state = { active: 'active', sub: 'running', pid: 100, restarts: 0 }; }];
+    const { c } = controllerFor(sd, prober(true));
+    await c.restart('test');
+    expect((await c.waitReady({ signal: ac.signal })).status).toBe('ready');
+    expect(counts.length).toBeGreaterThan(50);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(1);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
 });
