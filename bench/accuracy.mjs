@@ -3,7 +3,9 @@
 // process streams on an exact schedule (TTFT 50 ms, then one token every 10 ms, against absolute deadlines) and
 // records when it actually sent each token. The client's figures are compared with that server-side truth.
 // Usage: npm run build && node bench/accuracy.mjs [--levels 1,64,256,1024] [--tokens 100] [--port-file F]
-import { fork } from 'node:child_process';
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -171,13 +173,14 @@ function pop(h) {
 // ---- client side (this process) -----------------------------------------------------------------------------
 
 async function measure() {
-  const { values } = parseArgs({ options: { levels: { type: 'string', default: '1,64,256,1024' }, tokens: { type: 'string', default: '100' }, transports: { type: 'string', default: 'native,js' }, json: { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { levels: { type: 'string', default: '1,64,256,1024' }, tokens: { type: 'string', default: '100' }, transports: { type: 'string', default: 'native,js' }, server: { type: 'string', default: 'c' }, json: { type: 'boolean' } } });
   const levels = values.levels.split(',').map(Number);
   const transports = values.transports.split(',');
   const tokens = Number(values.tokens);
   const { runBench } = await import('../dist/bench/index.js');
-  const child = fork(SELF, ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  const child = values.server === 'c' ? await startCServer() : await startNodeServer();
+  const port = child.port;
+  console.log(`truth server: ${values.server === 'c' ? 'C (bench/truth-server.c), TTFT from the kernel receive stamp of the request' : 'node (this file), TTFT from when it read the request'}`);
   const rows = [];
   try {
     for (const c of levels) {
@@ -220,11 +223,44 @@ async function measureLevel(runBench, child, port, c, tokens, transport) {
   return row;
 }
 
+// The node truth server (this file, --serve) in a child process; records come over IPC.
+async function startNodeServer() {
+  const child = fork(SELF, ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  return {
+    port,
+    kill: () => child.kill(),
+    take: () => new Promise((resolve) => {
+      child.once('message', (m) => resolve(m.records.map((r) => ({ ...r, origin: m.origin }))));
+      child.send({ cmd: 'take' });
+    }),
+  };
+}
+
+// The C truth server, compiled here with the system compiler; its clock is CLOCK_MONOTONIC (performance.now()'s).
+async function startCServer() {
+  const dir = fileURLToPath(new URL('./.build/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  execFileSync(process.env.CC ?? 'cc', ['-O2', '-o', `${dir}truth-server`, fileURLToPath(new URL('./truth-server.c', import.meta.url))], { stdio: 'inherit' });
+  const child = spawn(`${dir}truth-server`, [String(TTFT_MS), String(ITL_MS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const next = () => new Promise((r) => lines.once('line', r));
+  const port = Number(await next());
+  // performance.now() = CLOCK_MONOTONIC - (its origin); epoch = timeOrigin + performance.now().
+  const monoToEpoch = performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6;
+  return {
+    port,
+    kill: () => child.kill(),
+    take: async () => {
+      const line = next();
+      child.stdin.write('take\n');
+      return JSON.parse(await line).records.map((r) => ({ ...r, origin: monoToEpoch }));
+    },
+  };
+}
+
 function takeRecords(child) {
-  return new Promise((resolve) => {
-    child.once('message', (m) => resolve(m.records.map((r) => ({ ...r, origin: m.origin }))));
-    child.send({ cmd: 'take' });
-  });
+  return child.take();
 }
 
 // Server-side truth over the measured requests: gaps between actual sends, first send - request receipt, and
@@ -234,9 +270,9 @@ function computeTruth(records) {
   const ttfts = [];
   let first = Infinity, last = -Infinity, tokens = 0;
   for (const r of records) {
-    ttfts.push(r.sends[0] - r.recv);
+    ttfts.push(r.sends[0] - (r.recvKernel ?? r.recv));
     for (let i = 1; i < r.sends.length; i++) gaps.push(r.sends[i] - r.sends[i - 1]);
-    first = Math.min(first, r.recv);
+    first = Math.min(first, r.recvKernel ?? r.recv);
     last = Math.max(last, r.sends[r.sends.length - 1]);
     tokens += r.sends.length;
   }
@@ -248,13 +284,15 @@ function computeLags(samples, records) {
   const byId = new Map(records.map((r) => [r.id, r]));
   const toServer = [];
   const toClient = [];
+  const readLag = [];
   for (const s of samples) {
     const r = byId.get(s.id);
     if (!r || s.ttftMs === null) continue;
-    toServer.push(r.origin + r.recv - s.startEpochMs);
+    toServer.push(r.origin + (r.recvKernel ?? r.recv) - s.startEpochMs);
+    readLag.push(r.recv - (r.recvKernel ?? r.recv));
     toClient.push(s.startEpochMs + s.ttftMs - (r.origin + r.sends[0]));
   }
-  return { requestLagMs: mean(toServer), firstTokenLagMs: mean(toClient) };
+  return { requestLagMs: mean(toServer), firstTokenLagMs: mean(toClient), serverReadLagMs: mean(readLag) };
 }
 
 function mean(xs) {
@@ -279,10 +317,11 @@ function printTable(rows, transport) {
   console.log(`\n## transport: ${transport}`);
   console.log('client / server-side truth (error); CPU = client process CPU per streamed token;');
   console.log('floor = CPU of one socket read into a callback that does nothing, same machine, same concurrency');
-  console.log('req->srv = client write to server read of the request, tok->cli = server send to client read of the first token (means)');
-  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'floor us/read', 'above floor', 'req->srv ms', 'tok->cli ms', 'targets'];
+  console.log('req->srv = client write to the request\'s arrival at the server, srv read = arrival to the server reading it,');
+  console.log('tok->cli = server send to the client\'s stamp of the first token (means)');
+  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'floor us/read', 'above floor', 'req->srv ms', 'srv read ms', 'tok->cli ms', 'targets'];
   const lines = rows.map((r) => [String(r.concurrency), `${r.ok}/${r.failed}`, cell(r.itlMean), cell(r.itlP99), cell(r.ttftMean), cell(r.ttftP99), cell(r.tokPerSec, 0),
-    r.cpuUsPerToken.toFixed(2), r.floorUsPerRead.toFixed(2), (r.cpuUsPerToken - r.floorUsPerRead).toFixed(2), r.requestLagMs.toFixed(2), r.firstTokenLagMs.toFixed(2), r.pass ? 'met' : 'MISSED']);
+    r.cpuUsPerToken.toFixed(2), r.floorUsPerRead.toFixed(2), (r.cpuUsPerToken - r.floorUsPerRead).toFixed(2), r.requestLagMs.toFixed(2), r.serverReadLagMs.toFixed(2), r.firstTokenLagMs.toFixed(2), r.pass ? 'met' : 'MISSED']);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   for (const l of [head, ...lines]) console.log(l.map((v, i) => v.padEnd(widths[i])).join('  '));
 }
