@@ -54,6 +54,36 @@ async function measureFloor(c) {
   return (cpu.user + cpu.system) / Math.max(1, reads - r0);
 }
 
+// Parent: the same through the native reader: one recvmsg per read in its thread, batches that JS only counts.
+async function measureNativeFloor(c) {
+  const { loadNativeReader } = await import('../dist/bench/native-transport.js');
+  const { addon } = loadNativeReader();
+  if (!addon) return NaN;
+  const child = fork(SELF, ['--blast'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  let reads = 0;
+  const reader = addon.create((b) => {
+    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    for (let p = 0; p + 24 <= b.length;) {
+      const kind = dv.getUint32(p + 4, true);
+      const len = dv.getUint32(p + 8, true);
+      p += 24;
+      if (kind === 1) { reads++; p += (len + 7) & ~7; }
+    }
+  });
+  addon.resolve(reader, '127.0.0.1', String(port));
+  for (let i = 0; i < c; i++) addon.open(reader);
+  await new Promise((r) => setTimeout(r, 500));
+  const cpu0 = process.cpuUsage();
+  const r0 = reads;
+  await new Promise((r) => setTimeout(r, FLOOR_MS));
+  const cpu = process.cpuUsage(cpu0);
+  const n = reads - r0;
+  addon.destroy(reader);
+  child.kill();
+  return (cpu.user + cpu.system) / Math.max(1, n);
+}
+
 // ---- server side (child process) ----------------------------------------------------------------------------
 
 async function serve() {
@@ -206,7 +236,7 @@ async function measureLevel(runBench, child, port, c, tokens, transport) {
   const truth = computeTruth(records.filter((r) => measured.has(r.id)));
   const allTokens = records.reduce((a, r) => a + r.sends.length, 0);
   const cpuUs = (cpu.user + cpu.system) / allTokens;
-  const floorUs = await measureFloor(c);
+  const floorUs = transport === 'native' ? await measureNativeFloor(c) : await measureFloor(c);
   const lags = computeLags(result.samples, records);
   const row = {
     transport: result.transport, concurrency: c, ok: run.requests.ok, failed: run.requests.failed, ...lags,
@@ -316,7 +346,9 @@ function cell([client, truth], digits = 2) {
 function printTable(rows, transport) {
   console.log(`\n## transport: ${transport}`);
   console.log('client / server-side truth (error); CPU = client process CPU per streamed token;');
-  console.log('floor = CPU of one socket read into a callback that does nothing, same machine, same concurrency');
+  console.log(transport === 'native'
+    ? 'floor = CPU per read of the native reader when JS does nothing with the bytes (recvmsg + hand-over), same machine, same concurrency'
+    : 'floor = CPU of one net.Socket read into a callback that does nothing, same machine, same concurrency');
   console.log('req->srv = client write to the request\'s arrival at the server, srv read = arrival to the server reading it,');
   console.log('tok->cli = server send to the client\'s stamp of the first token (means)');
   const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'floor us/read', 'above floor', 'req->srv ms', 'srv read ms', 'tok->cli ms', 'targets'];

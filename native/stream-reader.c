@@ -11,6 +11,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -365,7 +366,26 @@ static napi_value js_create(napi_env env, napi_callback_info info) {
   return ext;
 }
 
-// resolve(reader, host, port): look the server's address up once (getaddrinfo).
+// Whether a TCP connection to `ai` succeeds within 3 s (a name with several addresses, e.g. localhost on ::1
+// and 127.0.0.1, may answer on only one of them; node:net tries them in turn, so does this).
+static int probe_addr(struct addrinfo *ai) {
+  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  int ok = 0;
+  if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+    ok = 1;
+  } else if (errno == EINPROGRESS) {
+    struct pollfd p = { .fd = fd, .events = POLLOUT };
+    int err = 0;
+    socklen_t len = sizeof err;
+    ok = poll(&p, 1, 3000) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
+  }
+  close(fd);
+  return ok;
+}
+
+// resolve(reader, host, port): look the server's address up once (getaddrinfo); with several addresses, the
+// first that accepts a connection.
 static napi_value js_resolve(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3];
@@ -384,8 +404,17 @@ static napi_value js_resolve(napi_env env, napi_callback_info info) {
     napi_throw_error(env, "ENOTFOUND", msg);
     return NULL;
   }
-  memcpy(&r->addr, res->ai_addr, res->ai_addrlen);
-  r->addrlen = res->ai_addrlen;
+  struct addrinfo *pick = res;
+  if (res->ai_next) {
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+      if (probe_addr(ai)) {
+        pick = ai;
+        break;
+      }
+    }
+  }
+  memcpy(&r->addr, pick->ai_addr, pick->ai_addrlen);
+  r->addrlen = pick->ai_addrlen;
   freeaddrinfo(res);
   return NULL;
 }
