@@ -15,6 +15,8 @@ export interface CampaignResult {
   deployed: string | null;
   /** Service restarts the campaign cost: one per config change, one per rollback, one to land on the winner. */
   restarts: number;
+  /** Why the winner won although another config measured higher (tied within noise, safer), else null. */
+  winnerNote: string | null;
   summary: string;
 }
 
@@ -29,12 +31,12 @@ export function findConfigInForce(trials: TrialRecord[]): TuneConfig | null {
   return ready.length ? ready[ready.length - 1].config : null;
 }
 
-// One-line summary of a finished campaign.
-function summarize(best: TrialRecord | null, baseline: TrialRecord | null, restarts: number, trials: number, why: string): string {
+// One-line summary of a finished campaign (with why a lower-measured config won, when it did).
+function summarize(best: TrialRecord | null, baseline: TrialRecord | null, restarts: number, trials: number, why: string, note: string | null): string {
   if (!best || best.objective === null) return `${why}; no winner; ${restarts} restarts`;
   const gain = baseline?.objective ? ` (${(((best.objective / baseline.objective) - 1) * 100).toFixed(1)}% vs baseline)` : '';
   const cfg = Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ');
-  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${gain}; ${trials} trials, ${restarts} restarts`;
+  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${gain}${note ? ` — ${note}` : ''}; ${trials} trials, ${restarts} restarts`;
 }
 
 // Put the service on `target` unless it is already there; a failed final deploy falls back to the last good config.
@@ -51,16 +53,17 @@ async function deployFinal(ctx: TrialContext, trials: TrialRecord[], target: Tun
 export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], step: Extract<NextStep, { kind: 'finish' }>, restore: boolean): Promise<CampaignResult> {
   const { deps, onEvent, campaignId, spec } = ctx;
   const baseline = trials.find((t) => t.kind === 'baseline' && t.status === 'ok') ?? null;
-  const winner = findBest(trials, spec.objective.goal, findDisqualified(trials, spec.objective.goal));
+  const winner = step.best ? null : findBest(trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(trials, spec.objective.goal));
   const best = step.best ?? (winner ? winner.trials[winner.trials.length - 1] : null);
+  const winnerNote = step.best ? step.winnerNote : winner?.why ?? null;
   const target = restore ? baseline?.config : best?.config;
   const landing = target ? await deployFinal(ctx, trials, target, restore ? 'restore the original config (--restore)' : 'deploy the campaign winner') : { ok: true, restarts: 0 };
   const health = await deps.service.waitHealthy(ctx.signal);
   if (!health.healthy) await deps.service.recover(`end state not healthy: ${health.reason}`);
   const deployed = await deps.service.describeDeployed();
   const restarts = countRestarts(trials) + landing.restarts;
-  const summary = summarize(best, baseline, restarts, trials.length, step.why) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
+  const summary = summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
   deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now() });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
-  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, summary };
+  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, summary };
 }

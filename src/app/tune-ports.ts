@@ -65,6 +65,8 @@ export interface TuneSpec {
   objective: ObjectiveSpec;
   constraints: ConstraintSpec[];
   budget: TuneBudget;
+  /** The search's noise margin: the winner is picked by the search's rule (a tie within it goes to the safer config). */
+  noiseMargin: number;
   /** Deploy the first config the memory predictor refuses anyway, once, to confirm the prediction (demo, --confirm-probes). */
   confirmFirstRefusal?: boolean;
 }

@@ -47,6 +47,7 @@ export function specFromConfig(cfg: SpectuneConfig): TuneSpec {
     objective: cfg.objective,
     constraints: cfg.constraints,
     budget: { maxTrials: cfg.budget.trials, maxHours: cfg.budget.hours ?? Number.POSITIVE_INFINITY },
+    noiseMargin: cfg.search.noiseMargin,
   };
 }
 

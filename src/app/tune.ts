@@ -28,12 +28,13 @@ interface RunState {
 function endTrial(st: RunState, rec: TrialRecord): void {
   const { deps, onEvent, campaignId, spec } = st.ctx;
   const done = { ...rec, endedAt: deps.now() };
-  const before = findBest(st.trials, spec.objective.goal);
+  const rule = { goal: spec.objective.goal, noiseMargin: spec.noiseMargin };
+  const before = findBest(st.trials, rule);
   st.trials = [...st.trials.filter((t) => t.index !== rec.index), done];
   deps.store.saveTrial(campaignId, done);
   const status = done.status === 'running' || done.status === 'discarded' ? 'skipped' : done.status;
   onEvent({ type: 'trial:end', ts: deps.now(), trial: done.index, status, objective: done.objective, verdict: done.verdict });
-  const after = findBest(st.trials, spec.objective.goal, findDisqualified(st.trials, spec.objective.goal));
+  const after = findBest(st.trials, rule, findDisqualified(st.trials, spec.objective.goal));
   if (after && (!before || after.key !== before.key || after.objective !== before.objective)) {
     const trial = after.trials[after.trials.length - 1].index;
     onEvent({ type: 'campaign:best', ts: deps.now(), trial, config: after.config, objective: after.objective });
@@ -107,7 +108,7 @@ async function runSteps(st: RunState): Promise<Extract<NextStep, { kind: 'finish
     signal?.throwIfAborted();
     const step = decideNextStep({
       trials: st.trials, budget: spec.budget, elapsedMs: deps.now() - st.startedAt, objective: spec.objective,
-      propose: (h) => deps.search.propose(h),
+      noiseMargin: spec.noiseMargin, propose: (h) => deps.search.propose(h),
     });
     if (step.kind === 'finish') return step;
     const rec = await performStep(st, step);
@@ -158,7 +159,10 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
   } catch (e) {
     if (signal?.aborted) {
       await handleAbort(st);
-      return { campaignId: stored.id, status: 'interrupted', best: null, baseline: baseline ?? null, trials: st.trials, deployed: null, restarts: st.trials.reduce((n, t) => n + t.restarts, 0), summary: 'interrupted; run with --resume to continue' };
+      return {
+        campaignId: stored.id, status: 'interrupted', best: null, baseline: baseline ?? null, trials: st.trials, deployed: null,
+        restarts: st.trials.reduce((n, t) => n + t.restarts, 0), winnerNote: null, summary: 'interrupted; run with --resume to continue',
+      };
     }
     throw e;
   }

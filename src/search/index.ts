@@ -2,7 +2,7 @@
 export { propose } from './strategy.js';
 export { compare, median, needsRepeat, candidateTimeoutMs, CANDIDATE_TIMEOUT_FACTOR, type Comparison } from './compare.js';
 export { configKey, observe, countSpent, type Observation } from './history.js';
-export { pickBest } from './strategies/adaptive.js';
+export { chooseWinner, findWinner, pickBest, tieRuleOf, type TieRule, type Winner } from './winner.js';
 export { gridPoint, gridSize, mulberry32 } from './strategies/grid.js';
 export {
   predictFeasibility, checkPrediction, draftTokensOf, graphLoadOf, fitLine, MIN_TOKEN_FRACTION,

@@ -91,13 +91,14 @@ describe('propose', () => {
     expect(propose(h, steps, { trials: 3 }, opts()).done).toBe(false);
   });
 
-  it('soaks the winner and falls back when the soak fails', () => {
+  it('soaks the winner and falls back, by the same tie rule, when the soak fails', () => {
     const table = { ...SEED };
     const soakFails: Oracle = (p, n) => (n > 9 && p.speculative_num_steps === 4 ? { status: 'failed', objective: null } : curve(table)(p, n));
     const r = driveSearch(soakFails, steps, { trials: 40 }, opts({ soakRepeats: 1 }));
     const soaks = r.trials.filter((t) => t.purpose === 'soak').map((t) => t.config.speculative_num_steps);
-    expect(soaks).toEqual([4, 6]);
-    expect(r.best).toEqual({ speculative_num_steps: 6 });
+    // 6 (283) has the top median, but 5 (282) ties with it and is nearer the baseline.
+    expect(soaks).toEqual([4, 5]);
+    expect(r.best).toEqual({ speculative_num_steps: 5 });
   });
 });
 

@@ -1,8 +1,9 @@
 // The search entry point: given the history, propose the next trial or say done (with the winner). Pure.
 import { countSpent, NeedTrial, observe, Replay } from './history.js';
-import { pickBest, proposeAdaptive } from './strategies/adaptive.js';
+import { proposeAdaptive } from './strategies/adaptive.js';
 import { proposeGrid, proposeRandom } from './strategies/grid.js';
 import type { HistoryEntry, Proposal, SearchBudget, SearchOptions, SearchSpace } from './types.js';
+import { pickBest, tieRuleOf } from './winner.js';
 
 // Run the adaptive replay: the first missing measurement is the proposal.
 function runAdaptive(history: readonly HistoryEntry[], space: SearchSpace, opts: SearchOptions): Proposal {
@@ -19,14 +20,10 @@ function runAdaptive(history: readonly HistoryEntry[], space: SearchSpace, opts:
 export function propose(history: readonly HistoryEntry[], space: SearchSpace, budget: SearchBudget, opts: SearchOptions): Proposal {
   const obs = observe(history);
   if (countSpent(history) >= budget.trials) {
-    return { done: true, reason: `budget of ${budget.trials} trials spent`, best: pickBest(obs, history, opts.goal, new Set(), tieRule(opts)) };
+    return { done: true, reason: `budget of ${budget.trials} trials spent`, best: pickBest(obs, history, opts.goal, new Set(), tieRuleOf(opts)) };
   }
   if (opts.strategy === 'adaptive') return runAdaptive(history, space, opts);
   const next = opts.strategy === 'grid' ? proposeGrid(space, opts, obs) : proposeRandom(space, opts, obs);
-  return next.done ? { ...next, best: pickBest(obs, history, opts.goal, new Set(), tieRule(opts)) } : next;
+  return next.done ? { ...next, best: pickBest(obs, history, opts.goal, new Set(), tieRuleOf(opts)) } : next;
 }
 
-// Ties within the noise margin go to the config nearest the baseline (the safer, default-side setting).
-function tieRule(opts: SearchOptions) {
-  return { margin: opts.noiseMargin, baseline: opts.baseline };
-}

@@ -1,5 +1,5 @@
 // Which measured config is best: trials of the same config are pooled, so a repeat measurement counts once.
-import { isBetter } from './objective.js';
+import { findWinner } from '../search/index.js';
 import type { ObjectiveSpec, TrialRecord, TuneConfig } from './types.js';
 
 // A stable key for a config (sorted keys), so {a,b} and {b,a} are the same candidate.
@@ -18,6 +18,15 @@ export interface Candidate {
   config: TuneConfig;
   objective: number;
   trials: TrialRecord[];
+  /** Why it won although another config measured higher ("tied within noise ..., safer"), else null. */
+  why?: string | null;
+}
+
+/** How the winner is chosen: the objective's goal and the search's noise margin (ties go to the safer config). */
+export interface WinnerRule {
+  goal: ObjectiveSpec['goal'];
+  /** Relative difference below which two configs are tied (the search's noiseMargin). */
+  noiseMargin: number;
 }
 
 // Pool the usable trials by config (mean objective), excluding disqualified configs.
@@ -33,9 +42,11 @@ export function collectCandidates(trials: TrialRecord[], disqualified: ReadonlyS
   }));
 }
 
-// The best candidate under the objective, or null when nothing usable was measured.
-export function findBest(trials: TrialRecord[], goal: ObjectiveSpec['goal'], disqualified?: ReadonlySet<string>): Candidate | null {
-  let best: Candidate | null = null;
-  for (const c of collectCandidates(trials, disqualified)) if (!best || isBetter(c.objective, best.objective, goal)) best = c;
-  return best;
+// The winner under the search's own rule (src/search findWinner: best median, a tie within the noise margin goes to
+// the config nearer the baseline), so the service is left where the search would: null when nothing usable was measured.
+export function findBest(trials: TrialRecord[], rule: WinnerRule, disqualified: ReadonlySet<string> = new Set()): Candidate | null {
+  const baseline = trials.find((t) => t.kind === 'baseline')?.config ?? {};
+  const w = findWinner(trials, { goal: rule.goal, noiseMargin: rule.noiseMargin, baseline }, disqualified);
+  const c = w && collectCandidates(trials, disqualified).find((x) => x.key === configKey(w.params));
+  return c ? { ...c, why: w.why } : null;
 }

@@ -1,5 +1,5 @@
 // The campaign state machine: given what happened so far, decide the next step. Pure (time comes in as a number).
-import { configKey, findBest, type Candidate } from './best.js';
+import { collectCandidates, configKey, findBest, type Candidate, type WinnerRule } from './best.js';
 import type { NextStep, ObjectiveSpec, TrialRecord, TuneBudget, TuneConfig } from './types.js';
 
 /** A soak may fall this far below the candidate's earlier measurement and still pass: the seeds' run-to-run noise is ~2%. */
@@ -19,8 +19,11 @@ export interface Proposal {
 export interface StepInputs {
   trials: TrialRecord[];
   budget: TuneBudget;
+  /** Time the tuner has been running on this campaign (interruptions excluded), for the hours budget. */
   elapsedMs: number;
   objective: ObjectiveSpec;
+  /** The search's noise margin: configs closer than this are tied and the safer one wins. */
+  noiseMargin: number;
   /** The pure search, closed over its space and budget. */
   propose: (history: TrialRecord[]) => Proposal | null;
 }
@@ -47,31 +50,31 @@ export function isSoakPassed(soak: TrialRecord, candidate: Candidate, goal: Obje
 export function findDisqualified(trials: TrialRecord[], goal: ObjectiveSpec['goal']): Set<string> {
   const out = new Set<string>();
   for (const soak of trials.filter((t) => t.kind === 'soak')) {
-    const cand = findBest(trials.filter((t) => configKey(t.config) === configKey(soak.config)), goal);
+    const [cand] = collectCandidates(trials.filter((t) => configKey(t.config) === configKey(soak.config)));
     if (!cand || !isSoakPassed(soak, cand, goal)) out.add(configKey(soak.config));
   }
   return out;
 }
 
-// After the search: soak the best unsoaked candidate, or finish on a soaked (or baseline) one.
-function decideEndgame(trials: TrialRecord[], goal: ObjectiveSpec['goal'], why: string): NextStep {
-  const best = findBest(trials, goal, findDisqualified(trials, goal));
-  if (!best) return { kind: 'finish', best: null, why: `${why}; no usable measurement` };
+// After the search: soak the winner (the search's tie rule) unless soaked, or finish on a soaked (or baseline) one.
+function decideEndgame(trials: TrialRecord[], rule: WinnerRule, why: string): NextStep {
+  const best = findBest(trials, rule, findDisqualified(trials, rule.goal));
+  if (!best) return { kind: 'finish', best: null, why: `${why}; no usable measurement`, winnerNote: null };
   const last = best.trials[best.trials.length - 1];
   const soaked = trials.some((t) => t.kind === 'soak' && configKey(t.config) === best.key);
-  if (soaked || last.kind === 'baseline') return { kind: 'finish', best: last, why };
+  if (soaked || last.kind === 'baseline') return { kind: 'finish', best: last, why, winnerNote: best.why ?? null };
   return { kind: 'soak', config: best.config, of: last.index };
 }
 
 // The next step of the campaign.
 export function decideNextStep(inputs: StepInputs): NextStep {
   const trials = settledTrials(inputs.trials);
-  const goal = inputs.objective.goal;
+  const rule = { goal: inputs.objective.goal, noiseMargin: inputs.noiseMargin };
   if (!trials.some((t) => t.kind === 'baseline')) return { kind: 'baseline' };
-  if (trials.some((t) => t.kind === 'soak')) return decideEndgame(trials, goal, 'search finished');
-  if (isBudgetSpent(inputs)) return decideEndgame(trials, goal, 'budget spent');
+  if (trials.some((t) => t.kind === 'soak')) return decideEndgame(trials, rule, 'search finished');
+  if (isBudgetSpent(inputs)) return decideEndgame(trials, rule, 'budget spent');
   const next = inputs.propose(trials);
-  if (!next) return decideEndgame(trials, goal, 'search converged');
+  if (!next) return decideEndgame(trials, rule, 'search converged');
   return { kind: 'trial', config: next.config, reason: next.reason, confirmProbe: next.confirmProbe === true };
 }
 

@@ -56,9 +56,10 @@ export interface TuneBudget {
   maxHours: number;
 }
 
-/** What the runner does next (the pure decision; app/ performs it). */
+/** What the runner does next (the pure decision; app/ performs it). A finish's winnerNote says why a config that
+ *  measured lower won (tied within noise, safer), null when the top config won. */
 export type NextStep =
   | { kind: 'baseline' }
   | { kind: 'trial'; config: TuneConfig; reason: string; confirmProbe: boolean }
   | { kind: 'soak'; config: TuneConfig; of: number }
-  | { kind: 'finish'; best: TrialRecord | null; why: string };
+  | { kind: 'finish'; best: TrialRecord | null; why: string; winnerNote: string | null };

@@ -15,14 +15,17 @@ describe('runCampaign with fakes', () => {
     const { events, sink } = collect();
     const res = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: false, restore: false }, sink);
     expect(res.status).toBe('done');
-    expect(res.best?.config).toEqual({ speculative_num_steps: 5 });
+    // 5 measured 282 and 4 measured 277 (-1.8%, inside the 3% noise margin): the safer 4, nearer the baseline, wins.
+    expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
+    expect(res.winnerNote).toMatch(/^tied within noise with speculative_num_steps=5 \(-1\.8% by median, margin 3\.0%\): kept the safer speculative_num_steps=4/);
+    expect(res.summary).toContain(res.winnerNote);
     expect(res.trials[0].kind).toBe('baseline');
     const failed = res.trials.find((t) => t.status === 'failed');
     expect(failed?.config).toEqual({ speculative_num_steps: 10 });
     expect(failed?.verdict?.cause).toBe('kv_cache_oom');
     expect(world.actions).toContain(`recover: trial ${failed?.index} failed: crash loop`);
-    expect(res.trials.some((t) => t.kind === 'soak' && t.config.speculative_num_steps === 5)).toBe(true);
-    expect(world.current).toEqual({ speculative_num_steps: 5 });
+    expect(res.trials.some((t) => t.kind === 'soak' && t.config.speculative_num_steps === 4)).toBe(true);
+    expect(world.current).toEqual({ speculative_num_steps: 4 });
     expect(events.some((e) => e.type === 'trial:end' && e.verdict?.cause === 'kv_cache_oom')).toBe(true);
     expect(events.at(-1)?.type).toBe('campaign:end');
   });
@@ -30,7 +33,7 @@ describe('runCampaign with fakes', () => {
   it('with --restore ends on the original config', async () => {
     const world = createWorld();
     const res = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: false, restore: true }, () => {});
-    expect(res.best?.config).toEqual({ speculative_num_steps: 5 });
+    expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
     expect(world.current).toEqual({ speculative_num_steps: 1 });
   });
 
@@ -53,6 +56,14 @@ describe('runCampaign with fakes', () => {
     const byStatus = (s: string) => res.trials.filter((t) => t.status === s).map((t) => t.config.speculative_num_steps);
     expect(byStatus('failed')).toEqual([9]);
     expect(byStatus('infeasible')).toEqual([10]);
+  });
+
+  it('with a zero noise margin ends on the top measurement', async () => {
+    const world = createWorld();
+    const res = await runCampaign(createFakeDeps(world), { ...TEST_SPEC, noiseMargin: 0 }, { resume: false, restore: false }, () => {});
+    expect(res.best?.config).toEqual({ speculative_num_steps: 5 });
+    expect(res.winnerNote).toBeNull();
+    expect(world.current).toEqual({ speculative_num_steps: 5 });
   });
 
   it('stops at the trial budget', async () => {
@@ -80,7 +91,7 @@ describe('interrupt and resume', () => {
     expect(new Set(steps).size).toBe(steps.length);
     expect(steps).toHaveLength(9);
     expect(second.trials.filter((t) => t.status === 'discarded').map((t) => t.config)).toEqual([{ speculative_num_steps: 4 }]);
-    expect(world.current).toEqual({ speculative_num_steps: 5 });
+    expect(world.current).toEqual({ speculative_num_steps: 4 });
   });
 
   it('resume after a kill during a crash loop first brings the service back to the last good config', async () => {
@@ -96,6 +107,6 @@ describe('interrupt and resume', () => {
     const res = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: true, restore: false }, () => {});
     expect(world.actions).toContain('recover: resume after an interrupted trial');
     expect(res.trials.filter((t) => t.status === 'failed').map((t) => t.config)).toEqual([{ speculative_num_steps: 10 }]);
-    expect(world.current).toEqual({ speculative_num_steps: 5 });
+    expect(world.current).toEqual({ speculative_num_steps: 4 });
   });
 });

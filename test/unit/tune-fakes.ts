@@ -105,5 +105,5 @@ function createMemoryStore(world: FakeWorld): TuneDeps['store'] {
 export const TEST_SPEC: TuneSpec = {
   name: 'fake', keys: ['speculative_num_steps'],
   objective: { metric: 'decodeTokensPerSec.mean', concurrency: 1, goal: 'maximize' },
-  constraints: [], budget: { maxTrials: 20, maxHours: 1 },
+  constraints: [], budget: { maxTrials: 20, maxHours: 1 }, noiseMargin: 0.03,
 };

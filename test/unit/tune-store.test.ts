@@ -17,7 +17,7 @@ describe('campaign on the SQLite store', () => {
     world.beforeBench = undefined;
     const deps2 = { ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') };
     const second = await runCampaign(deps2, TEST_SPEC, { resume: true, restore: false }, () => {});
-    expect(second.best?.config).toEqual({ speculative_num_steps: 5 });
+    expect(second.best?.config).toEqual({ speculative_num_steps: 4 });
     const rows = listTrials(db, second.campaignId);
     const measured = rows.filter((r) => r.state === 'measured' && r.purpose === 'search').map((r) => r.params.speculative_num_steps);
     expect(new Set(measured).size).toBe(measured.length);

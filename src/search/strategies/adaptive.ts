@@ -1,9 +1,10 @@
 // The adaptive strategy: baseline, then one setting at a time (climb, refine, plateau, probe, bisect), then a soak
 // of the winner. Written as a sequential algorithm and replayed against the history on every call (pure).
-import { compare, median } from '../compare.js';
+import { compare } from '../compare.js';
 import { configKey, observe, Replay, type Observation } from '../history.js';
 import type { HistoryEntry, Params, Proposal, SearchOptions, SearchSpace } from '../types.js';
 import { axisValues, probe, refine, stride, type Axis, type ClimbState } from './climb.js';
+import { pickBest, tieRuleOf } from '../winner.js';
 
 // A soak is one run judged against the search's median, so its noise is ~1.4× a comparison's; it must catch a
 // degrading or crashing winner, not noise: it fails only below the median by more than this many noise margins.
@@ -42,43 +43,8 @@ function searchAll(ctx: Replay, space: SearchSpace, opts: SearchOptions): Outcom
   return { best: s.best, obs: s.bestObs };
 }
 
-// How far a config is from the baseline: settings changed, then the total numeric distance (ties go to the nearest).
-function distanceFrom(p: Params, base: Params): [number, number] {
-  let changed = 0;
-  let dist = 0;
-  for (const k of Object.keys(p)) {
-    if (p[k] === base[k]) continue;
-    changed++;
-    if (typeof p[k] === 'number' && typeof base[k] === 'number') dist += Math.abs((p[k] as number) - (base[k] as number));
-  }
-  return [changed, dist];
-}
-
-/** Tie handling for pickBest: within the margin of the top median, the config nearest the baseline wins. */
-export interface TieRule {
-  margin: number;
-  baseline: Params;
-}
-
-// The best usable config among those not disqualified (median, goal-aware), or null; with a tie rule, the safest
-// of those within the noise margin of the top.
-export function pickBest(obs: Map<string, Observation>, history: readonly HistoryEntry[], goal: SearchOptions['goal'], exclude: ReadonlySet<string>, tie?: TieRule): Params | null {
-  const cands = new Map<string, { p: Params; m: number; n: number }>();
-  for (const h of history) {
-    const k = configKey(h.config);
-    const o = obs.get(k);
-    if (o && o.outcome === 'ok' && o.values.length && !exclude.has(k)) cands.set(k, { p: h.config, m: median(o.values), n: o.values.length });
-  }
-  const all = [...cands.values()].sort((x, y) => (goal === 'maximize' ? y.m - x.m : x.m - y.m));
-  if (!all.length) return null;
-  if (!tie) return all[0].p;
-  const top = all[0];
-  const tied = all.filter((c) => c === top || compare([top.m], [c.m], tie.margin, goal).winner === 'tie');
-  const near = (c: { p: Params }) => distanceFrom(c.p, tie.baseline);
-  return tied.reduce((b, c) => { const [x, y] = [near(c), near(b)]; return x[0] < y[0] || (x[0] === y[0] && x[1] < y[1]) ? c : b; }).p;
-}
-
-// Soak the winner; a winner whose soak fails (crash, or worse than its search median by the margin) is replaced.
+// Soak the winner; a winner whose soak fails (crash, or worse than its search median by the margin) is replaced by
+// the next one under the same tie rule.
 function soakWinner(first: Params, history: readonly HistoryEntry[], opts: SearchOptions, obs: Map<string, Observation>): Proposal {
   const soaks = observe(history.filter((h) => h.kind === 'soak'), true);
   const rejected = new Set<string>();
@@ -90,7 +56,7 @@ function soakWinner(first: Params, history: readonly HistoryEntry[], opts: Searc
     const ok = so?.outcome === 'ok' && compare(obs.get(k)?.values ?? so.values, so.values, opts.noiseMargin * SOAK_TOLERANCE_MARGINS, opts.goal).winner !== 'a';
     if (so && !ok) {
       rejected.add(k);
-      cand = pickBest(obs, history, opts.goal, rejected);
+      cand = pickBest(obs, history, opts.goal, rejected, tieRuleOf(opts));
       continue;
     }
     if (n < opts.soakRepeats) return { done: false, params: cand, purpose: 'soak', reason: `stability soak ${n + 1}/${opts.soakRepeats} of the winner`, confirmProbe: false };
@@ -99,10 +65,12 @@ function soakWinner(first: Params, history: readonly HistoryEntry[], opts: Searc
   return { done: true, reason: 'every candidate failed its soak; keep the baseline', best: null };
 }
 
-// Next trial of the adaptive search, or done with the winner.
+// Next trial of the adaptive search, or done with the winner: the tie rule over everything measured (the climb's
+// incumbent is its usual answer; a chain of ties can leave the climb on a riskier config than the rule picks).
 export function proposeAdaptive(history: readonly HistoryEntry[], space: SearchSpace, opts: SearchOptions, ctx: Replay): Proposal {
   const r = searchAll(ctx, space, opts);
   if ('failed' in r) return { done: true, reason: r.failed, best: null };
-  if (opts.soakRepeats > 0) return soakWinner(r.best, history, opts, ctx.obs);
-  return { done: true, reason: 'search converged', best: r.best };
+  const best = pickBest(ctx.obs, history, opts.goal, new Set(), tieRuleOf(opts)) ?? r.best;
+  if (opts.soakRepeats > 0) return soakWinner(best, history, opts, ctx.obs);
+  return { done: true, reason: 'search converged', best };
 }
