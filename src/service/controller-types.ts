@@ -7,6 +7,7 @@ import type { Host } from '../host/types.js';
 import type { ActionLog } from './action-log.js';
 import type { Collaborators } from './collaborators.js';
 import type { Version } from './deploy.js';
+import type { ReadyTimeoutError } from './start-deadline.js';
 import type { HealthResult, Prober } from './health.js';
 import type { UnitState } from './show.js';
 
@@ -26,6 +27,8 @@ export interface ServiceControllerOptions {
   pollMs?: number;
   confirmWindowMs?: number;
   maxDrainWaitMs?: number;
+  /** Start-up deadline of waitReady and rollback (ms after the start): neither ready nor failed by then = failed, E_TIMEOUT. Default 20 min. */
+  readyTimeoutMs?: number;
 }
 
 /** `spectune status` data. */
@@ -43,7 +46,11 @@ export interface ServiceStatus {
 /** The outcome of waiting for a start. */
 export type ReadyResult =
   | { status: 'ready'; elapsedMs: number }
-  | { status: 'failed'; reason: string; looping: boolean; verdict: Verdict; diagnosis: Diagnosis | null; timeToVerdictMs: number | null; journal: string };
+  | {
+    status: 'failed'; reason: string; looping: boolean; verdict: Verdict; diagnosis: Diagnosis | null; timeToVerdictMs: number | null; journal: string;
+    /** Set when the start missed its deadline (E_TIMEOUT, naming the last state, health answer and journal line). */
+    error?: ReadyTimeoutError;
+  };
 
 /** The outcome of a successful rollback. */
 export interface RollbackResult {

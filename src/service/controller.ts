@@ -17,15 +17,21 @@ import { applyDeploy, markVersionGood, readVersions, restoreVersion, type Versio
 import { httpProber, joinUrl, type Prober } from './health.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
+import { createProgressReporter } from './progress.js';
 import { watchStart, type Baseline, type Tracker } from './readiness.js';
 import { prepareStop, type DrainEstimate } from './safe-stop.js';
 import type { UnitState } from './show.js';
 import { sleep } from './sleep.js';
+import { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, asTimeoutVerdict, formatSeconds, readLastSeen } from './start-deadline.js';
 import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
 import { DROPIN_NAME, effectiveEnvironment, effectiveListValue, normalizeUnitName, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
+export { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, type LastSeen } from './start-deadline.js';
 export type { FailedStart, ReadyResult, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
+
+/** How a follow ends when nothing fails: a monitoring window, or a start-up deadline. */
+type FollowMode = { monitorMs: number } | { deadlineMs: number };
 
 /** How long checkLoop watches a running unit: several RestartSec periods and a start-up of a fast-failing engine. */
 const LOOP_CHECK_MS = 10_000;
@@ -52,6 +58,7 @@ export class ServiceController {
 
   constructor(opts: ServiceControllerOptions) {
     this.unit = normalizeUnitName(opts.unit);
+    checkReadyTimeout(opts.readyTimeoutMs);
     this.host = opts.host;
     this.engine = opts.engine;
     this.opts = opts;
@@ -104,11 +111,14 @@ export class ServiceController {
     return drain;
   }
 
-  // Wait for the last start to be ready, or diagnose its failure and stop a crash loop.
-  async waitReady(w: { signal?: AbortSignal } = {}): Promise<ReadyResult> {
+  // Wait for the last start to be ready, or diagnose its failure and stop a crash loop; a start still neither
+  // ready nor failed at its deadline (timeoutMs, else the readyTimeoutMs option) fails with error E_TIMEOUT.
+  async waitReady(w: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ReadyResult> {
+    checkReadyTimeout(w.timeoutMs);
     const base = this.baseline ?? await this.currentBaseline();
     this.baseline = null;
-    return (await this.follow(base, undefined, w.signal)) as ReadyResult;
+    const deadlineMs = w.timeoutMs ?? this.opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+    return (await this.follow(base, { deadlineMs }, w.signal)) as ReadyResult;
   }
 
   // Watch a running unit for a while: a crash loop (even one `systemctl status` shows as active) is diagnosed and stopped.
@@ -116,7 +126,7 @@ export class ServiceController {
     const base = await this.currentBaseline();
     // A stopped unit cannot loop; anything else (even between two starts, with no main PID) is watched.
     if (!base.mainPid && (await showUnit(this.host, this.unit)).activeState === 'inactive') return { status: 'stable' };
-    const r = await this.follow(base, w.windowMs ?? LOOP_CHECK_MS, w.signal);
+    const r = await this.follow(base, { monitorMs: w.windowMs ?? LOOP_CHECK_MS }, w.signal);
     return r.status === 'ready' ? { status: 'stable' } : r;
   }
 
@@ -127,14 +137,15 @@ export class ServiceController {
     await controlUnit(this.host, 'reset-failed', this.unit);
   }
 
-  // Return to the last known-good drop-in (or none), restart and verify readiness; E_ROLLBACK_FAILED if that fails too.
-  async rollback(w: StopOptions = {}): Promise<RollbackResult> {
+  // Return to the last known-good drop-in (or none), restart and verify readiness (within readyTimeoutMs);
+  // E_ROLLBACK_FAILED if that fails too.
+  async rollback(w: StopOptions & { readyTimeoutMs?: number } = {}): Promise<RollbackResult> {
     const target: Version = (await readVersions(this.host, this.unit)).good ?? 'none';
     const files = await catUnit(this.host, this.unit);
     await restoreVersion(this.host, this.unit, target, ourDropIn(files)?.text ?? null);
     await this.act('rollback', `returned to known-good version ${target}`);
     await this.restart(`rollback to version ${target}`, w);
-    const r = await this.waitReady(w);
+    const r = await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
     if (r.status === 'ready') return { status: 'rolled_back', version: target, elapsedMs: r.elapsedMs };
     throw new RollbackFailedError(`${this.host.name}: rollback of ${this.unit} to version ${target} failed too: ${r.verdict.summary}`, r.verdict);
   }
@@ -183,27 +194,40 @@ export class ServiceController {
     return { mainPid: s.mainPid, nRestarts: s.nRestarts, cursor, clockOffsetMs, startedAt: Date.now(), sawStart: false };
   }
 
-  // Follow the unit from a baseline: ready (or stable when monitoring), or diagnose the failure and stop the loop.
-  private async follow(base: Baseline, monitorMs: number | undefined, signal?: AbortSignal): Promise<ReadyResult | { status: 'stable' }> {
+  // Follow the unit from a baseline: ready (or stable when monitoring), or diagnose the failure (or the missed
+  // deadline) and stop the loop or the hung start.
+  private async follow(base: Baseline, mode: FollowMode, signal?: AbortSignal): Promise<ReadyResult | { status: 'stable' }> {
     const c = this.collab;
+    const deadlineMs = 'deadlineMs' in mode ? mode.deadlineMs : undefined;
     const outcome = await watchStart({
       host: this.host, unit: this.unit, healthUrl: this.healthUrl, readyPattern: this.adapter.readyPattern,
       isFatal: (m) => c.isFatalLine(m, this.engine), health: this.prober.health, sleep, now: Date.now,
-      pollMs: this.opts.pollMs, confirmWindowMs: this.opts.confirmWindowMs, monitorMs,
+      pollMs: this.opts.pollMs, confirmWindowMs: this.opts.confirmWindowMs, monitorMs: 'monitorMs' in mode ? mode.monitorMs : undefined, deadlineMs,
+      onPoll: createProgressReporter({ unit: this.unit, onEvent: this.onEvent, now: Date.now, deadlineMs }),
     }, base, signal);
     if (outcome.status === 'stable') return { status: 'stable' };
     if (outcome.status === 'ready') {
       this.onEvent({ type: 'service:ready', ts: Date.now(), unit: this.unit, elapsedMs: outcome.elapsedMs });
       return { status: 'ready', elapsedMs: outcome.elapsedMs };
     }
+    if (outcome.status === 'timeout') return this.failTimedOut(outcome.tracker, deadlineMs ?? outcome.elapsedMs);
     const result = await this.diagnoseFailure(outcome.tracker, outcome.reason, outcome.looping);
     const s = outcome.tracker.state;
     if (outcome.looping || s?.activeState === 'activating' || s?.subState === 'auto-restart') await this.stopLoop(`stop the failing start: ${result.verdict.class}`);
     return result;
   }
 
+  // A start that missed its deadline: a coded error naming what was seen last, a diagnosis, and the hung start
+  // stopped (whatever state it hangs in), so the caller's rollback starts clean.
+  private async failTimedOut(t: Tracker, deadlineMs: number): Promise<FailedStart> {
+    const error = new ReadyTimeoutError(this.unit, deadlineMs, readLastSeen(t));
+    const result = await this.diagnoseFailure(t, error.message, false, error);
+    await this.stopLoop(`stop the start that was not ready within its ${formatSeconds(deadlineMs)} deadline`);
+    return { ...result, error };
+  }
+
   // Diagnose a failed start from its journal, the kernel log, the unit state and the action log.
-  private async diagnoseFailure(t: Tracker, reason: string, looping: boolean): Promise<FailedStart> {
+  private async diagnoseFailure(t: Tracker, reason: string, looping: boolean, timedOut?: ReadyTimeoutError): Promise<FailedStart> {
     const journal = renderShort(t.entries);
     let diagnosis: Diagnosis | null = null;
     try {
@@ -215,7 +239,9 @@ export class ServiceController {
     } catch (e) {
       this.log('warn', `diagnosis failed: ${(e as Error).message}`);
     }
-    const verdict = diagnosis?.verdict ?? fallbackVerdict(t, reason, looping);
+    const found = diagnosis?.verdict ?? fallbackVerdict(t, reason, looping);
+    const verdict = timedOut ? asTimeoutVerdict(found, timedOut) : found;
+    if (diagnosis) diagnosis = { ...diagnosis, verdict };
     const failedAtMs = failureTimestampMs(t);
     // Journal times are the service host's: bring the verdict time onto that clock first.
     const timeToVerdictMs = failedAtMs === null ? null : Math.max(0, Date.now() + t.baseline.clockOffsetMs - failedAtMs);
@@ -223,6 +249,11 @@ export class ServiceController {
     this.onEvent({ type: 'service:failed', ts: Date.now(), unit: this.unit, reason, verdict });
     return { status: 'failed', reason, looping, verdict, diagnosis, timeToVerdictMs, journal };
   }
+}
+
+// A start-up deadline must be a positive number of milliseconds (undefined: the default).
+function checkReadyTimeout(ms: number | undefined): void {
+  if (ms !== undefined && !(ms > 0)) throw new ToolError('E_USAGE', `ready timeout: expected a positive duration, got ${ms} ms`, { hint: 'e.g. --ready-timeout 1200 (seconds)' });
 }
 
 // Build a controller for one unit on one host (the unit name is validated here, before anything runs).

@@ -1,6 +1,7 @@
 // Readiness with early failure: ready = the engine's ready line in the journal AND its health endpoint answers
 // 200; failed as soon as the unit leaves activating/active, its main PID changes, NRestarts grows or a fatal line
-// appears. The journal is followed by cursor every few hundred ms; there is no fixed start-up timeout.
+// appears. The journal is followed by cursor every few hundred ms; a start that does neither by its deadline
+// (deadlineMs after it began) ends as "timeout".
 import type { Host } from '../host/types.js';
 import type { HealthResult } from './health.js';
 import type { JournalEntry } from './journal.js';
@@ -39,13 +40,16 @@ export interface Tracker {
   /** Local time (ms) of the first failure signal, and what it was. */
   failedAt: number | null;
   reason: string | null;
+  /** The last health answer (null until the engine was probed). */
+  lastHealth: HealthResult | null;
 }
 
 /** What the watcher concluded. */
 export type WatchOutcome =
   | { status: 'ready'; elapsedMs: number; tracker: Tracker }
   | { status: 'stable'; tracker: Tracker }
-  | { status: 'failed'; reason: string; looping: boolean; tracker: Tracker };
+  | { status: 'failed'; reason: string; looping: boolean; tracker: Tracker }
+  | { status: 'timeout'; elapsedMs: number; tracker: Tracker };
 
 /** How the watcher reaches the unit and the engine. */
 export interface WatchContext {
@@ -61,6 +65,10 @@ export interface WatchContext {
   confirmWindowMs?: number;
   /** Monitor a running unit for this long instead of waiting for readiness ("stable" when nothing failed). */
   monitorMs?: number;
+  /** Give up on a start that is neither ready nor failed this long after it began ("timeout"; not in monitor mode). */
+  deadlineMs?: number;
+  /** Called after every poll (progress events). */
+  onPoll?(t: Tracker): void;
 }
 
 // A fresh tracker for one start.
@@ -68,6 +76,7 @@ export function createTracker(baseline: Baseline): Tracker {
   return {
     baseline, cursor: baseline.cursor, entries: [], fatal: [], readyLine: null,
     mainPids: baseline.mainPid ? [baseline.mainPid] : [], restarts: 0, state: null, failedAt: null, reason: null,
+    lastHealth: null,
   };
 }
 
@@ -117,20 +126,31 @@ async function poll(ctx: WatchContext, t: Tracker): Promise<void> {
   observe(t, entries, state, ctx.isFatal, ctx.readyPattern, ctx.now());
 }
 
-// Follow a start until it is ready or has failed (or, with monitorMs, watch a running unit for a crash loop);
-// when the caller aborts it throws the abort reason.
+// Follow a start until it is ready, has failed or has run out of time (or, with monitorMs, watch a running unit
+// for a crash loop); when the caller aborts it throws the abort reason.
 export async function watchStart(ctx: WatchContext, baseline: Baseline, signal?: AbortSignal): Promise<WatchOutcome> {
   const t = createTracker(baseline);
   const monitorUntil = ctx.monitorMs === undefined ? undefined : baseline.startedAt + ctx.monitorMs;
+  const deadline = ctx.monitorMs === undefined && ctx.deadlineMs !== undefined ? baseline.startedAt + ctx.deadlineMs : undefined;
   for (;;) {
     signal?.throwIfAborted();
     await poll(ctx, t);
+    ctx.onPoll?.(t);
     const next = decide(t, ctx.now(), ctx.confirmWindowMs ?? CONFIRM_WINDOW_MS, monitorUntil);
     if (next === 'stable') return { status: 'stable', tracker: t };
     if (next === 'failed') return { status: 'failed', reason: t.reason ?? 'failed', looping: isLooping(t), tracker: t };
-    if (next === 'probe' && (await ctx.health(ctx.healthUrl)).ok) {
+    if (next === 'probe' && (t.lastHealth = await ctx.health(ctx.healthUrl)).ok) {
       return { status: 'ready', elapsedMs: ctx.now() - baseline.startedAt, tracker: t };
     }
-    await ctx.sleep(ctx.pollMs ?? POLL_MS, signal);
+    // A failure being confirmed (t.failedAt set) is left to finish: it ends within the confirm window.
+    const left = deadline === undefined || t.failedAt !== null ? Infinity : deadline - ctx.now();
+    if (left <= 0) return timeOut(ctx, t, next === 'probe');
+    await ctx.sleep(Math.min(ctx.pollMs ?? POLL_MS, left), signal);
   }
+}
+
+// The "timeout" outcome, with a health answer for the record when the watcher had no reason to probe yet.
+async function timeOut(ctx: WatchContext, t: Tracker, probed: boolean): Promise<WatchOutcome> {
+  if (!probed) t.lastHealth = await ctx.health(ctx.healthUrl);
+  return { status: 'timeout', elapsedMs: ctx.now() - t.baseline.startedAt, tracker: t };
 }
