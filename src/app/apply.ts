@@ -13,6 +13,8 @@ export interface ServiceJson {
   config: EngineSettings;
   verdict: Verdict | null;
   timeToVerdictMs: number | null;
+  /** Only when the start missed its start-up deadline (E_TIMEOUT). */
+  error?: { code: string; message: string; hint: string | null };
 }
 
 /** What an apply did, for rendering. */
@@ -23,6 +25,8 @@ export interface ApplyOutcome {
   rollback: RollbackResult | null;
   /** Set when the rollback failed too (E_ROLLBACK_FAILED). */
   rollbackError: ToolError | null;
+  /** Set when the candidate's start missed its start-up deadline (E_TIMEOUT, naming what was seen last). */
+  startError: ToolError | null;
 }
 
 /** An apply request. */
@@ -33,6 +37,8 @@ export interface ApplyRequest {
   /** Roll back automatically when the candidate fails (default on). */
   rollback: boolean;
   timeoutStopSec?: number;
+  /** Start-up deadline (ms) of the candidate and of the rollback; default the controller's (20 min). */
+  readyTimeoutMs?: number;
   onEvent: EventSink;
 }
 
@@ -44,18 +50,19 @@ export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { d
     const plan = await ctl.plan(req.changes, req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec });
     if (req.dryRun) return { dryRun: true, plan };
     await ctl.apply(plan);
-    const r = await ctl.waitReady();
+    const r = await ctl.waitReady({ timeoutMs: req.readyTimeoutMs });
     if (r.status === 'ready') {
       await ctl.markGood();
-      return { json: { status: 'ready', config: plan.config, verdict: null, timeToVerdictMs: null }, plan, diagnosis: null, rollback: null, rollbackError: null };
+      return { json: { status: 'ready', config: plan.config, verdict: null, timeToVerdictMs: null }, plan, diagnosis: null, rollback: null, rollbackError: null, startError: null };
     }
+    const error = r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint ?? null } } : {};
     const failed: ApplyOutcome = {
-      json: { status: 'failed', config: plan.config, verdict: r.verdict, timeToVerdictMs: r.timeToVerdictMs },
-      plan, diagnosis: r.diagnosis, rollback: null, rollbackError: null,
+      json: { status: 'failed', config: plan.config, verdict: r.verdict, timeToVerdictMs: r.timeToVerdictMs, ...error },
+      plan, diagnosis: r.diagnosis, rollback: null, rollbackError: null, startError: r.error ?? null,
     };
     if (!req.rollback) return failed;
     try {
-      const rb = await ctl.rollback();
+      const rb = await ctl.rollback({ readyTimeoutMs: req.readyTimeoutMs });
       return { ...failed, json: { ...failed.json, status: 'rolled_back' }, rollback: rb };
     } catch (e) {
       if (!isToolError(e)) throw e;

@@ -1,7 +1,7 @@
 // Flag handling of the service commands: --set/--unset parsing and target resolution from flags.
 import { describe, expect, it } from 'vitest';
 import { resolveTarget } from '../../src/app/service-target.js';
-import { parseChanges } from '../../src/cli/commands/apply.js';
+import { parseChanges, parseReadyTimeout } from '../../src/cli/commands/apply.js';
 
 describe('apply --set/--unset', () => {
   it('types values and accepts flag spellings of keys', () => {
@@ -12,6 +12,17 @@ describe('apply --set/--unset', () => {
     expect(() => parseChanges(['novalue'], [])).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
     expect(() => parseChanges(['$(id)=1'], [])).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
     expect(() => parseChanges([], [])).toThrow(/nothing to apply/);
+  });
+});
+
+describe('apply --ready-timeout', () => {
+  it('takes seconds (fractions too) and leaves the default to the controller when absent', () => {
+    expect(parseReadyTimeout('1800')).toBe(1_800_000);
+    expect(parseReadyTimeout('0.5')).toBe(500);
+    expect(parseReadyTimeout(undefined)).toBeUndefined();
+  });
+  it('refuses anything but a positive number of seconds', () => {
+    for (const bad of ['0', '-5', 'abc', '20m']) expect(() => parseReadyTimeout(bad)).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
   });
 });
 

@@ -5,18 +5,19 @@ import { TARGET_FLAGS, TARGET_USAGE, resolveTarget } from '../../app/service-tar
 import { ToolError } from '../../errors.js';
 import type { ParamValue } from '../../engines/types.js';
 import { redactText, redactValue } from '../../redact.js';
-import { renderPlan, type Changes } from '../../service/index.js';
+import { DEFAULT_READY_TIMEOUT_MS, renderPlan, type Changes } from '../../service/index.js';
 import { formatServiceEvent, formatSettings, formatVerdict } from '../../service/render.js';
 import { numberFlag, parseFlags } from '../args.js';
 import { EXIT, reportError } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 
-const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N]
+const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S]
   KEY is the engine setting (speculative_num_steps or --speculative-num-steps); --timeout-stop-sec adds TimeoutStopSec= to the drop-in
+  --ready-timeout S: start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor failed by then is stopped and rolled back
 ${TARGET_USAGE}`;
 const FLAGS = {
   ...TARGET_FLAGS, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
-  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Canonical setting key from "speculative_num_steps", "speculative-num-steps" or "--speculative-num-steps".
@@ -51,9 +52,18 @@ function renderOutcome(o: ApplyOutcome, unit: string): string {
   if (o.json.status === 'ready') return `ready: ${unit} runs ${formatSettings(o.plan.config)}\n`;
   const lines = [`failed: ${unit} with ${JSON.stringify(o.plan.changes)}`];
   if (o.json.verdict) lines.push(formatVerdict(o.json.verdict, o.diagnosis).trimEnd());
+  if (o.startError) lines.push(`${o.startError.code}: start-up deadline missed (hint: ${o.startError.hint})`);
   if (o.json.timeToVerdictMs !== null) lines.push(`verdict ${(o.json.timeToVerdictMs / 1000).toFixed(1)} s after the fatal log line`);
   if (o.rollback) lines.push(`rolled back to known-good version ${o.rollback.version}: ready after ${(o.rollback.elapsedMs / 1000).toFixed(1)} s`);
   return `${lines.join('\n')}\n`;
+}
+
+// --ready-timeout S as milliseconds (undefined: the controller's default); a positive number of seconds.
+export function parseReadyTimeout(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const s = numberFlag('ready-timeout', raw, NaN);
+  if (!(s > 0)) throw new ToolError('E_USAGE', `--ready-timeout: expected a positive number of seconds, got "${raw}"`, { hint: 'e.g. --ready-timeout 1800' });
+  return s * 1000;
 }
 
 // Write progress events to stderr.
@@ -67,8 +77,11 @@ export const run: Command = async (argv, io) => {
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const changes = parseChanges(values.set ?? [], values.unset ?? []);
   const timeoutStopSec = values['timeout-stop-sec'] === undefined ? undefined : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);
+  const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
   const target = await resolveTarget(values, io.env);
-  const r = await applyConfig({ target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, onEvent: progressTo(io) });
+  const r = await applyConfig({
+    target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, onEvent: progressTo(io),
+  });
   if ('dryRun' in r) {
     io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));
     return EXIT.ok;
