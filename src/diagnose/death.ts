@@ -3,6 +3,7 @@
 import type { LifeState, RuleHit, Sighting } from './lifetimes.js';
 import { APP_FAILURE_CLASSES, CLASS_RANK, scoreOf } from './matcher.js';
 import { ALL_RULES } from './rules/index.js';
+import { judgeRunning } from './running.js';
 import type { ServiceState } from './state.js';
 import { parseStamp } from './time.js';
 import type { Confidence, DiagnosisClass, DiagnosisRule } from './types.js';
@@ -149,7 +150,7 @@ export function judgeLifetime(life: LifeState, ctx: DeathContext): Death {
   return judgeUnexplained(life, exit, ended, tail);
 }
 
-// No rule explains the end: an outside kill, an unexplained crash, a clean exit, or still running.
+// No rule explains the end: an outside kill, an unexplained crash, a clean exit, or still running (healthy, starting).
 function judgeUnexplained(life: LifeState, exit: { code: string; status: number } | null, ended: boolean, tail: Quote[]): Death {
   const m = life.marks;
   const base = { life, ended, decisive: null, oom: [] as Quote[] };
@@ -171,5 +172,6 @@ function judgeUnexplained(life: LifeState, exit: { code: string; status: number 
   }
   if ((exit && exit.status !== 0) || m.app_abort) return { ...base, class: 'unknown', crashed: true, confidence: 'low', evidence: [...q(life, m.app_abort), ...tail] };
   if (ended) return { ...base, class: 'clean_stop', crashed: false, confidence: 'medium', evidence: tail };
-  return { ...base, class: 'unknown', crashed: false, confidence: 'low', evidence: q(life, life.ready) };
+  const running = judgeRunning(life);
+  return { ...base, class: running.class, crashed: false, confidence: running.confidence, evidence: running.evidence.flatMap((s) => q(life, s)) };
 }

@@ -72,7 +72,8 @@ function deathMs(d: Death, hints: Map<string, number | null>): number | null {
   return s ? parseStamp(s.ts, hints.get(s.source) ?? null)?.ms ?? null : null;
 }
 
-// The incident: the earliest failure across nodes (the others are usually its echo), else the latest stop or state.
+// The incident: the earliest failure across nodes (the others are usually its echo), else the running process, else
+// the latest stop.
 function pickIncident(deaths: Death[], hints: Map<string, number | null>): Death {
   const failures = deaths.filter((d) => d.crashed);
   const lastPerSource = new Map<string, Death>();
@@ -83,6 +84,9 @@ function pickIncident(deaths: Death[], hints: Map<string, number | null>): Death
     if (timed.every((t) => t.ms !== null)) return timed.reduce((a, b) => (b.ms! < a.ms! ? b : a)).d;
   }
   if (candidates.length) return candidates[candidates.length - 1];
+  // no failure: the current process (still running at the end) tells the state, not an earlier clean stop
+  const current = deaths[deaths.length - 1];
+  if (!current.ended) return current;
   const stops = deaths.filter((d) => d.ended);
   return stops[stops.length - 1] ?? deaths[deaths.length - 1];
 }

@@ -5,6 +5,7 @@ import type { RuleHit } from './lifetimes.js';
 import { attributeStop, stopPhrase } from './attribution.js';
 import { ALTERNATIVES, whyNot, whyOutranked, type ReasonFacts } from './reasons.js';
 import { ALL_RULES } from './rules/index.js';
+import { runningFacts } from './running.js';
 import type { ServiceState } from './state.js';
 import { summarize } from './summary.js';
 import type { ActionRecord, DiagnosisClass, EvidenceLine, Remediation, Verdict } from './types.js';
@@ -47,6 +48,7 @@ function orderEvidence(quotes: Quote[], withSource: boolean): EvidenceLine[] {
 
 // Remediation for a class: the decisive rule's, else the first rule of that class that matched, else the class default.
 function remediationFor(d: Death, cls: DiagnosisClass): Remediation[] {
+  if (cls === 'healthy' || cls === 'starting') return [];
   if (d.decisive && d.decisive.class === cls) return ruleOf(d.decisive).remediation;
   if (cls === 'clean_stop' && d.life.marks.exit?.fields.status !== '9') return [];
   if (cls === 'external_kill' && !d.life.hits.some((h) => h.ruleId === 'systemd.client_kill')) {
@@ -82,6 +84,7 @@ function factsOf(inc: Incident, ctx: ExplainContext): Record<string, string | nu
   const counter = inc.deaths.map((x) => x.life.marks.restart?.fields.counter).filter(Boolean).pop();
   if (counter) facts.restart_counter = Number(counter);
   if (ctx.state?.NRestarts !== null && ctx.state?.NRestarts !== undefined) facts.n_restarts = ctx.state.NRestarts;
+  if (inc.kind === 'single' && (d.class === 'healthy' || d.class === 'starting')) Object.assign(facts, runningFacts(l, ctx.hints.get(l.source) ?? null));
   const kill = d.class === 'external_kill' || d.class === 'host_oom_kill' ? d.evidence.find((e) => e.source !== 'state' && Object.keys(e.fields).length)?.fields : undefined;
   for (const [k, v] of Object.entries(d.decisive?.fields ?? kill ?? {})) facts[k] = /^-?\d+(?:\.\d+)?$/.test(v) ? Number(v) : v;
   return facts;
@@ -134,7 +137,7 @@ export function explainVerdict(inc: Incident, ctx: ExplainContext): Verdict {
   const remediation = remediationFor(d, inc.cause ?? cls);
   return {
     class: cls, cause: inc.kind === 'crash_loop' ? inc.cause : null, confidence,
-    summary: summarize(inc, { stop, kernelChecked: ctx.kernelChecked, state: ctx.state }),
+    summary: summarize(inc, { stop, kernelChecked: ctx.kernelChecked, state: ctx.state, hints: ctx.hints }),
     evidence: orderEvidence(evidenceOf(inc, ctx), withSource),
     ruledOut: ruledOutOf(inc, cls, rf), remediation, crashed: inc.kind === 'crash_loop' || d.crashed, facts: factsOf(inc, ctx),
   };

@@ -24,7 +24,7 @@ export const APP_FAILURE_CLASSES: ReadonlySet<DiagnosisClass> = new Set<Diagnosi
 export const CLASS_RANK: Readonly<Record<DiagnosisClass, number>> = {
   cuda_graph_capture_failure: 90, speculative_error: 85, kv_cache_oom: 80, port_in_use: 75, bad_config: 70,
   model_load_error: 65, cuda_oom: 60, cuda_error: 50, distributed_error: 40, host_oom_kill: 95, stop_timeout: 97,
-  crash_loop: 99, external_kill: 30, clean_stop: 10, unknown: 0,
+  crash_loop: 99, external_kill: 30, clean_stop: 10, healthy: 0, starting: 0, unknown: 0,
 };
 
 /** Weight of a rule's confidence when ranking hits (dominates the class rank). */

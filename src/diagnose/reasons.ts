@@ -28,6 +28,8 @@ export const ALTERNATIVES: Readonly<Record<DiagnosisClass, DiagnosisClass[]>> = 
   speculative_error: ['bad_config', 'kv_cache_oom'],
   cuda_error: ['cuda_oom', 'distributed_error', 'host_oom_kill'],
   unknown: ['host_oom_kill', 'stop_timeout', 'kv_cache_oom', 'cuda_oom', 'external_kill'],
+  healthy: [],
+  starting: [],
 };
 
 /** Characters of a quoted line inside a sentence. */

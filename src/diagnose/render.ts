@@ -1,6 +1,6 @@
 // The human report of a Diagnosis (plain text, secrets redacted); --json prints the object itself.
 import { redactText } from '../redact.js';
-import type { Diagnosis, Remediation, TimelineEntry } from './types.js';
+import type { Diagnosis, DiagnosisClass, Remediation, TimelineEntry } from './types.js';
 
 /** Timeline rows shown in the human report: the start and the end matter most, the middle is elided. */
 const TIMELINE_HEAD_ROWS = 12;
@@ -9,6 +9,8 @@ const TIMELINE_TAIL_ROWS = 28;
 const FRAME_ROWS = 16;
 /** Characters of one quoted line in the human report. */
 const LINE_WIDTH = 240;
+/** The no-failure verdicts say so on the first line, before any detail. */
+const NO_CRASH: Partial<Record<DiagnosisClass, string>> = { healthy: 'no crash found, ', starting: 'not ready yet, no crash found, ' };
 
 // Shorten a line for a terminal.
 function clip(text: string): string {
@@ -49,7 +51,7 @@ function exceptionRows(d: Diagnosis): string[] {
 // Render the whole report.
 export function renderDiagnosis(d: Diagnosis): string {
   const v = d.verdict;
-  const head = `Verdict: ${v.class}${v.cause ? ` (cause: ${v.cause})` : ''} — confidence ${v.confidence}`;
+  const head = `Verdict: ${v.class}${v.cause ? ` (cause: ${v.cause})` : ''} — ${NO_CRASH[v.class] ?? ''}confidence ${v.confidence}`;
   const lines = [head, `  ${v.summary}`, '', 'Evidence:'];
   lines.push(...(v.evidence.length ? v.evidence.map((e) => `  ${at(e.line, e.source).padEnd(7)} ${clip(e.text)}`) : ['  (no matching line)']));
   lines.push(...exceptionRows(d));

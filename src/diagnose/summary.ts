@@ -1,6 +1,7 @@
 // One paragraph that says what happened, with the numbers an operator checks first.
 import type { Incident } from './explain.js';
 import { ruleOf, type Death } from './death.js';
+import { summarizeRunning } from './running.js';
 import type { ServiceState } from './state.js';
 
 /** Inputs of the summary besides the incident. */
@@ -8,6 +9,8 @@ export interface SummaryContext {
   stop: string;
   kernelChecked: boolean;
   state: ServiceState | null;
+  /** Year per source, for yearless journald stamps. */
+  hints: Map<string, number | null>;
 }
 
 /** Names of the engines in sentences. */
@@ -21,6 +24,15 @@ function plural(n: number, word: string): string {
 // The engine's name for sentences.
 function engineOf(d: Death): string {
   return d.life.dialect ? ENGINE_NAME[d.life.dialect] : 'the engine';
+}
+
+// A process still running whose state the input cannot tell: an exception printed, or too few lines.
+function unknownRunning(d: Death): string {
+  const raised = d.evidence[0];
+  if (raised && d.life.chains.length) {
+    return `No exit seen, but the process printed an exception (\`${raised.text.slice(0, 160)}\`, line ${raised.line}) and is still running at the end of the input: check that it still serves (SGLang's HTTP server can outlive a dead scheduler).`;
+  }
+  return 'No failure seen, but no start, ready line or served request either: the input shows too little of the process to tell whether it is healthy.';
 }
 
 // Summary of a single lifetime's end.
@@ -50,8 +62,11 @@ function summarizeDeath(d: Death, c: SummaryContext): string {
       const blind = c.kernelChecked ? 'the kernel log has no OOM-killer record' : 'no kernel log was given, so an OOM kill cannot be excluded (add journalctl -k lines)';
       return `Killed from outside (${sig}) without a stop job timing out; ${blind}. Exit 137/SIGKILL alone does not prove an OOM. ${served}`;
     }
+    case 'healthy':
+    case 'starting':
+      return summarizeRunning(d.class, l, c.hints.get(l.source) ?? null);
     case 'unknown':
-      if (!d.ended) return l.ready ? `No failure: the service started, became ready and served ${plural(l.requests, 'request')}; it is still running at the end of the input.` : 'No failure seen: the process is still starting (not ready yet) at the end of the input.';
+      if (!d.ended) return unknownRunning(d);
       return `The process ended (${l.marks.exit?.text ?? 'no exit record'}) but no rule explains why; the most suspicious lines are quoted.`;
     default: {
       const rule = d.decisive ? ruleOf(d.decisive) : null;

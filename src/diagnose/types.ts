@@ -1,10 +1,14 @@
 // Shared types of the diagnosis engine: classes, verdicts, evidence, rules as data.
 
-/** Stable diagnosis class ids (never rename: stored in campaigns and printed in --json). */
+/**
+ * Stable diagnosis class ids (never rename: stored in campaigns and printed in --json). `healthy` (running and
+ * ready, no crash in the window) and `starting` (started, not ready yet, no crash so far) are the no-failure
+ * verdicts of a process still running at the end of the input; both have `crashed: false`.
+ */
 export type DiagnosisClass =
   | 'kv_cache_oom' | 'cuda_oom' | 'cuda_graph_capture_failure' | 'host_oom_kill' | 'stop_timeout'
   | 'crash_loop' | 'distributed_error' | 'port_in_use' | 'bad_config' | 'model_load_error'
-  | 'speculative_error' | 'cuda_error' | 'external_kill' | 'clean_stop' | 'unknown';
+  | 'speculative_error' | 'cuda_error' | 'external_kill' | 'clean_stop' | 'healthy' | 'starting' | 'unknown';
 
 /** How sure the verdict is; "high" requires a matching evidence line. */
 export type Confidence = 'high' | 'medium' | 'low';
