@@ -43,15 +43,19 @@ export interface TuneSearchPort {
 /** A campaign as stored. */
 export interface StoredCampaign {
   id: number;
-  startedAt: number;
+  /** Time the tuner already ran on it in earlier runs (interruptions excluded); 0 for a new campaign. */
+  activeMs: number;
   trials: TrialRecord[];
   resumed: boolean;
 }
 
 /** Durable campaign state: every trial is written when it starts and when it ends. */
 export interface TuneStorePort {
-  /** Create a campaign, or with resume=true reopen the latest unfinished one of this target (error if none). */
+  /** Create a campaign, or with resume=true reopen the latest unfinished one of this target (error if none); either way
+   *  a new run span starts at `now`. */
   openCampaign(opts: { resume: boolean; name: string; spec: unknown; now: number }): StoredCampaign;
+  /** The tuner is still running at `now`: extends the current run span (the hours budget counts only these spans). */
+  markActive(campaignId: number, now: number): void;
   saveTrial(campaignId: number, trial: TrialRecord): void;
   saveSamples(campaignId: number, trialIndex: number, samples: RequestSample[]): void;
   finishCampaign(campaignId: number, result: { bestTrial: number | null; summary: string; now: number }): void;

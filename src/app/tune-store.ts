@@ -3,9 +3,10 @@ import type { RequestSample } from '../bench/types.js';
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import {
-  createCampaign, getTrial, latestCampaign, listBenchRuns, listTrials, listVerdicts, markTrialState, recordTrialResult, recordTrialStart,
-  updateCampaign, type Db, type Trial,
+  createCampaign, getTrial, latestCampaign, listBenchRuns, listRunSegments, listTrials, listVerdicts, markTrialState, recordRunStart,
+  recordTrialResult, recordTrialStart, touchRun, updateCampaign, type Db, type Trial,
 } from '../store/index.js';
+import { sumActiveMs } from '../tune/active-time.js';
 import type { FeasibilityPrediction, TrialKind, TrialRecord, TrialStatus } from '../tune/types.js';
 import type { StoredCampaign, TuneStorePort } from './tune-ports.js';
 
@@ -48,8 +49,12 @@ function reopen(db: Db, name: string): StoredCampaign {
   }
   updateCampaign(db, c.id, { status: 'running' });
   const trials = listTrials(db, c.id).map((t) => toTrialRecord(db, t));
-  return { id: c.id, startedAt: Date.parse(c.createdAt), trials, resumed: true };
+  const spans = listRunSegments(db, c.id).map((r) => ({ startedAt: Date.parse(r.startedAt), lastActiveAt: Date.parse(r.lastActiveAt) }));
+  return { id: c.id, activeMs: sumActiveMs(spans, trials), trials, resumed: true };
 }
+
+// Milliseconds since the epoch as the store's ISO-8601 text.
+const toIso = (ms: number) => new Date(ms).toISOString();
 
 // Write a runner record: first sight creates the row (planned), a final status records the result once.
 function saveRecord(db: Db, ids: Map<number, number>, campaignId: number, t: TrialRecord, samples: RequestSample[]): void {
@@ -74,15 +79,16 @@ function saveRecord(db: Db, ids: Map<number, number>, campaignId: number, t: Tri
 export function createSqliteTuneStore(db: Db, engine: EngineName): TuneStorePort {
   const ids = new Map<number, number>();
   const pending = new Map<number, RequestSample[]>();
+  let run: number | null = null;
   return {
-    openCampaign({ resume, name, spec }) {
-      if (resume) {
-        const c = reopen(db, name);
-        for (const t of listTrials(db, c.id)) ids.set(t.seq - 1, t.id);
-        return c;
-      }
-      const c = createCampaign(db, { name, engine, config: spec });
-      return { id: c.id, startedAt: Date.parse(c.createdAt), trials: [], resumed: false };
+    openCampaign({ resume, name, spec, now }) {
+      const c = resume ? reopen(db, name) : { ...createCampaign(db, { name, engine, config: spec }), activeMs: 0, trials: [], resumed: false };
+      if (resume) for (const t of listTrials(db, c.id)) ids.set(t.seq - 1, t.id);
+      run = recordRunStart(db, c.id, toIso(now)).id;
+      return { id: c.id, activeMs: c.activeMs, trials: c.trials, resumed: c.resumed };
+    },
+    markActive(_campaignId, now) {
+      if (run !== null) touchRun(db, run, toIso(now));
     },
     saveTrial(campaignId, t) {
       saveRecord(db, ids, campaignId, t, pending.get(t.index) ?? []);

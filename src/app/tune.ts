@@ -10,6 +10,9 @@ import { finishCampaign, type CampaignResult } from './tune-finish.js';
 
 export type { CampaignResult } from './tune-finish.js';
 
+/** Milliseconds in a minute, for the resume message. */
+const MS_PER_MINUTE = 60_000;
+
 /** Options of one run of the campaign. */
 export interface CampaignOptions {
   resume: boolean;
@@ -21,7 +24,17 @@ export interface CampaignOptions {
 interface RunState {
   ctx: TrialContext;
   trials: TrialRecord[];
-  startedAt: number;
+  /** Time the tuner ran on this campaign before this run (interruptions excluded). */
+  activeBeforeMs: number;
+  /** When this run started. */
+  runStartedAt: number;
+}
+
+// Time the tuner has been running on the campaign, for the hours budget; also records that it is alive now.
+function markActive(st: RunState): number {
+  const now = st.ctx.deps.now();
+  st.ctx.deps.store.markActive(st.ctx.campaignId, now);
+  return st.activeBeforeMs + (now - st.runStartedAt);
 }
 
 // Save and announce a trial's end, and a new best when it is one.
@@ -107,7 +120,7 @@ async function runSteps(st: RunState): Promise<Extract<NextStep, { kind: 'finish
   for (;;) {
     signal?.throwIfAborted();
     const step = decideNextStep({
-      trials: st.trials, budget: spec.budget, elapsedMs: deps.now() - st.startedAt, objective: spec.objective,
+      trials: st.trials, budget: spec.budget, elapsedMs: markActive(st), objective: spec.objective,
       noiseMargin: spec.noiseMargin, propose: (h) => deps.search.propose(h),
     });
     if (step.kind === 'finish') return step;
@@ -139,18 +152,22 @@ async function handleAbort(st: RunState): Promise<void> {
     st.trials = st.trials.map((x) => (x.index === t.index ? { ...x, status: 'discarded' } : x));
     st.ctx.deps.store.saveTrial(st.ctx.campaignId, { ...t, status: 'discarded', endedAt: st.ctx.deps.now() });
   }
+  markActive(st);
   if (inflight.some((t) => t.kind !== 'baseline')) await st.ctx.deps.service.recover('interrupted by the operator');
 }
 
 // Run (or resume) a campaign to its end state.
 export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: CampaignOptions, onEvent: EventSink, signal?: AbortSignal): Promise<CampaignResult> {
-  const stored = deps.store.openCampaign({ resume: opts.resume, name: spec.name, spec, now: deps.now() });
+  const runStartedAt = deps.now();
+  const stored = deps.store.openCampaign({ resume: opts.resume, name: spec.name, spec, now: runStartedAt });
   const { trials, interrupted } = reconcileTrials(stored.trials);
   const baseline = trials.find((t) => t.kind === 'baseline' && t.status === 'ok');
   const ctx: TrialContext = { deps, spec, campaignId: stored.id, onEvent, signal, baselineRuns: baseline?.runs ?? null, phaseMs: new Map<TrialPhase, number>() };
-  const st: RunState = { ctx, trials, startedAt: stored.startedAt };
+  const st: RunState = { ctx, trials, activeBeforeMs: stored.activeMs, runStartedAt };
   if (stored.resumed) {
-    onEvent({ type: 'log', ts: deps.now(), level: 'info', message: `resuming campaign ${stored.id}: ${trials.filter((t) => t.status !== 'discarded').length} trial(s) already done` });
+    const done = trials.filter((t) => t.status !== 'discarded').length;
+    const ran = `${(stored.activeMs / MS_PER_MINUTE).toFixed(1)} min of running time spent (interruptions not counted)`;
+    onEvent({ type: 'log', ts: deps.now(), level: 'info', message: `resuming campaign ${stored.id}: ${done} trial(s) already done, ${ran}` });
     await reconcileService(st, interrupted);
   }
   try {

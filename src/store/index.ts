@@ -7,4 +7,5 @@ export {
 } from './trials.js';
 export { listBenchRuns, listSamples, listVerdicts, recordEngineMetrics, listEngineMetrics, type EngineMetricsRecord } from './results.js';
 export { recordAction, listActions, recordEvent, listEvents } from './actions.js';
+export { recordRunStart, touchRun, listRunSegments, type RunSegment } from './runs.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';

@@ -109,4 +109,39 @@ describe('interrupt and resume', () => {
     expect(res.trials.filter((t) => t.status === 'failed').map((t) => t.config)).toEqual([{ speculative_num_steps: 10 }]);
     expect(world.current).toEqual({ speculative_num_steps: 4 });
   });
+
+  it('an overnight interruption does not spend the hours budget: only running time counts', async () => {
+    const world = createWorld();
+    const ac = new AbortController();
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) { ac.abort(); throw new Error('aborted'); } };
+    const spec = { ...TEST_SPEC, budget: { maxTrials: 20, maxHours: 1 } };
+    await runCampaign(createFakeDeps(world), spec, { resume: false, restore: false }, () => {}, ac.signal);
+    world.beforeBench = undefined;
+    const nextMorning = 10 * 3_600_000;
+    const res = await runCampaign(createFakeDeps(world, 10, nextMorning), spec, { resume: true, restore: false }, () => {});
+    expect(res.summary).toMatch(/^search finished/);
+    expect(res.trials.filter((t) => t.kind === 'search' && t.status !== 'discarded')).toHaveLength(9);
+    const spans = world.spans.get(res.campaignId) ?? [];
+    expect(spans).toHaveLength(2);
+    expect(spans[1].startedAt).toBeGreaterThan(nextMorning);
+  });
+
+  it('the hours budget adds up the running time of every run (the search stops early, then soaks)', async () => {
+    const world = createWorld();
+    const ac = new AbortController();
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) { ac.abort(); throw new Error('aborted'); } };
+    // The fake clock ticks 1 s per reading: a whole campaign reads it well over 200 times.
+    const spec = { ...TEST_SPEC, budget: { maxTrials: 20, maxHours: 100 / 3600 } };
+    const first = await runCampaign(createFakeDeps(world), spec, { resume: false, restore: false }, () => {}, ac.signal);
+    const firstSpan = (world.spans.get(first.campaignId) ?? [])[0];
+    world.beforeBench = undefined;
+    const res = await runCampaign(createFakeDeps(world, 10, 10 * 3_600_000), spec, { resume: true, restore: false }, () => {});
+    expect(res.trials.filter((t) => t.kind === 'search' && t.status !== 'discarded').length).toBeLessThan(9);
+    const spans = world.spans.get(res.campaignId) ?? [];
+    const second = spans[1].lastActiveAt - spans[1].startedAt;
+    expect(firstSpan.lastActiveAt - firstSpan.startedAt + second).toBeGreaterThanOrEqual(100_000);
+    expect(second).toBeLessThan(100_000);
+  });
 });

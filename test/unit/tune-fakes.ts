@@ -5,6 +5,7 @@ import type { Verdict } from '../../src/diagnose/types.js';
 import type { StoredCampaign, TuneDeps, TuneSpec } from '../../src/app/tune-ports.js';
 import type { TrialRecord, TuneConfig } from '../../src/tune/types.js';
 import { configKey } from '../../src/tune/best.js';
+import { sumActiveMs, type RunSpan } from '../../src/tune/active-time.js';
 
 /** The seed's per-request decode tok/s at concurrency 1, steps 1..9 (10 fails). */
 export const SEED_TPS: Record<number, number> = { 1: 123, 2: 186, 3: 234, 4: 277, 5: 282, 6: 279, 7: 272, 8: 265, 9: 258 };
@@ -35,16 +36,18 @@ export interface FakeWorld {
   /** Called before each bench run; throw or abort from here to simulate an interruption. */
   beforeBench?: (phase: string) => void;
   stores: Map<number, TrialRecord[]>;
+  /** Run spans by campaign, as the SQLite store keeps them. */
+  spans: Map<number, RunSpan[]>;
 }
 
 // Create the fake world with the service on steps=1 (the seed's default).
 export function createWorld(): FakeWorld {
-  return { current: { speculative_num_steps: 1 }, lastGood: { speculative_num_steps: 1 }, actions: [], deploys: 0, stores: new Map() };
+  return { current: { speculative_num_steps: 1 }, lastGood: { speculative_num_steps: 1 }, actions: [], deploys: 0, stores: new Map(), spans: new Map() };
 }
 
-// Ports bound to the fake world; `failFrom` is the first step count that crash-loops.
-export function createFakeDeps(world: FakeWorld, failFrom = 10): TuneDeps {
-  let clock = 0;
+// Ports bound to the fake world; `failFrom` is the first step count that crash-loops; the clock starts at `clockStart`.
+export function createFakeDeps(world: FakeWorld, failFrom = 10, clockStart = 0): TuneDeps {
+  let clock = clockStart;
   const steps = () => Number(world.current.speculative_num_steps);
   return {
     now: () => (clock += 1000),
@@ -81,7 +84,12 @@ export function proposeGrid(history: TrialRecord[], max: number) {
   return null;
 }
 
-// An in-memory store keeping trials by campaign, as the SQLite one does.
+// Start a run span of a campaign.
+function startSpan(world: FakeWorld, id: number, now: number): void {
+  world.spans.set(id, [...(world.spans.get(id) ?? []), { startedAt: now, lastActiveAt: now }]);
+}
+
+// An in-memory store keeping trials and run spans by campaign, as the SQLite one does.
 function createMemoryStore(world: FakeWorld): TuneDeps['store'] {
   const finished = new Set<number>();
   return {
@@ -89,11 +97,19 @@ function createMemoryStore(world: FakeWorld): TuneDeps['store'] {
       if (resume) {
         const id = [...world.stores.keys()].filter((k) => !finished.has(k)).pop();
         if (id === undefined) throw new Error('nothing to resume');
-        return { id, startedAt: 0, trials: [...(world.stores.get(id) ?? [])], resumed: true };
+        const trials = [...(world.stores.get(id) ?? [])];
+        const activeMs = sumActiveMs(world.spans.get(id) ?? [], trials);
+        startSpan(world, id, now);
+        return { id, activeMs, trials, resumed: true };
       }
       const id = world.stores.size + 1;
       world.stores.set(id, []);
-      return { id, startedAt: now, trials: [], resumed: false };
+      startSpan(world, id, now);
+      return { id, activeMs: 0, trials: [], resumed: false };
+    },
+    markActive: (id, now) => {
+      const spans = world.spans.get(id) ?? [];
+      if (spans.length) spans[spans.length - 1] = { ...spans[spans.length - 1], lastActiveAt: now };
     },
     saveTrial: (id, t) => { world.stores.set(id, [...(world.stores.get(id) ?? []).filter((x) => x.index !== t.index), t]); },
     saveSamples: () => {},

@@ -1,7 +1,13 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCampaign } from '../../src/app/tune.js';
 import { createSqliteTuneStore } from '../../src/app/tune-store.js';
-import { listTrials, openStore } from '../../src/store/index.js';
+import {
+  closeStore, createCampaign, listRunSegments, listTrials, markTrialState, migrate, MIGRATIONS, openStore, recordTrialResult, recordTrialStart,
+} from '../../src/store/index.js';
 import { createFakeDeps, createWorld, TEST_SPEC } from './tune-fakes.js';
 
 describe('campaign on the SQLite store', () => {
@@ -24,5 +30,48 @@ describe('campaign on the SQLite store', () => {
     expect(rows.filter((r) => r.state === 'skipped')).toHaveLength(1);
     expect(rows.find((r) => r.state === 'failed')?.params).toEqual({ speculative_num_steps: 10 });
     await expect(runCampaign(deps2, TEST_SPEC, { resume: true, restore: false }, () => {})).rejects.toThrow(/no unfinished campaign/);
+  });
+
+  it('counts only the running time across an overnight interruption (run segments in the store)', async () => {
+    const db = openStore(':memory:');
+    const world = createWorld();
+    const ac = new AbortController();
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) { ac.abort(); throw new Error('aborted'); } };
+    const spec = { ...TEST_SPEC, budget: { maxTrials: 20, maxHours: 1 } };
+    const first = await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, spec, { resume: false, restore: false }, () => {}, ac.signal);
+    world.beforeBench = undefined;
+    const logs: string[] = [];
+    const deps2 = { ...createFakeDeps(world, 10, 10 * 3_600_000), store: createSqliteTuneStore(db, 'sglang') };
+    const second = await runCampaign(deps2, spec, { resume: true, restore: false }, (e) => { if (e.type === 'log') logs.push(e.message); });
+    expect(second.summary).toMatch(/^search finished/);
+    expect(listTrials(db, first.campaignId).filter((t) => t.purpose === 'search' && t.state !== 'skipped')).toHaveLength(9);
+    const segs = listRunSegments(db, first.campaignId);
+    expect(segs).toHaveLength(2);
+    expect(Date.parse(segs[0].lastActiveAt)).toBeGreaterThan(Date.parse(segs[0].startedAt));
+    expect(logs.find((m) => m.startsWith('resuming campaign'))).toMatch(/min of running time spent \(interruptions not counted\)/);
+    closeStore(db);
+  });
+
+  it('opens a store from before run segments (schema 1) and resumes its campaign, counting its trials\' durations', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'spectune-tune-store-')), 'spectune.db');
+    const old = new Database(file);
+    migrate(old, MIGRATIONS.slice(0, 1));
+    const c = createCampaign(old, { name: TEST_SPEC.name, engine: 'sglang', config: {}, ts: '2026-03-09T20:00:00.000Z' });
+    const t = recordTrialStart(old, { campaignId: c.id, params: { speculative_num_steps: 1 }, purpose: 'baseline', reason: 'baseline', ts: '2026-03-09T20:00:00.000Z' });
+    markTrialState(old, t.id, 'running', '2026-03-09T20:01:00.000Z');
+    recordTrialResult(old, t.id, { state: 'measured', objective: 123, constraintsOk: true, ts: '2026-03-09T20:05:00.000Z' });
+    old.close();
+    const db = openStore(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    const store = createSqliteTuneStore(db, 'sglang');
+    const now = Date.parse('2026-03-10T08:00:00.000Z');
+    const reopened = store.openCampaign({ resume: true, name: TEST_SPEC.name, spec: {}, now });
+    expect(reopened).toMatchObject({ id: c.id, resumed: true, activeMs: 5 * 60_000 });
+    store.markActive(c.id, now + 60_000);
+    expect(listRunSegments(db, c.id)).toEqual([expect.objectContaining({ startedAt: '2026-03-10T08:00:00.000Z', lastActiveAt: '2026-03-10T08:01:00.000Z' })]);
+    const again = createSqliteTuneStore(db, 'sglang').openCampaign({ resume: true, name: TEST_SPEC.name, spec: {}, now: now + 3_600_000 });
+    expect(again.activeMs).toBe(6 * 60_000);
+    closeStore(db);
   });
 });

@@ -1,5 +1,6 @@
 // The ordered list of schema migrations; PRAGMA user_version records how many have been applied.
 import { SQL as INIT } from './001-init.js';
+import { SQL as RUN_SEGMENTS } from './002-run-segments.js';
 
 /** One migration: its number (1-based, equal to the user_version after it) and SQL. */
 export interface Migration {
@@ -9,4 +10,7 @@ export interface Migration {
 }
 
 // Append only: a released migration never changes, a new one gets the next number.
-export const MIGRATIONS: Migration[] = [{ version: 1, name: '001-init', sql: INIT }];
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: '001-init', sql: INIT },
+  { version: 2, name: '002-run-segments', sql: RUN_SEGMENTS },
+];
