@@ -18,6 +18,7 @@ describe('RequestTimeline and buildSample', () => {
     const tl = timeline();
     expect(Array.from(tl.gaps.subarray(0, tl.nGaps))).toEqual([10, 10, 10, 10, 10, 0]);
     expect(tl.frames).toBe(7);
+    expect(tl.shared).toBe(1);
     const s = buildSample(tl, outcome({ completionTokens: 13, promptTokens: 40, endMs: 210 }), 4, 50);
     expect(s).toMatchObject({ startMs: 50, ttftMs: 50, e2eMs: 110, outputTokens: 13, inputTokens: 40, concurrency: 4 });
     // (13 - 1) tokens over 50 ms between first and last token.
@@ -49,6 +50,7 @@ describe('LevelStats', () => {
     expect(st.itl.count).toBe(6);
     expect(st.ttft.count).toBe(1);
     expect(st.usageMissing).toBe(0);
+    expect({ frames: st.frames, sharedFrames: st.sharedFrames }).toEqual({ frames: 7, sharedFrames: 1 });
     expect(st.durationMs()).toBe(1400);
   });
 });

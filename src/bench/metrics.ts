@@ -12,6 +12,8 @@ export class RequestTimeline {
   firstMs = -1;
   lastMs = -1;
   frames = 0;
+  /** Frames that arrived in one read with the frame before them: no arrival time of their own (gap 0). */
+  shared = 0;
   gaps: Float64Array;
   nGaps = 0;
 
@@ -23,6 +25,7 @@ export class RequestTimeline {
   // Note n token-bearing frames that arrived together at time t; the extra ones have a zero gap.
   onFrames(n: number, t: number): void {
     let i = 0;
+    this.shared += n - 1;
     if (this.firstMs < 0) {
       this.firstMs = t;
       i = 1;
@@ -94,6 +97,9 @@ export class LevelStats {
   failed = 0;
   outputTokens = 0;
   usageMissing = 0;
+  /** Token frames of successful requests, and those that shared a read with the frame before them. */
+  frames = 0;
+  sharedFrames = 0;
   lastError: string | null = null;
   lastErrorPhase: keyof BenchErrors | null = null;
   firstStartMs = Infinity;
@@ -113,6 +119,8 @@ export class LevelStats {
     }
     this.ok++;
     if (out.completionTokens < 0) this.usageMissing++;
+    this.frames += tl.frames;
+    this.sharedFrames += tl.shared;
     if (sample.ttftMs !== null) this.ttft.record(sample.ttftMs);
     if (sample.e2eMs !== null) this.e2e.record(sample.e2eMs);
     if (sample.decodeTokensPerSec !== null) this.decode.record(sample.decodeTokensPerSec);

@@ -61,6 +61,16 @@ describe('runBench against a scripted SSE server', () => {
     expect(events.some((e) => e.type === 'log' && e.level === 'warn' && e.message.includes('no usage'))).toBe(true);
   });
 
+  it('counts frames that arrive together and warns when they are many', async () => {
+    const { run, events } = await bench(() => ({ frames: 8, framesPerWrite: 2, itlMs: 5 }), { requests: 2 });
+    expect(run.requests.ok).toBe(2);
+    // Two frames per write: the second of each pair has no arrival time of its own.
+    expect(run.sharedReadFrames).toBeGreaterThanOrEqual(8);
+    expect(events.some((e) => e.type === 'log' && e.level === 'warn' && e.message.includes('arrived in one read with the frame before them'))).toBe(true);
+    const steady = await bench(() => ({ frames: 8, itlMs: 5 }), { requests: 2 });
+    expect(steady.run.sharedReadFrames).toBe(0);
+  });
+
   it('parses frames written one byte at a time', async () => {
     const { run, result } = await bench(() => ({ frames: 6, byteByByte: true }), { requests: 2 });
     expect(run.requests.ok).toBe(2);

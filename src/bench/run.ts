@@ -91,7 +91,21 @@ async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: n
   if (level.stats.usageMissing > 0) {
     ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: the server sent no usage for ${level.stats.usageMissing} requests; their token counts are SSE chunk counts (low under speculative decoding)` });
   }
+  warnSharedReads(ctx, c, level.stats);
   return { run: buildRun(c, o, level, { before, after, during: await during }), samples: level.samples };
+}
+
+// Above this share of token frames read together with the one before, ITL percentiles deserve a warning.
+const SHARED_READS_WARN = 0.01;
+
+// Frames read together carry one arrival time between them: say so when there are enough to move the tails.
+function warnSharedReads(ctx: LevelContext, c: number, s: LevelStats): void {
+  if (s.frames === 0 || s.sharedFrames / s.frames <= SHARED_READS_WARN) return;
+  const pct = ((100 * s.sharedFrames) / s.frames).toFixed(1);
+  const why = ctx.transport.name === 'native'
+    ? 'the server sent them together, or this machine starved the reader thread'
+    : 'the server sent them together, or the event loop read them late (the native reader is not in use)';
+  ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: ${pct}% of token frames arrived in one read with the frame before them (${why}); their gaps count as 0 ms, mean ITL and tok/s are unaffected` });
 }
 
 // A server that fails every request is not a benchmark result: say what is wrong with a hint.
@@ -129,6 +143,7 @@ function buildRun(c: number, o: ResolvedBenchOptions, l: LevelOutcome, engine: B
     decodeTokensPerSec: summarizeHistogram(s.decode, 2),
     acceptLength: round(computeAcceptLength(engine.before, engine.after, engine.during ?? null), 3),
     usageFromServer: s.ok > 0 && s.usageMissing === 0,
+    sharedReadFrames: s.sharedFrames,
     errors: { ...s.errors },
     engine,
     stoppedEarly: l.stoppedEarly,

@@ -34,6 +34,9 @@ export interface BenchRun {
   acceptLength: number | null;
   /** Token counts came from the server's usage (true) or from counting chunks (false). */
   usageFromServer: boolean;
+  /** Token frames that arrived in the same read as the frame before them, so without an arrival time of their own
+   *  (their gap counts as 0 ms): the server sent them together, or the client read the socket late. */
+  sharedReadFrames?: number;
   errors: BenchErrors;
   /** Engine view scraped before/after the level (metrics endpoints). */
   engine: {

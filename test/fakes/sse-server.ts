@@ -13,6 +13,8 @@ export interface SseScript {
   itlMs?: number;
   /** Token frames to send. */
   frames?: number;
+  /** Frames written together in one write (a server flushing several decode steps at once). */
+  framesPerWrite?: number;
   /** Tokens each frame stands for (speculative decoding streams several per step). */
   tokensPerFrame?: number;
   /** Send the usage chunk (stream_options.include_usage). */
@@ -132,8 +134,9 @@ function play(s: SseScript, rec: ReceivedRequest, res: http.ServerResponse, late
       write('data: [DONE]\n\n');
       return void res.end();
     }
-    write(`data: ${chatFrame(rec.path, `tok${sent} `)}\n\n`);
-    sent++;
+    let text = '';
+    for (let k = 0; k < (s.framesPerWrite ?? 1) && sent < frames; k++) text += `data: ${chatFrame(rec.path, `tok${sent++} `)}\n\n`;
+    write(text);
     later(s.itlMs ?? 5, step);
   };
   write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })}\n\n`);
