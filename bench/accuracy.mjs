@@ -219,6 +219,9 @@ async function measure() {
   } finally {
     child.kill();
   }
+  const { readerTotals } = await import('../dist/bench/index.js');
+  console.log(`native reader thread: ${readerTotals.priority ?? 'not used'} (fifo = SCHED_FIFO 1, needs root or CAP_SYS_NICE)`);
+  console.log('shared % = token frames that arrived in one read with the frame before them (one receive stamp for both)');
   for (const transport of transports) printTable(rows.filter((r) => r.transport === transport), transport);
   if (values.json) console.log(JSON.stringify(rows));
   process.exitCode = rows.filter((r) => r.transport === transports[0]).every((r) => r.pass) ? 0 : 1;
@@ -243,6 +246,7 @@ async function measureLevel(runBench, child, port, c, tokens, transport) {
     itlMean: [run.itlMs.mean, truth.itlMean], itlP99: [run.itlMs.p99, truth.itlP99],
     ttftMean: [run.ttftMs.mean, truth.ttftMean], ttftP99: [run.ttftMs.p99, truth.ttftP99],
     tokPerSec: [run.outputTokensPerSec, truth.tokPerSec], cpuUsPerToken: cpuUs, floorUsPerRead: floorUs,
+    sharedPct: (100 * (run.sharedReadFrames ?? 0)) / Math.max(1, truth.tokens),
   };
   const tight = c === 1 ? TARGET.single : null;
   row.pass = run.requests.failed === 0
@@ -306,7 +310,7 @@ function computeTruth(records) {
     last = Math.max(last, r.sends[r.sends.length - 1]);
     tokens += r.sends.length;
   }
-  return { itlMean: mean(gaps), itlP99: quantile(gaps, 0.99), ttftMean: mean(ttfts), ttftP99: quantile(ttfts, 0.99), tokPerSec: (tokens * 1000) / (last - first) };
+  return { itlMean: mean(gaps), itlP99: quantile(gaps, 0.99), ttftMean: mean(ttfts), ttftP99: quantile(ttfts, 0.99), tokPerSec: (tokens * 1000) / (last - first), tokens };
 }
 
 // Where TTFT error comes from, on the shared wall clock: request write -> server read, first send -> client read.
@@ -351,9 +355,9 @@ function printTable(rows, transport) {
     : 'floor = CPU of one net.Socket read into a callback that does nothing, same machine, same concurrency');
   console.log('req->srv = client write to the request\'s arrival at the server, srv read = arrival to the server reading it,');
   console.log('tok->cli = server send to the client\'s stamp of the first token (means)');
-  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'floor us/read', 'above floor', 'req->srv ms', 'srv read ms', 'tok->cli ms', 'targets'];
+  const head = ['conc', 'ok/failed', 'ITL mean ms', 'ITL p99 ms', 'TTFT mean ms', 'TTFT p99 ms', 'output tok/s', 'CPU us/tok', 'floor us/read', 'above floor', 'req->srv ms', 'srv read ms', 'tok->cli ms', 'shared %', 'targets'];
   const lines = rows.map((r) => [String(r.concurrency), `${r.ok}/${r.failed}`, cell(r.itlMean), cell(r.itlP99), cell(r.ttftMean), cell(r.ttftP99), cell(r.tokPerSec, 0),
-    r.cpuUsPerToken.toFixed(2), r.floorUsPerRead.toFixed(2), (r.cpuUsPerToken - r.floorUsPerRead).toFixed(2), r.requestLagMs.toFixed(2), r.serverReadLagMs.toFixed(2), r.firstTokenLagMs.toFixed(2), r.pass ? 'met' : 'MISSED']);
+    r.cpuUsPerToken.toFixed(2), r.floorUsPerRead.toFixed(2), (r.cpuUsPerToken - r.floorUsPerRead).toFixed(2), r.requestLagMs.toFixed(2), r.serverReadLagMs.toFixed(2), r.firstTokenLagMs.toFixed(2), r.sharedPct.toFixed(2), r.pass ? 'met' : 'MISSED']);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   for (const l of [head, ...lines]) console.log(l.map((v, i) => v.padEnd(widths[i])).join('  '));
 }

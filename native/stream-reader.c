@@ -67,7 +67,7 @@ typedef struct {
   socklen_t addrlen;
   uint64_t kernel_stamps, clock_stamps;
   double thread_cpu_ms;  // the reader thread's CPU time, read when it stops
-  int boosted;           // the thread runs at nice -20 (needs CAP_SYS_NICE)
+  int boosted;           // 2: SCHED_FIFO, 1: nice -20, 0: as started (see reader_main)
 } reader_t;
 
 static double mono_ms(void) {
@@ -234,9 +234,16 @@ static void hand_over(reader_t *r) {
 static void *reader_main(void *arg) {
   reader_t *r = arg;
   // The thread uses little CPU but must not wait behind the engine or the JS thread for its turn: a socket left
-  // unread while a second token arrives merges both under one (the later) receive stamp. Best effort: nice -20
-  // for this thread when allowed (root or CAP_SYS_NICE), unchanged otherwise; real-time threads are left as is.
-  if (sched_getscheduler(0) == SCHED_OTHER) r->boosted = setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -20) == 0;
+  // unread while a second token arrives merges both under one (the later) receive stamp. Best effort, when allowed
+  // (root or CAP_SYS_NICE): SCHED_FIFO priority 1 (it sleeps ROUND_NS after every round, so it cannot hog a CPU),
+  // else nice -20, else unchanged; SPECTUNE_READER_RT=0 skips real time; a real-time process is left as it is.
+  int policy = sched_getscheduler(0);
+  if (policy == SCHED_OTHER || policy == SCHED_BATCH) {
+    struct sched_param sp = { .sched_priority = 1 };
+    const char *rt = getenv("SPECTUNE_READER_RT");
+    if (!(rt && strcmp(rt, "0") == 0) && pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0) r->boosted = 2;
+    else if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -20) == 0) r->boosted = 1;
+  }
   struct epoll_event evs[MAX_EVENTS];
   for (;;) {
     int n = epoll_wait(r->epfd, evs, MAX_EVENTS, -1);
@@ -551,7 +558,7 @@ static napi_value js_close(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-// destroy(reader): stop the thread and close every socket; returns {kernelStamps, clockStamps, threadCpuMs, boosted}.
+// destroy(reader): stop the thread and close every socket; returns {kernelStamps, clockStamps, threadCpuMs, priority}.
 static napi_value js_destroy(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], out, k, c, cpu, boosted;
@@ -566,8 +573,8 @@ static napi_value js_destroy(napi_env env, napi_callback_info info) {
   napi_set_named_property(env, out, "clockStamps", c);
   napi_create_double(env, r->thread_cpu_ms, &cpu);
   napi_set_named_property(env, out, "threadCpuMs", cpu);
-  napi_get_boolean(env, r->boosted != 0, &boosted);
-  napi_set_named_property(env, out, "boosted", boosted);
+  napi_create_string_utf8(env, r->boosted == 2 ? "fifo" : r->boosted == 1 ? "nice-20" : "default", NAPI_AUTO_LENGTH, &boosted);
+  napi_set_named_property(env, out, "priority", boosted);
   return out;
 }
 

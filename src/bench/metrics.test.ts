@@ -19,6 +19,9 @@ describe('RequestTimeline and buildSample', () => {
     expect(Array.from(tl.gaps.subarray(0, tl.nGaps))).toEqual([10, 10, 10, 10, 10, 0]);
     expect(tl.frames).toBe(7);
     expect(tl.shared).toBe(1);
+    // A frame parsed from a later HTTP chunk of the same read carries the same stamp: shared as well.
+    tl.onFrames(1, 200);
+    expect(tl.shared).toBe(2);
     const s = buildSample(tl, outcome({ completionTokens: 13, promptTokens: 40, endMs: 210 }), 4, 50);
     expect(s).toMatchObject({ startMs: 50, ttftMs: 50, e2eMs: 110, outputTokens: 13, inputTokens: 40, concurrency: 4 });
     // (13 - 1) tokens over 50 ms between first and last token.

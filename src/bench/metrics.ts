@@ -25,7 +25,8 @@ export class RequestTimeline {
   // Note n token-bearing frames that arrived together at time t; the extra ones have a zero gap.
   onFrames(n: number, t: number): void {
     let i = 0;
-    this.shared += n - 1;
+    // Frames stamped like the one before them came in the same read (possibly through several HTTP chunks).
+    this.shared += this.firstMs >= 0 && t === this.lastMs ? n : n - 1;
     if (this.firstMs < 0) {
       this.firstMs = t;
       i = 1;

@@ -31,6 +31,8 @@ export interface ReaderStats {
   kernelStamps: number;
   clockStamps: number;
   threadCpuMs: number;
+  /** How the reader thread was scheduled: SCHED_FIFO 1, nice -20, or as the process was started. */
+  priority?: 'fifo' | 'nice-20' | 'default';
 }
 
 /** Totals over every reader closed in this process (the accuracy benchmark reads them). */
@@ -196,6 +198,7 @@ export function createNativeTransport(base: URL, getText: Transport['getText']):
       readerTotals.kernelStamps += st.kernelStamps;
       readerTotals.clockStamps += st.clockStamps;
       readerTotals.threadCpuMs += st.threadCpuMs;
+      readerTotals.priority = st.priority;
     },
   };
 }
