@@ -25,3 +25,11 @@ export function numberListFlag(name: string, value: string | undefined, fallback
   if (value === undefined) return fallback;
   return value.split(',').map((v) => numberFlag(name, v.trim(), NaN));
 }
+
+// --ready-timeout S as milliseconds (undefined: the controller's default); a positive number of seconds.
+export function parseReadyTimeout(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const s = numberFlag('ready-timeout', raw, NaN);
+  if (!(s > 0)) throw new ToolError('E_USAGE', `--ready-timeout: expected a positive number of seconds, got "${raw}"`, { hint: 'e.g. --ready-timeout 1800' });
+  return s * 1000;
+}

@@ -1,7 +1,8 @@
 // Flag handling of the service commands: --set/--unset parsing and target resolution from flags.
 import { describe, expect, it } from 'vitest';
 import { resolveTarget } from '../../src/app/service-target.js';
-import { parseChanges, parseReadyTimeout } from '../../src/cli/commands/apply.js';
+import { parseReadyTimeout } from '../../src/cli/args.js';
+import { parseChanges } from '../../src/cli/commands/apply.js';
 
 describe('apply --set/--unset', () => {
   it('types values and accepts flag spellings of keys', () => {
@@ -23,6 +24,16 @@ describe('apply --ready-timeout', () => {
   });
   it('refuses anything but a positive number of seconds', () => {
     for (const bad of ['0', '-5', 'abc', '20m']) expect(() => parseReadyTimeout(bad)).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+  });
+});
+
+describe('rollback --ready-timeout', () => {
+  it('is a usage error before anything is touched when the value is bad', async () => {
+    const { run } = await import('../../src/cli/commands/rollback.js');
+    const { PassThrough } = await import('node:stream');
+    const out = new PassThrough();
+    const err = new PassThrough();
+    await expect(run(['--unit', 'llm', '--ready-timeout', '0'], { stdout: out, stderr: err, env: {} })).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('--ready-timeout') });
   });
 });
 

@@ -7,7 +7,7 @@ import type { ParamValue } from '../../engines/types.js';
 import { redactText, redactValue } from '../../redact.js';
 import { DEFAULT_READY_TIMEOUT_MS, renderPlan, type Changes } from '../../service/index.js';
 import { formatServiceEvent, formatSettings, formatVerdict } from '../../service/render.js';
-import { numberFlag, parseFlags } from '../args.js';
+import { numberFlag, parseFlags, parseReadyTimeout } from '../args.js';
 import { EXIT, reportError } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 
@@ -56,14 +56,6 @@ function renderOutcome(o: ApplyOutcome, unit: string): string {
   if (o.json.timeToVerdictMs !== null) lines.push(`verdict ${(o.json.timeToVerdictMs / 1000).toFixed(1)} s after the fatal log line`);
   if (o.rollback) lines.push(`rolled back to known-good version ${o.rollback.version}: ready after ${(o.rollback.elapsedMs / 1000).toFixed(1)} s`);
   return `${lines.join('\n')}\n`;
-}
-
-// --ready-timeout S as milliseconds (undefined: the controller's default); a positive number of seconds.
-export function parseReadyTimeout(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const s = numberFlag('ready-timeout', raw, NaN);
-  if (!(s > 0)) throw new ToolError('E_USAGE', `--ready-timeout: expected a positive number of seconds, got "${raw}"`, { hint: 'e.g. --ready-timeout 1800' });
-  return s * 1000;
 }
 
 // Write progress events to stderr.
