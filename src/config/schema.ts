@@ -135,8 +135,8 @@ export const benchmarkSchema = z.strictObject({
 export const budgetSchema = z.strictObject({
   /** Maximum trials (each usually costs a restart). */
   trials: z.number().int().positive().default(20).describe('maximum trials'),
-  /** Maximum wall time, e.g. 4 or "4h" or "90m". */
-  hours: quantity.optional().describe('maximum wall time, e.g. "4h"'),
+  /** Maximum running time of the campaign (interrupted time is not counted), e.g. 4 or "4h" or "90m". */
+  hours: quantity.optional().describe('maximum running time, interruptions not counted, e.g. "4h"'),
 });
 
 /** The whole spectune.yaml. */
