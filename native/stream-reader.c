@@ -33,9 +33,11 @@ enum { EV_DATA = 1, EV_CONNECTED = 2, EV_CLOSED = 3 };
 #define READ_CHUNK 65536
 #define MAX_EVENTS 1024
 #define WAKE_ID UINT32_MAX
-// After a round that read data, the thread waits this long before the next epoll_wait, so that one wake-up serves
-// many sockets. Kernel stamps make the wait invisible in the figures; rounds without them do not wait.
+// After a round that read data from at least ROUND_MIN_READS sockets, the thread waits this long before the next
+// epoll_wait, so that one wake-up serves many sockets. Kernel stamps make the wait invisible in the figures; rounds
+// without them do not wait, nor do rounds of a single stream (a wait there only adds a wake-up).
 #define ROUND_NS 1000000L
+#define ROUND_MIN_READS 2
 
 typedef struct {
   int fd;            // -1 once closed (only the reader thread closes)
@@ -273,7 +275,7 @@ static void *reader_main(void *arg) {
     r->ncloseq = 0;
     pthread_mutex_unlock(&r->mu);
     hand_over(r);
-    if (kernel > 0 && clock == 0) {
+    if (kernel >= ROUND_MIN_READS && clock == 0) {
       struct timespec wait = { 0, ROUND_NS };
       nanosleep(&wait, NULL);
     }
