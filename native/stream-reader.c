@@ -33,9 +33,10 @@ enum { EV_DATA = 1, EV_CONNECTED = 2, EV_CLOSED = 3 };
 #define READ_CHUNK 65536
 #define MAX_EVENTS 1024
 #define WAKE_ID UINT32_MAX
-// After a round that read data from at least ROUND_MIN_READS sockets, the thread waits this long before the next
-// epoll_wait, so that one wake-up serves many sockets. Kernel stamps make the wait invisible in the figures; rounds
-// without them do not wait, nor do rounds of a single stream (a wait there only adds a wake-up).
+// A round that read at least ROUND_MIN_READS sockets is followed by a wait that makes the round last ROUND_NS,
+// so that one wake-up serves many sockets. Kernel stamps make the wait invisible in the figures; rounds without
+// them do not wait, nor do rounds of a single stream (a wait there only adds a wake-up), nor rounds that already
+// took ROUND_NS (a socket must be read again before its next token arrives, or both share one stamp).
 #define ROUND_NS 1000000L
 #define ROUND_MIN_READS 2
 
@@ -251,7 +252,8 @@ static void *reader_main(void *arg) {
     int n = epoll_wait(r->epfd, evs, MAX_EVENTS, -1);
     if (n < 0 && errno != EINTR) break;
     // Kernel stamps are CLOCK_REALTIME; JS clocks are CLOCK_MONOTONIC. The offset is re-read every round.
-    double offset_ms = real_ms() - mono_ms();
+    double woke_ms = mono_ms();
+    double offset_ms = real_ms() - woke_ms;
     pthread_mutex_lock(&r->mu);
     if (r->stopping) {
       pthread_mutex_unlock(&r->mu);
@@ -275,8 +277,9 @@ static void *reader_main(void *arg) {
     r->ncloseq = 0;
     pthread_mutex_unlock(&r->mu);
     hand_over(r);
-    if (kernel >= ROUND_MIN_READS && clock == 0) {
-      struct timespec wait = { 0, ROUND_NS };
+    long left_ns = ROUND_NS - (long)((mono_ms() - woke_ms) * 1e6);
+    if (kernel >= ROUND_MIN_READS && clock == 0 && left_ns > 0) {
+      struct timespec wait = { 0, left_ns };
       nanosleep(&wait, NULL);
     }
   }
