@@ -361,6 +361,13 @@ static reader_t *get_reader(napi_env env, napi_value v) {
   return r;
 }
 
+// Unpack a call's first n arguments, the first being the reader; NULL (a JS exception pending) when it is not one.
+static reader_t *reader_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
+  size_t argc = n;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  return get_reader(env, argv[0]);
+}
+
 // create(onBatch): start a reader thread; onBatch(buffer) receives the records.
 static napi_value js_create(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -406,10 +413,8 @@ static int probe_addr(struct addrinfo *ai) {
 // resolve(reader, host, port): look the server's address up once (getaddrinfo); with several addresses, the
 // first that accepts a connection.
 static napi_value js_resolve(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  reader_t *r = get_reader(env, argv[0]);
+  reader_t *r = reader_args(env, info, 3, argv);
   if (!r) return NULL;
   char host[256], port[16];
   size_t len;
@@ -440,10 +445,8 @@ static napi_value js_resolve(napi_env env, napi_callback_info info) {
 
 // open(reader): a non-blocking connect; returns the connection id. EV_CONNECTED or EV_CLOSED follows.
 static napi_value js_open(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1], out;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  reader_t *r = get_reader(env, argv[0]);
+  reader_t *r = reader_args(env, info, 1, argv);
   if (!r) return NULL;
   if (r->addrlen == 0) {
     napi_throw_error(env, NULL, "resolve() the server first");
@@ -489,10 +492,8 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
 
 // write(reader, id, buffer): send now when connected and nothing is queued, else queue for the reader thread.
 static napi_value js_write(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3], out;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  reader_t *r = get_reader(env, argv[0]);
+  reader_t *r = reader_args(env, info, 3, argv);
   if (!r) return NULL;
   uint32_t id;
   void *data;
@@ -540,10 +541,8 @@ static napi_value js_write(napi_env env, napi_callback_info info) {
 
 // close(reader, id): the reader thread closes the socket on its next round; no record follows.
 static napi_value js_close(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  reader_t *r = get_reader(env, argv[0]);
+  reader_t *r = reader_args(env, info, 2, argv);
   if (!r) return NULL;
   uint32_t id;
   napi_get_value_uint32(env, argv[1], &id);
@@ -565,10 +564,8 @@ static napi_value js_close(napi_env env, napi_callback_info info) {
 
 // destroy(reader): stop the thread and close every socket; returns {kernelStamps, clockStamps, threadCpuMs, priority}.
 static napi_value js_destroy(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1], out, k, c, cpu, boosted;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  reader_t *r = get_reader(env, argv[0]);
+  reader_t *r = reader_args(env, info, 1, argv);
   if (!r) return NULL;
   stop_reader(r);
   napi_create_object(env, &out);
@@ -585,11 +582,9 @@ static napi_value js_destroy(napi_env env, napi_callback_info info) {
 
 // ref(reader, on): keep the process alive while requests are in flight, let it exit when idle.
 static napi_value js_ref(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
   bool on = false;
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  reader_t *r = get_reader(env, argv[0]);
+  reader_t *r = reader_args(env, info, 2, argv);
   if (!r) return NULL;
   napi_get_value_bool(env, argv[1], &on);
   if (on) napi_ref_threadsafe_function(env, r->tsfn);
