@@ -14,12 +14,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-static double mono_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
+#include "../native/clock-ms.h"
 
 static double cpu_us(void) {
   struct rusage r;

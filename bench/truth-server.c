@@ -17,6 +17,7 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "../native/clock-ms.h"
 
 #define STDIN_ID 0xFFFFFFF0u
 #define LISTEN_ID 0xFFFFFFF1u
@@ -54,18 +55,6 @@ static int epfd, tfd;
 static double ttft_ms, itl_ms;
 static char frame[2048], head[1024];
 static size_t frame_len, head_len;
-
-static double mono_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static double real_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_REALTIME, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 static void *grow(void *p, int *cap, int need, size_t size) {
   if (need <= *cap) return p;

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock-ms.h"
 
 // Record kinds, as the JS side reads them (native-transport.ts).
 enum { EV_DATA = 1, EV_CONNECTED = 2, EV_CLOSED = 3 };
@@ -72,18 +73,6 @@ typedef struct {
   double thread_cpu_ms;  // the reader thread's CPU time, read when it stops
   int boosted;           // 2: SCHED_FIFO, 1: nice -20, 0: as started (see reader_main)
 } reader_t;
-
-static double mono_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double real_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int buf_reserve(buf_t *b, size_t extra) {
   if (b->len + extra <= b->cap) return 0;

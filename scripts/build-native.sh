@@ -14,7 +14,7 @@ for d in "$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")/include/
   if [ -f "$d/node_api.h" ]; then inc=$d; break; fi
 done
 if [ -z "$inc" ]; then echo "[build-native] skipped: node_api.h not found; bench uses the JS transport" >&2; exit 0; fi
-if [ -f "$out" ] && [ "$out" -nt "$src" ] && [ "$out" -nt "$0" ]; then exit 0; fi
+if [ -f "$out" ] && [ "$out" -nt "$src" ] && [ "$out" -nt native/clock-ms.h ] && [ "$out" -nt "$0" ]; then exit 0; fi
 mkdir -p native/build
 if "$cc" -O2 -Wall -Wextra -std=c11 -fPIC -shared -pthread -DNODE_GYP_MODULE_NAME=stream_reader -DNAPI_VERSION=8 \
   -I"$inc" -o "$out.tmp" "$src"; then
