@@ -1,4 +1,4 @@
-// Builds the campaign's ports from a validated config: store, service controller, benchmark and search.
+// Builds the campaign's ports from a validated config: store, service controllers (one per host), benchmark and search.
 import { resolve } from 'node:path';
 import type { SpectuneConfig } from '../config/index.js';
 import { ToolError } from '../errors.js';
@@ -9,6 +9,7 @@ import { openStore, type Db } from '../store/index.js';
 import { createBenchPort } from './tune-bench.js';
 import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
 import { createControllerServicePort } from './tune-service.js';
+import { createMultiHostServicePort, withoutRankDiagnoses } from './tune-service-multi.js';
 import { createSqliteTuneStore } from './tune-store.js';
 import { createSearchPort } from './tune-search.js';
 
@@ -17,8 +18,11 @@ export interface CampaignWiring {
   deps: TuneDeps;
   spec: TuneSpec;
   db: Db;
+  /** rank0's host and controller (the only ones of a single-host target). */
   host: Host;
   controller: ServiceController;
+  /** Every rank's controller, rank0 first. */
+  controllers: ServiceController[];
   close(): Promise<void>;
 }
 
@@ -66,19 +70,37 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
       hint: 'run `spectune demo` for the process manager, or set target.manager: systemd',
     });
   }
-  if (cfg.target.hosts.length > 1) opts.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: 'multi-host targets: only the rank0 host is restarted by this version' });
-  const host = await openHost({ target: first.host ?? undefined, sshConfig: opts.sshConfig });
+  const ranks = orderRanks(cfg.target.hosts);
+  const hosts: Host[] = [];
+  const closeHosts = async () => { await Promise.all(hosts.map((h) => h.close().catch(() => {}))); };
+  try {
+    for (const r of ranks) hosts.push(await openHost({ target: r.host ?? undefined, sshConfig: opts.sshConfig }));
+  } catch (e) {
+    await closeHosts();
+    throw e;
+  }
   const db = openStore(resolve(opts.baseDir, cfg.store));
-  const ctl = createServiceController({
-    host, unit: first.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent: opts.onEvent,
-    actionLog: createFileActionLog(opts.actionLogPath ?? resolveActionLogPath(undefined, opts.env)),
-  });
+  const actionLog = createFileActionLog(opts.actionLogPath ?? resolveActionLogPath(undefined, opts.env));
+  const multi = ranks.length > 1;
+  // With several ranks the group port emits the one verdict over all journals; the per-rank ones would contradict it.
+  const onEvent = multi ? withoutRankDiagnoses(opts.onEvent) : opts.onEvent;
+  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog }));
+  const ctl = ctls[0];
+  const service = multi
+    ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog })
+    : createControllerServicePort(ctl, cfg.target.endpoint);
   const deps: TuneDeps = {
-    service: opts.servicePort ?? createControllerServicePort(ctl, cfg.target.endpoint),
+    service: opts.servicePort ?? service,
     bench: createBenchPort(cfg, resolveApiKey(cfg, opts.env)),
     search: opts.search ?? createSearchPort(cfg, { confirmProbes: opts.confirmProbes }),
     store: createSqliteTuneStore(db, cfg.target.engine),
     now: Date.now,
   };
-  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true }, db, host, controller: ctl, close: async () => { db.close(); await host.close(); } };
+  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
+}
+
+// The target's hosts rank0 first (then rank1); hosts without a role keep their order.
+export function orderRanks<T extends { role?: 'rank0' | 'rank1' }>(hosts: T[]): T[] {
+  const rankOf = (h: T, i: number) => (h.role === 'rank0' ? 0 : h.role === 'rank1' ? 1 : i);
+  return hosts.map((h, i) => ({ h, k: rankOf(h, i), i })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.h);
 }

@@ -1,0 +1,113 @@
+// The multi-host service port (tune-service-multi.ts) on two scripted systemd hosts: deploy to both ranks, restart
+// rank0 then rank1, fail fast on either rank, diagnose from both journals, roll both back, mark both good.
+import { describe, expect, it } from 'vitest';
+import type { Verdict } from '../../src/diagnose/types.js';
+import type { SpectuneEvent } from '../../src/events.js';
+import { createMultiHostServicePort, mergeGroupVerdict, withoutRankDiagnoses } from '../../src/app/tune-service-multi.js';
+import { orderRanks } from '../../src/app/tune-wiring.js';
+import type { FailedStart } from '../../src/service/index.js';
+import { DROPIN, EXEC, UNIT } from './service-fakes.js';
+import { abortsOnNccl, comesUp, createRanks, diesOfOom } from './tune-multi-fakes.js';
+
+// The port over two fake ranks.
+function setup() {
+  const events: SpectuneEvent[] = [];
+  const { ranks, actionLog, restarts } = createRanks(events);
+  const port = createMultiHostServicePort({ ranks: ranks.map((r) => r.ctl), endpoint: 'http://10.0.0.2:30000', engine: 'sglang', onEvent: (e) => events.push(e), actionLog, echoWindowMs: 300 });
+  return { events, ranks, actionLog, restarts, port };
+}
+
+const VERDICT = (cls: Verdict['class'], summary: string): Verdict => ({ class: cls, cause: null, confidence: 'high', summary, evidence: [], ruledOut: [], remediation: [], crashed: true });
+
+describe('multi-host service port', () => {
+  it('writes the drop-in on both hosts, restarts rank0 then rank1, is ready with rank0, and marks both good', async () => {
+    const { ranks, restarts, port, actionLog } = setup();
+    const out = await port.deploy({ speculative_num_steps: 4 }, 'trial 1');
+    expect(out).toMatchObject({ ready: true, restarts: 1 });
+    for (const r of ranks) expect(r.sd.host.files.get(DROPIN)).toContain('--speculative-num-steps 4');
+    expect(restarts).toEqual(['root@th-a', 'root@th-b']);
+    expect(actionLog.records.map((a) => `${a.action}@${a.host}`)).toEqual(['deploy@root@th-a', 'restart@root@th-a', 'deploy@root@th-b', 'restart@root@th-b']);
+    await port.markGood();
+    for (const r of ranks) expect(r.sd.host.files.get(`/var/lib/spectune/${UNIT}/good`)).toBe('1\n');
+    expect(await port.readConfig(['speculative_num_steps'])).toEqual({ speculative_num_steps: 4 });
+  });
+
+  it("attributes rank1's NCCL watchdog abort to rank0's OOM, from both journals, and stops both", async () => {
+    const { ranks, port, events } = setup();
+    ranks[0].onStart = diesOfOom(30);
+    ranks[1].onStart = abortsOnNccl(120);
+    const out = await port.deploy({ speculative_num_steps: 10 }, 'trial 2');
+    expect(out.ready).toBe(false);
+    if (out.ready) return;
+    expect(out.verdict?.class).toBe('cuda_oom');
+    expect(out.verdict?.evidence[0]).toMatchObject({ source: `journal:root@th-a:${UNIT}` });
+    expect(out.verdict?.summary).toContain("over all ranks' journals");
+    expect(out.reason).toContain('root@th-a');
+    const from = events.find((e) => e.type === 'log' && e.message.startsWith('diagnosing the failed group start'));
+    expect(from && 'message' in from ? from.message : '').toContain(`journal:root@th-b:${UNIT}`);
+    for (const r of ranks) expect(r.sd.state.active).not.toBe('active');
+  });
+
+  it('fails fast when the worker fails while rank0 waits for it, and stops rank0', async () => {
+    const { ranks, port } = setup();
+    ranks[0].onStart = () => {};
+    ranks[1].onStart = diesOfOom(30);
+    const t0 = Date.now();
+    const out = await port.deploy({ speculative_num_steps: 10 }, 'trial 3');
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(out).toMatchObject({ ready: false });
+    if (out.ready) return;
+    expect(out.reason).toContain('root@th-b');
+    expect(ranks[0].sd.host.execs()).toContainEqual(['systemctl', 'stop', UNIT]);
+    expect(ranks[0].sd.state.active).toBe('inactive');
+  });
+
+  it('rolls both ranks back to their known-good version and is done when rank0 is ready', async () => {
+    const { ranks, port, actionLog } = setup();
+    for (const r of ranks) {
+      r.sd.host.files.set(DROPIN, `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 10')}\n`);
+      r.sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, 'none\n');
+      r.sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, '2\n');
+      r.sd.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'signal' };
+    }
+    ranks[0].onStart = comesUp(0);
+    ranks[1].onStart = comesUp(1);
+    await port.recover('trial 2 failed');
+    for (const r of ranks) expect(r.sd.host.files.has(DROPIN)).toBe(false);
+    const rollbacks = actionLog.records.filter((a) => a.action === 'rollback').map((a) => a.host).sort();
+    expect(rollbacks).toEqual(['root@th-a', 'root@th-b']);
+    expect(await port.readConfig(['speculative_num_steps'])).toEqual({ speculative_num_steps: 3 });
+  });
+
+  it('describes what is deployed on every rank', async () => {
+    const { port } = setup();
+    const text = await port.describeDeployed();
+    expect(text).toContain('# rank0');
+    expect(text).toContain('# rank1');
+    expect(text).toContain('root@th-b');
+  });
+});
+
+describe('multi-host helpers', () => {
+  it('orders hosts rank0 first and keeps unranked hosts in order', () => {
+    expect(orderRanks([{ unit: 'b', role: 'rank1' as const }, { unit: 'a', role: 'rank0' as const }]).map((h) => h.unit)).toEqual(['a', 'b']);
+    expect(orderRanks([{ unit: 'x' }, { unit: 'y' }]).map((h) => h.unit)).toEqual(['x', 'y']);
+  });
+
+  it("keeps the failed rank's crash loop in the group verdict, and falls back to it when the group names no failure", () => {
+    const failed = { status: 'failed', reason: 'r', looping: true, verdict: { ...VERDICT('crash_loop', 'loop'), cause: 'kv_cache_oom' }, diagnosis: null, timeToVerdictMs: null, journal: '' } as FailedStart;
+    const merged = mergeGroupVerdict(VERDICT('kv_cache_oom', 'no room'), failed, 'th1 u');
+    expect(merged).toMatchObject({ class: 'crash_loop', cause: 'kv_cache_oom' });
+    expect(merged.summary).toContain('th1 u failed first');
+    expect(mergeGroupVerdict({ ...VERDICT('unknown', '?'), crashed: false }, failed, 'th1 u')).toBe(failed.verdict);
+    expect(mergeGroupVerdict(null, failed, 'th1 u')).toBe(failed.verdict);
+  });
+
+  it('drops per-rank diagnosis events only', () => {
+    const seen: SpectuneEvent[] = [];
+    const sink = withoutRankDiagnoses((e) => seen.push(e));
+    sink({ type: 'diagnosis', ts: 1, verdict: VERDICT('unknown', '?') });
+    sink({ type: 'log', ts: 1, level: 'info', message: 'm' });
+    expect(seen.map((e) => e.type)).toEqual(['log']);
+  });
+});
