@@ -2,6 +2,7 @@
 // socket and stamps each read with the kernel's receive time; JavaScript parses the bytes in batches. The
 // measured times no longer depend on when the event loop gets to a socket, and a read costs no JS callback.
 import { createRequire } from 'node:module';
+import { constants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
 import { RequestTimeline } from './metrics.js';
 import { SseScanner } from './sse.js';
@@ -13,6 +14,7 @@ const HDR = 24;
 const EV_DATA = 1;
 const EV_CONNECTED = 2;
 const EV_CLOSED = 3;
+const EPIPE = constants.errno.EPIPE;
 
 /** The addon's functions. */
 interface ReaderAddon {
@@ -127,7 +129,7 @@ class NativeConn extends PooledConn {
     if (this.id < 0) return;
     const err = this.reader.addon.write(this.reader.handle, this.id, Buffer.from(wire, 'utf8'));
     // EPIPE: the reader thread has already seen the close, and its record is on the way.
-    if (err !== 0 && err !== 32) this.end(`${errnoName(err)}: write to ${this.where} failed`);
+    if (err !== 0 && err !== EPIPE) this.end(`${errnoName(err)}: write to ${this.where} failed`);
   }
 
   destroy(): void {
