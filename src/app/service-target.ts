@@ -41,6 +41,8 @@ export interface ServiceTarget {
   engine: EngineName;
   endpoint: string | undefined;
   actionLogPath: string;
+  /** Hosts of the config's target that this command does not act on (rank1 of a two-host model), as "role host unit". */
+  otherHosts?: string[];
 }
 
 // Target values from spectune.yaml (the first host: rank0 serves the endpoint), when a config is in play.
@@ -51,7 +53,8 @@ async function readConfigTarget(path: string | undefined): Promise<Partial<Servi
   const { config } = await loadConfig(file);
   const t = config.target;
   const rank0 = t.hosts.find((h) => h.role !== 'rank1') ?? t.hosts[0];
-  return { target: rank0.host ?? undefined, unit: rank0.unit, engine: t.engine, endpoint: t.endpoint };
+  const others = t.hosts.filter((h) => h !== rank0).map((h, i) => `${h.role ?? `host ${i + 2}`} ${h.host ?? 'this machine'} ${h.unit}`);
+  return { target: rank0.host ?? undefined, unit: rank0.unit, engine: t.engine, endpoint: t.endpoint, otherHosts: others };
 }
 
 // Merge flags over the config file; the unit and engine are required one way or the other.
@@ -66,7 +69,15 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
     target: str('host') ?? fromConfig.target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
     unit: normalizeUnitName(unit), engine, endpoint: str('endpoint') ?? fromConfig.endpoint,
     actionLogPath: resolveActionLogPath(str('action-log'), env),
+    // --host/--unit pick one unit explicitly; otherwise the config's other ranks are left out, and said so.
+    otherHosts: str('host') === undefined && str('unit') === undefined ? fromConfig.otherHosts ?? [] : [],
   };
+}
+
+// The warning a single-unit command prints for a multi-host target; null when the target has one host.
+export function describeOtherHosts(t: ServiceTarget, acting: string): string | null {
+  if (!t.otherHosts || t.otherHosts.length === 0) return null;
+  return `multi-host target: ${acting} ${t.target ?? 'this machine'} ${t.unit} (rank0) only, not ${t.otherHosts.join(', ')}; \`spectune tune\` deploys to every rank, or pass --host/--unit for another one`;
 }
 
 // The hostname an ssh destination resolves to (ssh_config aliases included), for the default endpoint.

@@ -1,6 +1,6 @@
 // `spectune logs`: the journal of the current start, of deploy N (--trial N), or since a time.
 import { readServiceLogs } from '../../app/logs.js';
-import { TARGET_FLAGS, TARGET_USAGE, resolveTarget } from '../../app/service-target.js';
+import { TARGET_FLAGS, TARGET_USAGE, describeOtherHosts, resolveTarget } from '../../app/service-target.js';
 import { redactText, redactValue } from '../../redact.js';
 import { numberFlag, parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
@@ -17,7 +17,10 @@ export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const trial = values.trial === undefined ? undefined : numberFlag('trial', values.trial, NaN);
-  const r = await readServiceLogs(await resolveTarget(values, io.env), { trial, since: values.since });
+  const target = await resolveTarget(values, io.env);
+  const others = describeOtherHosts(target, 'showing');
+  if (others) io.stderr.write(`spectune: warn: ${others}\n`);
+  const r = await readServiceLogs(target, { trial, since: values.since });
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.entries))}\n` : redactText(r.text));
   return EXIT.ok;
 };

@@ -1,6 +1,6 @@
 // `spectune rollback`: back to the last known-good drop-in (or none), restart, verify readiness.
 import { rollbackService } from '../../app/rollback.js';
-import { TARGET_FLAGS, TARGET_USAGE, resolveTarget } from '../../app/service-target.js';
+import { TARGET_FLAGS, TARGET_USAGE, describeOtherHosts, resolveTarget } from '../../app/service-target.js';
 import { DEFAULT_READY_TIMEOUT_MS, RollbackFailedError } from '../../service/index.js';
 import { formatServiceEvent, formatSettings } from '../../service/render.js';
 import { redactText, redactValue } from '../../redact.js';
@@ -17,6 +17,8 @@ export const run: Command = async (argv, io) => {
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
   const target = await resolveTarget(values, io.env);
+  const others = describeOtherHosts(target, 'rolling back');
+  if (others) io.stderr.write(`spectune: warn: ${others}\n`);
   const progress = (e: Parameters<typeof formatServiceEvent>[0]) => { const l = formatServiceEvent(e); if (l) io.stderr.write(`${redactText(l)}\n`); };
   try {
     const r = await rollbackService(target, progress, { readyTimeoutMs });

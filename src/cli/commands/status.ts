@@ -1,5 +1,5 @@
 // `spectune status`: unit state, engine settings in force (from ExecStart), health.
-import { TARGET_FLAGS, TARGET_USAGE, resolveTarget } from '../../app/service-target.js';
+import { TARGET_FLAGS, TARGET_USAGE, describeOtherHosts, resolveTarget } from '../../app/service-target.js';
 import { readServiceStatus } from '../../app/status.js';
 import { redactValue } from '../../redact.js';
 import { formatStatus } from '../../service/render.js';
@@ -14,7 +14,10 @@ const FLAGS = { ...TARGET_FLAGS, json: { type: 'boolean' }, help: { type: 'boole
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
-  const st = await readServiceStatus(await resolveTarget(values, io.env), () => {});
+  const target = await resolveTarget(values, io.env);
+  const others = describeOtherHosts(target, 'showing');
+  if (others) io.stderr.write(`spectune: warn: ${others}\n`);
+  const st = await readServiceStatus(target, () => {});
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(st), null, 2)}\n` : formatStatus(st));
   return st.health.ok ? EXIT.ok : EXIT.failure;
 };
