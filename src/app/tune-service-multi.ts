@@ -1,6 +1,7 @@
 // The service port over a model that spans several hosts (rank0 serves HTTP and hosts the dist-init store, the
 // other ranks join it): every deploy goes to every rank's unit, all ranks restart together, a failure is diagnosed
 // from every rank's journal and rolled back on every rank. The single-host port (tune-service.ts) is untouched.
+import { namesNoFailure } from '../diagnose/index.js';
 import type { Verdict } from '../diagnose/types.js';
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
@@ -44,13 +45,9 @@ function nameOf(ctl: ServiceController): string {
   return `${ctl.host.name} ${ctl.unit}`;
 }
 
-// Whether a verdict names no failure (then the failed rank's own verdict says more).
-function namesNoFailure(v: Verdict): boolean {
-  return v.crashed === false || v.class === 'unknown' || v.class === 'healthy' || v.class === 'starting' || v.class === 'clean_stop';
-}
-
 // The group verdict: the diagnosis over every rank's journal, kept a crash loop when the failed rank looped.
 export function mergeGroupVerdict(group: Verdict | null, failed: FailedStart, failedName: string): Verdict {
+  // A group diagnosis that names no failure says less than the failed rank's own verdict.
   if (!group || namesNoFailure(group)) return failed.verdict;
   const summary = `${failedName} failed first; over all ranks' journals: ${group.summary}`;
   if (failed.verdict.class !== 'crash_loop' || group.class === 'crash_loop') return { ...group, summary };

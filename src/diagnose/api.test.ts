@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../errors.js';
-import { diagnoseLogs, findFatalLine, parseActionLog, parseSystemctlShow, renderDiagnosis, rulesForEngine } from './index.js';
+import { diagnoseLogs, findFatalLine, namesNoFailure, parseActionLog, parseSystemctlShow, renderDiagnosis, rulesForEngine } from './index.js';
+import type { Verdict } from './types.js';
 
 describe('findFatalLine', () => {
   it('classifies a bare SGLang KV-pool error', () => {
@@ -165,5 +166,14 @@ describe('journal JSON quirks', () => {
     expect(d.verdict.evidence[0]).toEqual({ line: 3, text: 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.' });
     expect(d.inputs?.[0].formats.json).toBe(3);
     expect(d.timeline[0]).toMatchObject({ ts: '2026-03-09T22:23:22Z', line: 3, kind: 'error:kv_cache_oom' });
+  });
+});
+
+describe('namesNoFailure', () => {
+  const v = (cls: string, crashed?: boolean) => ({ class: cls, cause: null, confidence: 'high', summary: '', evidence: [], ruledOut: [], remediation: [], ...(crashed === undefined ? {} : { crashed }) }) as unknown as Verdict;
+  it('is true for verdicts without a failure and false for crash classes', () => {
+    for (const c of ['healthy', 'starting', 'clean_stop', 'unknown']) expect(namesNoFailure(v(c)), c).toBe(true);
+    expect(namesNoFailure(v('stop_timeout', false))).toBe(true);
+    for (const c of ['kv_cache_oom', 'crash_loop', 'stop_timeout']) expect(namesNoFailure(v(c, true)), c).toBe(false);
   });
 });

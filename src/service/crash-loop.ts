@@ -1,6 +1,7 @@
 // Crash loops: systemd keeps restarting a start-up that dies the same way each time, while `systemctl status`
 // may well say "active (running)". Pure helpers that turn what the watcher saw into a crash_loop verdict.
-import type { Diagnosis, DiagnosisClass, Verdict } from '../diagnose/types.js';
+import { namesNoFailure } from '../diagnose/index.js';
+import type { Diagnosis, Verdict } from '../diagnose/types.js';
 import type { JournalEntry } from './journal.js';
 import type { Tracker } from './readiness.js';
 
@@ -11,15 +12,11 @@ export function failureTimestampMs(t: Tracker): number | null {
   return first ? Math.floor(first.realtimeUs / 1000) : null;
 }
 
-// Classes that describe a process without a failure: never the cause of a crash loop.
-const NO_FAILURE: ReadonlySet<DiagnosisClass> = new Set<DiagnosisClass>(['healthy', 'starting', 'clean_stop']);
-
 // Make a diagnosis into a crash_loop verdict when the watcher saw the unit restart, keeping what each start died of.
 export function asCrashLoop(d: Diagnosis, t: Tracker, looping: boolean): Diagnosis {
   if (!looping || d.verdict.class === 'crash_loop') return d;
   // A verdict that found no failure in the window (healthy, starting, clean stop) names no cause of the loop.
-  const noFailure = d.verdict.class === 'unknown' || d.verdict.crashed === false || NO_FAILURE.has(d.verdict.class);
-  const cause = noFailure ? null : d.verdict.class;
+  const cause = namesNoFailure(d.verdict) ? null : d.verdict.class;
   const starts = Math.max(t.mainPids.length, t.restarts + 1);
   const verdict: Verdict = {
     ...d.verdict,
