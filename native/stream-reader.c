@@ -227,7 +227,8 @@ static void *reader_main(void *arg) {
   reader_t *r = arg;
   // The thread uses little CPU but must not wait behind the engine or the JS thread for its turn: a socket left
   // unread while a second token arrives merges both under one (the later) receive stamp. Best effort, when allowed
-  // (root or CAP_SYS_NICE): SCHED_FIFO priority 1 (it sleeps ROUND_NS after every round, so it cannot hog a CPU),
+  // (root or CAP_SYS_NICE): SCHED_FIFO priority 1 (it blocks in epoll_wait whenever no socket has data and does one
+  // recvmsg per ready socket, so its CPU follows the data arriving; the kernel's real-time throttling caps the rest),
   // else nice -20, else unchanged; SPECTUNE_READER_RT=0 skips real time; a real-time process is left as it is.
   int policy = sched_getscheduler(0);
   if (policy == SCHED_OTHER || policy == SCHED_BATCH) {
