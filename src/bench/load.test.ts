@@ -4,7 +4,8 @@ import { runLevel, type LevelContext } from './load.js';
 import { RequestTimeline } from './metrics.js';
 import { resolveBenchOptions } from './options.js';
 import { SseScanner } from './sse.js';
-import { createRequestState, type InFlight, type Transport } from './transport.js';
+import { createRequestState, type InFlight } from './request-state.js';
+import type { Transport } from './transport.js';
 
 // A transport whose requests do exactly what each test scripts, on the fake clock; no sockets.
 type Step = (f: InFlight, st: ReturnType<typeof createRequestState>) => void;

@@ -4,10 +4,8 @@
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
-import { RequestTimeline } from './metrics.js';
-import { SseScanner } from './sse.js';
-import { KeepAlivePool, PooledConn, StreamRequest, renderWire } from './stream-request.js';
-import { createRequestState, type Transport } from './transport.js';
+import { KeepAlivePool, PooledConn, hostAndPort, sendOnPool } from './stream-request.js';
+import type { Transport } from './transport.js';
 
 // Record layout written by the reader thread (see stream-reader.c).
 const HDR = 24;
@@ -174,8 +172,7 @@ function errnoName(errno: number): string {
 export function createNativeTransport(base: URL, getText: Transport['getText']): Transport {
   const { addon, why } = loadNativeReader();
   if (!addon) throw new Error(why);
-  const host = base.hostname.replace(/^\[|\]$/g, '');
-  const port = Number(base.port || 80);
+  const { host, port } = hostAndPort(base);
   const reader = new NativeReader(addon, host, port);
   const pool = new KeepAlivePool<PooledConn>((p) => new NativeConn(p, reader, `${host}:${port}`));
   let closed = false;
@@ -183,13 +180,9 @@ export function createNativeTransport(base: URL, getText: Transport['getText']):
     name: 'native',
     send(url, plan, id, now, expectedFrames, startMs) {
       reader.syncClock(now);
-      const timeline = new RequestTimeline(startMs ?? now(), expectedFrames);
-      let req: StreamRequest | null = null;
-      const st = createRequestState(id, timeline, new SseScanner(), now, () => req?.abort());
-      reader.track(st.inflight.done);
-      req = new StreamRequest(pool, renderWire(url, plan), st);
-      req.start(false);
-      return st.inflight;
+      const f = sendOnPool(pool, url, plan, id, now, expectedFrames, startMs);
+      reader.track(f.done);
+      return f;
     },
     getText,
     close() {

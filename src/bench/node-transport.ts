@@ -3,7 +3,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { RequestTimeline } from './metrics.js';
 import { SseScanner } from './sse.js';
-import { createRequestState, type RequestState, type Transport } from './transport.js';
+import { createRequestState, type RequestState } from './request-state.js';
+import type { Transport } from './transport.js';
 
 // An error body is read only this far: enough for the server's message, bounded memory.
 const MAX_ERROR_BODY = 2048;

@@ -2,10 +2,8 @@
 // from the socket straight through the HTTP/1.1 parser into the SSE scanner — no streams, no per-chunk objects.
 // node:http spends several microseconds per chunk in llhttp callbacks and Readable machinery; this does not.
 import net from 'node:net';
-import { RequestTimeline } from './metrics.js';
-import { SseScanner } from './sse.js';
-import { KeepAlivePool, PooledConn, StreamRequest, renderWire } from './stream-request.js';
-import { createRequestState, type Transport } from './transport.js';
+import { KeepAlivePool, PooledConn, hostAndPort, sendOnPool } from './stream-request.js';
+import type { Transport } from './transport.js';
 
 // One read buffer for every connection (reads are handled synchronously, one at a time): 256 KiB covers
 // the largest burst a socket delivers in one read without splitting it.
@@ -69,19 +67,13 @@ export function createBatchClock(now: () => number): () => number {
 // A transport for http:// URLs on net.Socket connections.
 export function createRawTransport(base: URL, getText: Transport['getText']): Transport {
   const clock = { now: (): number => performance.now() };
-  const host = base.hostname.replace(/^\[|\]$/g, '');
-  const port = Number(base.port || 80);
+  const { host, port } = hostAndPort(base);
   const pool = new KeepAlivePool<PooledConn>((p) => new RawConn(host, port, p, clock));
   return {
     name: 'js',
     send(url, plan, id, now, expectedFrames, startMs) {
       clock.now = batchClock(now);
-      const timeline = new RequestTimeline(startMs ?? now(), expectedFrames);
-      let req: StreamRequest | null = null;
-      const st = createRequestState(id, timeline, new SseScanner(), now, () => req?.abort());
-      req = new StreamRequest(pool, renderWire(url, plan), st);
-      req.start(false);
-      return st.inflight;
+      return sendOnPool(pool, url, plan, id, now, expectedFrames, startMs);
     },
     getText,
     close: () => pool.destroy(),

@@ -1,8 +1,11 @@
 // One streamed request on a kept-alive connection, shared by the socket transports (raw net.Socket, native reader):
 // HTTP/1.1 parse -> SSE scan -> token timeline, keep-alive pooling and the retry of a request that met a stale
 // connection. The transports differ only in how bytes arrive and when they were received.
+import type { PlannedRequest } from './api.js';
 import { Http1ResponseParser } from './http1-parser.js';
-import type { RequestState } from './transport.js';
+import { RequestTimeline } from './metrics.js';
+import { SseScanner } from './sse.js';
+import { createRequestState, type InFlight, type RequestState } from './request-state.js';
 
 // Error bodies are kept only this far.
 const MAX_ERROR_BODY = 2048;
@@ -162,8 +165,23 @@ export class StreamRequest {
 }
 
 // Build the request text once: request line, headers, body.
-export function renderWire(url: URL, plan: { headers: Record<string, string>; body: string }): string {
+function renderWire(url: URL, plan: { headers: Record<string, string>; body: string }): string {
   let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nconnection: keep-alive\r\n`;
   for (const [k, v] of Object.entries(plan.headers)) head += `${k}: ${v}\r\n`;
   return `${head}\r\n${plan.body}`;
+}
+
+// The host (IPv6 brackets removed) and port of a base URL, for opening sockets to it.
+export function hostAndPort(base: URL): { host: string; port: number } {
+  return { host: base.hostname.replace(/^\[|\]$/g, ''), port: Number(base.port || 80) };
+}
+
+// Send one request on a keep-alive pool: its timeline and state, started on an idle or a new connection.
+export function sendOnPool(pool: KeepAlivePool<PooledConn>, url: URL, plan: PlannedRequest, id: string, now: () => number, expectedFrames: number, startMs: number | null): InFlight {
+  const timeline = new RequestTimeline(startMs ?? now(), expectedFrames);
+  let req: StreamRequest | null = null;
+  const st = createRequestState(id, timeline, new SseScanner(), now, () => req?.abort());
+  req = new StreamRequest(pool, renderWire(url, plan), st);
+  req.start(false);
+  return st.inflight;
 }

@@ -6,7 +6,7 @@ import { planRequest } from './api.js';
 import { createNodeTransport } from './node-transport.js';
 import { createNativeTransport, loadNativeReader } from './native-transport.js';
 import { createBatchClock, createRawTransport } from './raw-transport.js';
-import type { Transport } from './transport.js';
+import { createTransport, type Transport } from './transport.js';
 
 interface FakeServer { url: string; close(): Promise<void> }
 const FAKE = '../../test/fakes/sse-server.js';
@@ -117,5 +117,6 @@ describe('native reader', () => {
 
   it('names an unknown host in one line', () => {
     expect(() => createNativeTransport(new URL('http://no-such-host.invalid:80'), noText)).toThrow(/no-such-host\.invalid/);
+    expect(() => createTransport(new URL('http://no-such-host.invalid:80'), 'native')).toThrow(expect.objectContaining({ code: 'E_BENCH_FAILED', message: expect.stringContaining('cannot resolve no-such-host.invalid') }));
   });
 });

@@ -2,34 +2,20 @@
 // Plain http:// uses the raw-socket transport (cheapest per token); https:// goes through node:https.
 import http from 'node:http';
 import https from 'node:https';
-import type { PlannedRequest } from './api.js';
-import type { RequestOutcome, RequestTimeline } from './metrics.js';
-import { createNodeTransport } from './node-transport.js';
-import { createNativeTransport, loadNativeReader } from './native-transport.js';
-import { createRawTransport } from './raw-transport.js';
 import { ToolError } from '../errors.js';
-import type { SseScanner } from './sse.js';
-import type { BenchErrors } from './types.js';
+import type { PlannedRequest } from './api.js';
+import { createNativeTransport, loadNativeReader } from './native-transport.js';
+import { createNodeTransport } from './node-transport.js';
+import { createRawTransport } from './raw-transport.js';
+import type { InFlight } from './request-state.js';
+
+export type { InFlight, StreamPhase } from './request-state.js';
 
 /** The transports: `native` (reader thread, kernel receive stamps), `js` (net.Socket), `node:https` (TLS). */
 export type TransportName = 'native' | 'js' | 'node:https';
 
 /** What the caller asks for: the native reader when it is built (auto), or one of them by name. */
 export type TransportChoice = 'auto' | 'native' | 'js';
-
-/** Where a request is: connecting, waiting for its first token, or streaming. */
-export type StreamPhase = 'connect' | 'first' | 'stream';
-
-/** A request on the wire; the watchdog reads `phase`/`lastActivityMs` and calls `fail` on timeouts. */
-export interface InFlight {
-  readonly id: string;
-  readonly timeline: RequestTimeline;
-  readonly scanner: SseScanner;
-  phase: StreamPhase;
-  lastActivityMs: number;
-  fail(phase: keyof BenchErrors, message: string): void;
-  readonly done: Promise<RequestOutcome>;
-}
 
 /** How requests reach the server. */
 export interface Transport {
@@ -41,44 +27,6 @@ export interface Transport {
   getText(url: URL, headers: Record<string, string>, timeoutMs: number): Promise<string | null>;
   // Close every pooled connection.
   close(): void;
-}
-
-/** Settling logic shared by the transports: one outcome per request, whatever fires first. */
-export interface RequestState {
-  readonly inflight: InFlight;
-  readonly settled: boolean;
-  finish(ok: boolean, phase: keyof BenchErrors | null, error: string | null): void;
-  // The response ended: ok after [DONE], else the phase that explains why not.
-  finishStream(): void;
-}
-
-// Create the state of one request; `abort` tears the connection down when the watchdog fails it.
-export function createRequestState(id: string, timeline: RequestTimeline, scanner: SseScanner, now: () => number, abort: () => void): RequestState {
-  let settle!: (o: RequestOutcome) => void;
-  const done = new Promise<RequestOutcome>((r) => { settle = r; });
-  let settled = false;
-  const finish = (ok: boolean, phase: keyof BenchErrors | null, error: string | null): void => {
-    if (settled) return;
-    settled = true;
-    settle({ id, ok, errorPhase: phase, error, endMs: now(), completionTokens: scanner.completionTokens, promptTokens: scanner.promptTokens });
-  };
-  const inflight: InFlight = {
-    id, timeline, scanner, phase: 'connect', lastActivityMs: timeline.startMs, done,
-    fail(phase, message) {
-      finish(false, phase, message);
-      abort();
-    },
-  };
-  return {
-    inflight,
-    get settled() { return settled; },
-    finish,
-    finishStream() {
-      if (scanner.errorMessage !== null) finish(false, 'other', `stream error: ${scanner.errorMessage}`);
-      else if (!scanner.done) finish(false, 'endedEarly', `stream ended before [DONE] after ${timeline.frames} token frames`);
-      else finish(true, null, null);
-    },
-  };
 }
 
 // Pick the transport for a base URL: TLS goes through node:https; plain HTTP uses the native reader when it is
@@ -99,7 +47,7 @@ function createPlainTransport(base: URL, getText: Transport['getText'], choice: 
     return createNativeTransport(base, getText);
   } catch (e) {
     const msg = (e as Error).message;
-    if (/getaddrinfo/.test(msg)) throw new ToolError('E_BENCH_FAILED', `cannot resolve ${base.hostname}: ${msg}`, { hint: 'check the host name in --url' });
+    if ((e as NodeJS.ErrnoException).code === 'ENOTFOUND') throw new ToolError('E_BENCH_FAILED', `cannot resolve ${base.hostname}: ${msg}`, { hint: 'check the host name in --url' });
     throw new ToolError('E_BENCH_FAILED', `native transport unavailable: ${msg}`, { hint: 'run `bash scripts/build-native.sh` (needs a C compiler), or use --transport js' });
   }
 }

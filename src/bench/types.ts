@@ -1,4 +1,5 @@
 // Result types of `spectune bench`, shared with the tuner, the store and the reports.
+import type { TransportName } from './transport.js';
 
 /** mean/p50/p90/p99 of one metric (null when there were no samples). */
 export interface Summary {
@@ -72,6 +73,6 @@ export interface BenchResult {
   api: 'chat' | 'completions' | 'sglang';
   model: string | null;
   /** How the streams were read: native reader (kernel receive stamps), JS sockets, or node:https. */
-  transport?: 'native' | 'js' | 'node:https';
+  transport?: TransportName;
   runs: BenchRun[];
 }
