@@ -1,7 +1,7 @@
 // `spectune apply --set KEY=VALUE ...`: deploy one config via the drop-in, restart safely, wait for readiness,
 // roll back on failure. --dry-run prints the plan (files and commands, as a diff).
 import { applyConfig, type ApplyOutcome } from '../../app/apply.js';
-import { TARGET_FLAGS, TARGET_USAGE, describeOtherHosts, resolveTarget } from '../../app/service-target.js';
+import { TARGET_FLAGS, TARGET_USAGE } from '../../app/service-target.js';
 import { ToolError } from '../../errors.js';
 import type { ParamValue } from '../../engines/types.js';
 import { redactText, redactValue } from '../../redact.js';
@@ -10,6 +10,7 @@ import { formatServiceEvent, formatSettings, formatVerdict } from '../../service
 import { numberFlag, parseFlags, parseReadyTimeout } from '../args.js';
 import { EXIT, reportError } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
+import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S]
   KEY is the engine setting (speculative_num_steps or --speculative-num-steps); --timeout-stop-sec adds TimeoutStopSec= to the drop-in
@@ -70,9 +71,7 @@ export const run: Command = async (argv, io) => {
   const changes = parseChanges(values.set ?? [], values.unset ?? []);
   const timeoutStopSec = values['timeout-stop-sec'] === undefined ? undefined : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);
   const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
-  const target = await resolveTarget(values, io.env);
-  const others = describeOtherHosts(target, 'applying to');
-  if (others) io.stderr.write(`spectune: warn: ${others}\n`);
+  const target = await resolveCommandTarget(values, io, 'applying to');
   const r = await applyConfig({
     target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, onEvent: progressTo(io),
   });

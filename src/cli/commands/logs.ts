@@ -1,10 +1,11 @@
 // `spectune logs`: the journal of the current start, of deploy N (--trial N), or since a time.
 import { readServiceLogs } from '../../app/logs.js';
-import { TARGET_FLAGS, TARGET_USAGE, describeOtherHosts, resolveTarget } from '../../app/service-target.js';
+import { TARGET_FLAGS, TARGET_USAGE } from '../../app/service-target.js';
 import { redactText, redactValue } from '../../redact.js';
 import { numberFlag, parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
 import type { Command } from '../io.js';
+import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune logs [--trial N] [--since TIME] [--json]
   --trial N     the journal of deploy N (each \`spectune apply\` is one; default: the latest)
@@ -17,9 +18,7 @@ export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const trial = values.trial === undefined ? undefined : numberFlag('trial', values.trial, NaN);
-  const target = await resolveTarget(values, io.env);
-  const others = describeOtherHosts(target, 'showing');
-  if (others) io.stderr.write(`spectune: warn: ${others}\n`);
+  const target = await resolveCommandTarget(values, io, 'showing');
   const r = await readServiceLogs(target, { trial, since: values.since });
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.entries))}\n` : redactText(r.text));
   return EXIT.ok;

@@ -1,11 +1,12 @@
 // `spectune status`: unit state, engine settings in force (from ExecStart), health.
-import { TARGET_FLAGS, TARGET_USAGE, describeOtherHosts, resolveTarget } from '../../app/service-target.js';
+import { TARGET_FLAGS, TARGET_USAGE } from '../../app/service-target.js';
 import { readServiceStatus } from '../../app/status.js';
 import { redactValue } from '../../redact.js';
 import { formatStatus } from '../../service/render.js';
 import { parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
 import type { Command } from '../io.js';
+import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune status [--json]\n${TARGET_USAGE}`;
 const FLAGS = { ...TARGET_FLAGS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
@@ -14,9 +15,7 @@ const FLAGS = { ...TARGET_FLAGS, json: { type: 'boolean' }, help: { type: 'boole
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
-  const target = await resolveTarget(values, io.env);
-  const others = describeOtherHosts(target, 'showing');
-  if (others) io.stderr.write(`spectune: warn: ${others}\n`);
+  const target = await resolveCommandTarget(values, io, 'showing');
   const st = await readServiceStatus(target, () => {});
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(st), null, 2)}\n` : formatStatus(st));
   return st.health.ok ? EXIT.ok : EXIT.failure;
