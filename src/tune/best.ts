@@ -1,11 +1,9 @@
 // Which measured config is best: trials of the same config are pooled, so a repeat measurement counts once.
-import { findWinner } from '../search/index.js';
+import { configKey, findWinner } from '../search/index.js';
 import type { ObjectiveSpec, TrialRecord, TuneConfig } from './types.js';
 
-// A stable key for a config (sorted keys), so {a,b} and {b,a} are the same candidate.
-export function configKey(config: TuneConfig): string {
-  return JSON.stringify(Object.keys(config).sort().map((k) => [k, config[k]]));
-}
+// A stable key for a config (sorted keys): the search's own, so the tuner's candidates match its winner.
+export { configKey };
 
 // Whether a trial counts as a valid measurement of its config.
 export function isUsable(t: TrialRecord): boolean {
