@@ -19,9 +19,32 @@ const TARGET = { mean: 0.02, tail: 0.10, single: 0.01, cpuUsPerToken: 5 };
 // How long the bare-socket floor is sampled per level.
 const FLOOR_MS = 2000;
 
+// bench/*.c tools compiled in this run, by name (buildTool).
+const builtTools = new Map();
+
 if (process.argv.includes('--serve')) await serve();
 else if (process.argv.includes('--blast')) await blast();
 else await measure();
+
+// ---- helpers -------------------------------------------------------------------------------------------------
+
+// Fork this script in a child role (--serve, --blast) and wait for the port it listens on.
+async function forkRole(flag) {
+  const child = fork(SELF, [flag], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  return { child, port };
+}
+
+// Compile bench/<name>.c with the system compiler, once per run; the path of the binary.
+function buildTool(name) {
+  if (!builtTools.has(name)) {
+    const dir = fileURLToPath(new URL('./.build/', import.meta.url));
+    mkdirSync(dir, { recursive: true });
+    execFileSync(process.env.CC ?? 'cc', ['-O2', '-o', `${dir}${name}`, fileURLToPath(new URL(`./${name}.c`, import.meta.url))], { stdio: 'inherit' });
+    builtTools.set(name, `${dir}${name}`);
+  }
+  return builtTools.get(name);
+}
 
 // ---- floor: what one socket read costs on this machine, with a callback that does nothing ----------------------
 
@@ -39,8 +62,7 @@ async function blast() {
 // Parent: open c bare sockets whose read callback does nothing; CPU per read is the floor under any client.
 async function measureFloor(c) {
   const net = await import('node:net');
-  const child = fork(SELF, ['--blast'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  const { child, port } = await forkRole('--blast');
   let reads = 0;
   const buffer = Buffer.allocUnsafe(65536);
   const socks = Array.from({ length: c }, () => net.connect({ port, host: '127.0.0.1', noDelay: true, onread: { buffer, callback: () => { reads++; return true; } } }));
@@ -59,8 +81,7 @@ async function measureNativeFloor(c) {
   const { loadNativeReader } = await import('../dist/bench/native-transport.js');
   const { addon } = loadNativeReader();
   if (!addon) return NaN;
-  const child = fork(SELF, ['--blast'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  const { child, port } = await forkRole('--blast');
   let reads = 0;
   const reader = addon.create((b) => {
     const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
@@ -86,13 +107,10 @@ async function measureNativeFloor(c) {
 
 // Parent: the kernel's floor with no runtime at all (bench/read-floor.c: epoll + one recvmsg per readiness, in C).
 async function measureKernelFloor(c) {
-  const dir = fileURLToPath(new URL('./.build/', import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  execFileSync(process.env.CC ?? 'cc', ['-O2', '-o', `${dir}read-floor`, fileURLToPath(new URL('./read-floor.c', import.meta.url))], { stdio: 'inherit' });
-  const child = fork(SELF, ['--blast'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  const bin = buildTool('read-floor');
+  const { child, port } = await forkRole('--blast');
   const out = await new Promise((resolve, reject) => {
-    const p = spawn(`${dir}read-floor`, [String(port), String(c), String(FLOOR_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(bin, [String(port), String(c), String(FLOOR_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let text = '';
     p.stdout.on('data', (d) => { text += d; });
     p.on('exit', (code) => (code === 0 ? resolve(Number(text)) : reject(new Error(`read-floor exited ${code}`))));
@@ -280,8 +298,7 @@ async function measureLevel(runBench, child, port, c, tokens, transport) {
 
 // The node truth server (this file, --serve) in a child process; records come over IPC.
 async function startNodeServer() {
-  const child = fork(SELF, ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise((r) => child.once('message', (m) => r(m.port)));
+  const { child, port } = await forkRole('--serve');
   return {
     port,
     kill: () => child.kill(),
@@ -294,10 +311,7 @@ async function startNodeServer() {
 
 // The C truth server, compiled here with the system compiler; its clock is CLOCK_MONOTONIC (performance.now()'s).
 async function startCServer() {
-  const dir = fileURLToPath(new URL('./.build/', import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  execFileSync(process.env.CC ?? 'cc', ['-O2', '-o', `${dir}truth-server`, fileURLToPath(new URL('./truth-server.c', import.meta.url))], { stdio: 'inherit' });
-  const child = spawn(`${dir}truth-server`, [String(TTFT_MS), String(ITL_MS)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(buildTool('truth-server'), [String(TTFT_MS), String(ITL_MS)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const next = () => new Promise((r) => lines.once('line', r));
   const port = Number(await next());
