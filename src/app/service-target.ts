@@ -1,6 +1,7 @@
 // Which service the status/apply/rollback/logs commands act on: flags first, then spectune.yaml `target`;
 // opens the host and builds the service controller.
 import { existsSync } from 'node:fs';
+import { orderRanks } from '../config/ranks.js';
 import { ToolError } from '../errors.js';
 import type { EngineName } from '../engines/types.js';
 import type { EventSink } from '../events.js';
@@ -45,15 +46,15 @@ export interface ServiceTarget {
   otherHosts?: string[];
 }
 
-// Target values from spectune.yaml (the first host: rank0 serves the endpoint), when a config is in play.
+// Target values from spectune.yaml (rank0, as the tuner orders ranks: it serves the endpoint), when a config is in play.
 async function readConfigTarget(path: string | undefined): Promise<Partial<ServiceTarget>> {
   const file = path ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   if (!file) return {};
   const { loadConfig } = await import('../config/load.js');
   const { config } = await loadConfig(file);
   const t = config.target;
-  const rank0 = t.hosts.find((h) => h.role !== 'rank1') ?? t.hosts[0];
-  const others = t.hosts.filter((h) => h !== rank0).map((h, i) => `${h.role ?? `host ${i + 2}`} ${h.host ?? 'this machine'} ${h.unit}`);
+  const [rank0, ...rest] = orderRanks(t.hosts);
+  const others = rest.map((h, i) => `${h.role ?? `host ${i + 2}`} ${h.host ?? 'this machine'} ${h.unit}`);
   return { target: rank0.host ?? undefined, unit: rank0.unit, engine: t.engine, endpoint: t.endpoint, otherHosts: others };
 }
 

@@ -1,6 +1,6 @@
 // Builds the campaign's ports from a validated config: store, service controllers (one per host), benchmark and search.
 import { resolve } from 'node:path';
-import type { SpectuneConfig } from '../config/index.js';
+import { orderRanks, type SpectuneConfig } from '../config/index.js';
 import { ToolError } from '../errors.js';
 import type { EventSink } from '../events.js';
 import { openHost, type Host } from '../host/index.js';
@@ -97,10 +97,4 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     now: Date.now,
   };
   return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
-}
-
-// The target's hosts rank0 first (then rank1); hosts without a role keep their order.
-export function orderRanks<T extends { role?: 'rank0' | 'rank1' }>(hosts: T[]): T[] {
-  const rankOf = (h: T, i: number) => (h.role === 'rank0' ? 0 : h.role === 'rank1' ? 1 : i);
-  return hosts.map((h, i) => ({ h, k: rankOf(h, i), i })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.h);
 }

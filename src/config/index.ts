@@ -7,3 +7,4 @@ export { RULES, type Rule, type RuleContext } from './rules.js';
 export { parseBytes, parseDurationMs, parseRatio, isPercent } from './units.js';
 export { buildJsonSchema, SCHEMA_ID } from './json-schema.js';
 export { loadConfig } from './load.js';
+export { orderRanks } from './ranks.js';

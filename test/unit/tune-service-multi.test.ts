@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/diagnose/types.js';
 import type { SpectuneEvent } from '../../src/events.js';
 import { createMultiHostServicePort, mergeGroupVerdict, withoutRankDiagnoses } from '../../src/app/tune-service-multi.js';
-import { orderRanks } from '../../src/app/tune-wiring.js';
+import { orderRanks } from '../../src/config/index.js';
 import type { FailedStart } from '../../src/service/index.js';
 import { DROPIN, EXEC, UNIT } from './service-fakes.js';
 import { abortsOnNccl, comesUp, createRanks, diesOfOom } from './tune-multi-fakes.js';
