@@ -5,6 +5,7 @@ import { createDiagnoser, parseActionLog, type ActionRecord, type Diagnosis } fr
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import { openHost } from '../host/index.js';
+import { normalizeUnitName } from '../service/index.js';
 import { diagnoseUnit } from './diagnose-live.js';
 
 /** What to diagnose: files (or stdin), or a live unit on a host. */
@@ -57,7 +58,9 @@ async function diagnoseLive(req: DiagnoseRequest, actions: ActionRecord[] | unde
 }
 
 // Run a diagnosis for the CLI (or any caller): files/stdin streamed in bounded memory, or live mode.
-export async function runDiagnose(req: DiagnoseRequest): Promise<Diagnosis> {
+export async function runDiagnose(given: DiagnoseRequest): Promise<Diagnosis> {
+  // One unit-name rule for every command: `--unit sglang-qwen` means sglang-qwen.service here too.
+  const req = given.unit ? { ...given, unit: normalizeUnitName(given.unit) } : given;
   const actions = req.actionsFile ? parseActionLog(await readText(req.actionsFile)).actions : undefined;
   if (req.unit && (req.host || !req.files.length && !req.stdin)) return diagnoseLive(req, actions);
   const d = createDiagnoser({

@@ -68,8 +68,22 @@ describe('diagnoseLogs', () => {
     expect(() => diagnoseLogs([{ name: 'x', content: '' }])).toThrow(ToolError);
     try { diagnoseLogs([{ name: 'x', content: '' }]); } catch (e) { expect((e as ToolError).code).toBe('E_INPUT_UNUSABLE'); }
   });
-  it('refuses input in which nothing is recognised', () => {
-    expect(() => diagnoseLogs([{ name: 'x', content: 'hello\nworld\n' }])).toThrow(/no journal entry or engine log line recognised in 2 line/);
+  it('reads any non-empty text: unrecognised lines are engine output of one lifetime, and the verdict names what was missing', () => {
+    const d = diagnoseLogs([{ name: 'x', content: 'hello\nworld\n' }]);
+    expect(d.verdict.class).toBe('unknown');
+    expect(d.verdict.confidence).toBe('low');
+    expect(d.lifetimes).toHaveLength(1);
+    expect(d.verdict.missing).toEqual(expect.arrayContaining([expect.stringMatching(/^no timestamps: no timeline/), expect.stringMatching(/^no systemd lines: a stop cannot be told from a crash/)]));
+    expect(d.verdict.collect).toEqual(expect.arrayContaining([expect.stringMatching(/^journalctl -u UNIT -o json --since '1 hour ago' > journal\.json$/)]));
+  });
+  it('refuses only blank input, with a one-line reason', () => {
+    expect(() => diagnoseLogs([{ name: 'x', content: '\n\n  \n'.replace('  ', '') }])).toThrow(/only blank lines/);
+    expect(() => diagnoseLogs([{ name: 'x', content: '' }])).toThrow(/the input is empty/);
+  });
+  it('a pasted traceback fragment gets a verdict and a collect-next command at the time of its stamps', () => {
+    const d = diagnoseLogs([{ name: 'x', content: '[2026-03-10 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\nRuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n' }], { unit: 'sglang-qwen.service' });
+    expect(d.verdict.class).toBe('kv_cache_oom');
+    expect(d.verdict.collect?.[0]).toBe("journalctl -u sglang-qwen.service -o json --since '2026-03-10 09:55:00' > journal.json");
   });
   it('takes the earliest failure across nodes as the root cause (NCCL errors on the other node are its echo)', () => {
     const node1 = [

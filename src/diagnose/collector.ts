@@ -26,6 +26,12 @@ export interface SourceSummary {
   yearHint: number | null;
   /** Kernel lines seen (journalctl -k mixed in): then "no OOM-killer record" is a finding. */
   kernelLines: number;
+  /** Lines written by systemd (PID 1) about a unit: without them a stop cannot be told from a crash. */
+  systemdLines: number;
+  /** Lines that carried a timestamp (journal or engine prefix). */
+  stampedLines: number;
+  /** First timestamp text seen, for the "collect next" commands. */
+  firstTs: string | null;
 }
 
 /** Everything the evaluator needs, gathered in one pass. */
@@ -111,7 +117,7 @@ export class Collector {
   private sourceFor(name: string): SourceState {
     let s = this.sources.get(name);
     if (!s) {
-      const summary: SourceSummary = { name, lines: 0, recognised: 0, formats: { json: 0, journal: 0, plain: 0, meta: 0 }, yearHint: null, kernelLines: 0 };
+      const summary: SourceSummary = { name, lines: 0, recognised: 0, formats: { json: 0, journal: 0, plain: 0, meta: 0 }, yearHint: null, kernelLines: 0, systemdLines: 0, stampedLines: 0, firstTs: null };
       const state: SourceState = { summary, splitter: null as unknown as LineSplitter, tracker: new LifetimeTracker(name, () => ++this.lifeIds), dialect: null };
       state.splitter = createLineSplitter((line) => this.onLine(state, line));
       this.sources.set(name, state);
@@ -130,6 +136,8 @@ export class Collector {
     const app = rec.origin === 'app' ? stripAppPrefix(rec.message) : bare(rec.message);
     const ts = rec.ts ?? app.appTs;
     sum.yearHint ??= yearOf(rec.ts) ?? yearOf(app.appTs);
+    if (ts) { sum.stampedLines++; sum.firstTs ??= detach(ts); }
+    if (rec.origin === 'systemd') sum.systemdLines++;
     if (rec.format !== 'plain' || app.prefixed) sum.recognised++;
     if (rec.origin === 'kernel') { sum.kernelLines++; return this.onKernel(src, lineNo, ts, app.text); }
     // With --unit, lines about (systemd) or from (journal JSON) another unit are not this service's story.
@@ -150,6 +158,8 @@ export class Collector {
     if (marker) this.onMarker(src, life, marker, { line: lineNo, ts: ts && detach(ts), text: quote(text), fields: detachAll(marker.fields) }, rec.pid);
     // Indented 4+ spaces = a traceback's source line: code quoting a message is not the message.
     if (text.startsWith('    ') || isRoutine(text)) return;
+    const cleared = this.matcher.clearedRules(text);
+    if (cleared) life.hits = life.hits.filter((h) => !cleared.has(h.ruleId));
     const matches = this.matcher.match(text);
     if (!matches.length) {
       if (isApp && SUSPICIOUS.test(text)) this.pushBounded(this.suspicious, this.item(src, lineNo, ts, rec.pid, 'suspicious', text, life.id), MAX_SUSPICIOUS);

@@ -83,7 +83,9 @@ function oomTie(life: LifeState, h: RuleHit, ctx: DeathContext): OomTie {
 
 // OOM-killer evidence for a lifetime: systemd's notice, a correlated kernel line, or Result=oom-kill.
 function oomEvidence(life: LifeState, ctx: DeathContext): { quotes: Quote[]; firm: boolean } {
-  const own = life.hits.filter((h) => h.class === 'host_oom_kill');
+  // A non-fatal host-memory hint (a projection over the host's RAM) counts only when the process was then killed.
+  const killed = life.hits.some((h) => h.ruleId === 'process.killed_by_signal') || life.marks.exit?.fields.status === '9';
+  const own = life.hits.filter((h) => h.class === 'host_oom_kill' && (h.fatal || killed || h.ruleId === 'kernel.oom_kill_context'));
   const ties = ctx.unowned.filter((h) => h.class === 'host_oom_kill' && h.fatal).map((h) => ({ h, tie: oomTie(life, h, ctx) })).filter((x) => x.tie);
   const out: Quote[] = [...ties.map((x) => x.h), ...own].map((h) => ({ line: h.line, ts: h.ts, text: h.text, fields: h.fields, source: h.source }));
   const stateSays = life.id === ctx.stateLife && ctx.state?.Result === 'oom-kill';
@@ -92,16 +94,39 @@ function oomEvidence(life: LifeState, ctx: DeathContext): { quotes: Quote[]; fir
 }
 
 // The decisive engine failure among the hits, after refinements (e.g. an OOM raised inside capture_model).
-export function bestFailure(hits: RuleHit[]): { hit: RuleHit; cls: DiagnosisClass } | null {
+export function bestFailure(hits: RuleHit[], raised = true): { hit: RuleHit; cls: DiagnosisClass; refiner?: RuleHit } | null {
   const failures = hits.filter((h) => h.fatal && APP_FAILURE_CLASSES.has(h.class));
   const refiners = hits.filter((h) => ruleOf(h).refines).sort((a, b) => CLASS_RANK[b.class] - CLASS_RANK[a.class]);
   if (!failures.length) {
-    const r = refiners.find((h) => ruleOf(h).refines!.includes('unknown'));
+    // A context rule names an unexplained failure only when something failed: a traceback or an abort was printed.
+    const r = raised ? refiners.find((h) => ruleOf(h).refines!.includes('unknown')) : undefined;
     return r ? { hit: r, cls: r.class } : null;
   }
   const best = failures.reduce((a, b) => (scoreOf(ruleOf(b)) > scoreOf(ruleOf(a)) ? b : a));
   const refiner = refiners.find((h) => ruleOf(h).refines!.includes(best.class));
-  return { hit: best, cls: refiner ? refiner.class : best.class };
+  return refiner ? { hit: best, cls: refiner.class, refiner } : { hit: best, cls: best.class };
+}
+
+/** Confidence levels in order, to take the lower of two. */
+const CONFIDENCE_ORDER: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
+
+/** Classes that are usually the echo of another failure (a dead rank makes the others fail in NCCL). */
+const ECHO_CLASSES = new Set<DiagnosisClass>(['distributed_error']);
+/** Classes that name one memory failure at different levels (the KV buffer's cudaMalloc, an OOM inside capture). */
+const MEMORY_LEVELS = new Set<DiagnosisClass>(['kv_cache_oom', 'cuda_oom', 'cuda_graph_capture_failure']);
+
+// Do two classes tell the same failure at different levels (so neither contradicts the other)?
+function nested(a: DiagnosisClass, b: DiagnosisClass): boolean {
+  return MEMORY_LEVELS.has(a) && MEMORY_LEVELS.has(b);
+}
+
+// Confidence discipline: `high` only when no other firm failure of another class competes in the same lifetime.
+function disciplined(c: Confidence, chosen: { hit: RuleHit; cls: DiagnosisClass }, hits: RuleHit[]): Confidence {
+  if (c !== 'high') return c;
+  const refines = ruleOf(chosen.hit).refines ?? [];
+  const rival = hits.some((h) => h.fatal && h.class !== chosen.cls && h.class !== chosen.hit.class && APP_FAILURE_CLASSES.has(h.class)
+    && !ECHO_CLASSES.has(h.class) && !refines.includes(h.class) && !nested(h.class, chosen.cls) && ruleOf(h).confidence === 'high' && !(ruleOf(h).refines ?? []).includes(chosen.cls));
+  return rival ? 'medium' : c;
 }
 
 // Exit facts: how the main process ended, from the journal or (for the latest lifetime) from systemctl show.
@@ -137,15 +162,20 @@ export function judgeLifetime(life: LifeState, ctx: DeathContext): Death {
   }
   const { quotes: oom, firm } = oomEvidence(life, ctx);
   if (oom.length) return { ...base, ended: true, oom, class: 'host_oom_kill', crashed: true, confidence: firm ? 'high' : 'medium', evidence: [...oom, ...tail] };
-  const failure = bestFailure(life.hits);
+  const failure = bestFailure(life.hits, life.chains.length > 0 || Boolean(m.app_abort));
   if (failure) {
     const hq = { line: failure.hit.line, ts: failure.hit.ts, text: failure.hit.text, fields: failure.hit.fields, source: failure.hit.source };
-    const confidence = ruleOf(failure.hit).confidence;
+    // A class sharpened by a context rule is no surer than that rule.
+    const own = ruleOf(failure.hit).confidence;
+    const sharpened = failure.refiner && CONFIDENCE_ORDER[ruleOf(failure.refiner).confidence] < CONFIDENCE_ORDER[own] ? ruleOf(failure.refiner).confidence : own;
+    const confidence = disciplined(sharpened, failure, life.hits);
     return { ...base, decisive: failure.hit, class: failure.cls, crashed: true, confidence, evidence: [hq, ...tail, ...q(life, m.restart)] };
   }
   if (isCleanStop(life, exit)) {
     const ev = [...q(life, m.stop_requested), ...q(life, m.sigterm), ...q(life, m.drain), ...q(life, m.app_exit), ...tail];
-    return { ...base, ended: true, class: 'clean_stop', crashed: false, confidence: 'high', evidence: ev };
+    // The engine's own "exiting" lines do not prove the exit was clean: only systemd's exit/result record does.
+    const confirmed = Boolean(exit || m.result);
+    return { ...base, ended: true, class: 'clean_stop', crashed: false, confidence: confirmed ? 'high' : 'medium', evidence: ev };
   }
   return judgeUnexplained(life, exit, ended, tail);
 }
@@ -154,24 +184,33 @@ export function judgeLifetime(life: LifeState, ctx: DeathContext): Death {
 function judgeUnexplained(life: LifeState, exit: { code: string; status: number } | null, ended: boolean, tail: Quote[]): Death {
   const m = life.marks;
   const base = { life, ended, decisive: null, oom: [] as Quote[] };
-  const killRequest = life.hits.find((h) => h.ruleId === 'systemd.client_kill');
+  const killRequest = life.hits.find((h) => h.ruleId === 'systemd.client_kill') ?? life.hits.find((h) => h.fatal && h.class === 'external_kill' && ruleOf(h).confidence !== 'low');
   if (killRequest) {
     const kq = { line: killRequest.line, ts: killRequest.ts, text: killRequest.text, fields: killRequest.fields, source: killRequest.source };
-    return { ...base, ended: true, class: 'external_kill', crashed: true, confidence: 'high', evidence: [kq, ...tail] };
+    return { ...base, ended: true, class: 'external_kill', crashed: true, confidence: ruleOf(killRequest).confidence, evidence: [kq, ...tail], decisive: killRequest };
   }
   const raised = life.chains.find((c) => c.blocks[0]?.type);
   if (raised && (exit?.status !== 0 || !ended)) {
     const root = raised.blocks[0];
     const rq: Quote = { line: root.terminalLine ?? raised.firstLine, ts: null, text: `${root.type}: ${root.message}`.split('\n')[0], fields: {}, source: life.source };
+    // Raised while a library module was being imported (a `<module>` frame below the entry point): the installed
+    // packages do not fit together, whatever the exception says.
+    if (root.frames.slice(1).some((f) => f.func === '<module>' && /(?:site|dist)-packages\/|^[\w-]+\//.test(f.file) && !/runpy\.py$|__main__\.py$/.test(f.file))) {
+      return { ...base, class: 'dependency_error', crashed: ended, confidence: 'medium', evidence: [rq, ...tail] };
+    }
     return { ...base, class: 'unknown', crashed: ended, confidence: 'low', evidence: [rq, ...tail] };
   }
-  const child = life.hits.find((h) => h.ruleId === 'sglang.child_killed');
+  const child = life.hits.find((h) => h.ruleId === 'sglang.child_killed' || h.ruleId === 'vllm.worker_fatal_signal' || h.ruleId === 'process.killed_by_signal');
   if ((exit && exit.code === 'killed') || child) {
     const ev = [...q(life, m.sigterm), ...(child ? [{ ...child, source: child.source }] : []), ...tail];
     return { ...base, ended: true, class: 'external_kill', crashed: true, confidence: 'low', evidence: ev };
   }
   if ((exit && exit.status !== 0) || m.app_abort) return { ...base, class: 'unknown', crashed: true, confidence: 'low', evidence: [...q(life, m.app_abort), ...tail] };
   if (ended) return { ...base, class: 'clean_stop', crashed: false, confidence: 'medium', evidence: tail };
+  // Asked to stop, shutting down, no error and no exit yet: a stop under way (the window ends before the exit).
+  if ((m.sigterm || m.stop_requested) && !life.chains.length) {
+    return { ...base, class: 'clean_stop', crashed: false, confidence: 'low', evidence: [...q(life, m.stop_requested), ...q(life, m.sigterm)] };
+  }
   const running = judgeRunning(life);
   return { ...base, class: running.class, crashed: false, confidence: running.confidence, evidence: running.evidence.flatMap((s) => q(life, s)) };
 }

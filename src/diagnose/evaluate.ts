@@ -3,7 +3,8 @@ import { ToolError } from '../errors.js';
 import type { Collected } from './collector.js';
 import { judgeLifetime, ruleOf, type Death, type DeathContext } from './death.js';
 import { explainVerdict, type Incident } from './explain.js';
-import type { LifeState } from './lifetimes.js';
+import { LifetimeTracker, type LifeState } from './lifetimes.js';
+import { findGaps } from './gaps.js';
 import type { ServiceState } from './state.js';
 import { parseStamp, yearOf } from './time.js';
 import { buildLifetimes, buildTimeline, pickRootException } from './outline.js';
@@ -21,13 +22,21 @@ export interface EvaluateOptions {
 /** Failed starts in one window that make a crash loop (one failure followed by a restart is just a crash). */
 const CRASH_LOOP_MIN_FAILURES = 2;
 
-// Refuse input in which nothing was recognised (a wrong file, an empty export).
-function assertUsable(c: Collected): void {
-  const lines = c.sources.reduce((n, s) => n + s.lines, 0);
-  if (lines === 0) throw new ToolError('E_INPUT_UNUSABLE', 'the input is empty', { hint: 'pass a journal export (journalctl -u UNIT -o json), journalctl text or engine output' });
-  if (c.sources.every((s) => s.recognised === 0)) {
-    throw new ToolError('E_INPUT_UNUSABLE', `no journal entry or engine log line recognised in ${lines} line(s)`, { hint: 'pass a journal export (journalctl -u UNIT -o json), journalctl text or engine output' });
+// Refuse only an input without a single non-blank line: any text is read (unrecognised text is engine output).
+function assertNotEmpty(c: Collected): void {
+  const text = c.sources.reduce((n, s) => n + s.formats.json + s.formats.journal + s.formats.plain + s.formats.meta, 0);
+  if (text === 0) {
+    const lines = c.sources.reduce((n, s) => n + s.lines, 0);
+    throw new ToolError('E_INPUT_UNUSABLE', lines ? `the input has only blank lines (${lines})` : 'the input is empty', { hint: 'pass the log text: a journal export (journalctl -u UNIT -o json), journalctl text, or engine output pasted from docker/kubectl/a file' });
   }
+}
+
+// A lifetime spanning the whole first source, for inputs with only kernel or journal meta lines.
+function wholeInputLife(c: Collected): LifeState {
+  const src = c.sources[0];
+  const life = new LifetimeTracker(src.name, () => 1).forApp(1, null, null, null);
+  life.lastLine = src.lines;
+  return life;
 }
 
 // Drop hits of rules written for another engine than the lifetime's dialect.
@@ -59,7 +68,10 @@ function findCrashLoop(deaths: Death[], c: Collected, state: ServiceState | null
   const failed = [...perSource.values()].reduce<Death[]>((a, b) => (b.length > a.length ? b : a), []);
   const limit = c.lives.find((l) => l.marks.start_limit);
   const restarts = c.lives.filter((l) => l.marks.restart).length;
-  const looping = limit || failed.length >= CRASH_LOOP_MIN_FAILURES || (failed.length >= 1 && restarts >= 1 && (state?.NRestarts ?? 0) >= CRASH_LOOP_MIN_FAILURES);
+  // One lifetime that printed the same fatal line twice and was restarted (docker's "(restarting)") is a loop too.
+  const repeated = failed.length === 1 && restarts >= 1 && failed[0].decisive !== null
+    && failed[0].life.hits.filter((h) => h.ruleId === failed[0].decisive!.ruleId).length >= CRASH_LOOP_MIN_FAILURES;
+  const looping = limit || repeated || failed.length >= CRASH_LOOP_MIN_FAILURES || (failed.length >= 1 && restarts >= 1 && (state?.NRestarts ?? 0) >= CRASH_LOOP_MIN_FAILURES);
   if (!looping || !failed.length) return null;
   const cause = commonCause(failed);
   const sample = [...failed].reverse().find((d) => d.class === cause)!;
@@ -93,7 +105,8 @@ function pickIncident(deaths: Death[], hints: Map<string, number | null>): Death
 
 // Evaluate collected evidence into the public Diagnosis.
 export function evaluate(c: Collected, opts: EvaluateOptions): Diagnosis {
-  assertUsable(c);
+  assertNotEmpty(c);
+  if (!c.lives.length) c.lives.push(wholeInputLife(c));
   const hints = yearHints(c, opts.actions);
   for (const l of c.lives) keepDialectHits(l);
   const firstSource = c.sources[0]?.name;
@@ -102,10 +115,11 @@ export function evaluate(c: Collected, opts: EvaluateOptions): Diagnosis {
     unowned: c.unowned, state: opts.state, stateLife: own[own.length - 1]?.id ?? null, unit: opts.unit, yearHints: hints,
   };
   const deaths = c.lives.map((l) => judgeLifetime(l, ctx));
-  if (!deaths.length) throw new ToolError('E_INPUT_UNUSABLE', 'no service or engine output found (only kernel or journal meta lines)', { hint: 'include the unit journal: journalctl -u UNIT -o json' });
   const loop = findCrashLoop(deaths, c, opts.state);
   const incident: Incident = loop ?? { kind: 'single', death: pickIncident(deaths, hints), deaths, failed: [], cause: null };
   const verdict = explainVerdict(incident, { ...opts, hints, unowned: c.unowned, suspicious: c.suspicious });
+  const processMarkers = c.lives.some((l) => l.pid !== null || l.sawStart || Boolean(l.marks.starting || l.marks.started || l.marks.engine_start));
+  Object.assign(verdict, findGaps({ sources: c.sources, kernelChecked: opts.kernelChecked, hasState: opts.state !== null, unit: opts.unit, verdictClass: verdict.class, processMarkers }));
   const byId = new Map(deaths.map((d) => [d.life.id, d]));
   return {
     verdict,

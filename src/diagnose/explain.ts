@@ -140,5 +140,6 @@ export function explainVerdict(inc: Incident, ctx: ExplainContext): Verdict {
     summary: summarize(inc, { stop, kernelChecked: ctx.kernelChecked, state: ctx.state, hints: ctx.hints }),
     evidence: orderEvidence(evidenceOf(inc, ctx), withSource),
     ruledOut: ruledOutOf(inc, cls, rf), remediation, crashed: inc.kind === 'crash_loop' || d.crashed, facts: factsOf(inc, ctx),
+    detail: d.decisive ? ruleOf(d.decisive).detail ?? null : null,
   };
 }

@@ -28,6 +28,8 @@ const READY_LLAMA = /server is listening on (?<url>\S+)/;
 /** The process is dying by itself with no Python exception: faulthandler, ggml asserts, C++ terminate. */
 const ABORT = /Fatal Python error: (?<reason>.+)|GGML_ASSERT\((?<assert>.*)\) failed|terminate called after throwing|Segmentation fault \(core dumped\)/;
 const ENGINE_START = /server_args=ServerArgs\(|vLLM API server version|^(?:main: )?build(?: =|:) \d+/;
+/** docker compose's own line when a container stops: "name exited with code 127 (restarting)". */
+const DOCKER_EXIT = /^[\w.-]+ exited with code (?<status>\d+)(?<restarting> \(restarting\))?$/;
 const JOB_VERBS: Record<string, MarkerKind> = { Starting: 'starting', Started: 'started', Stopping: 'stop_requested', Stopped: 'stopped' };
 
 // Named groups of a match as plain strings.
@@ -69,8 +71,11 @@ export function readAppMarker(text: string, dialect: Dialect | null): Marker | n
   if (text.includes('server is listening on') && (m = READY_LLAMA.exec(text))) return { kind: 'ready', fields: groups(m) };
   if ((m = DRAIN.exec(text))) return { kind: 'drain', fields: groups(m) };
   if ((m = ABORT.exec(text))) return { kind: 'app_abort', fields: groups(m) };
-  if (text.includes('SIGTERM received') || text.includes('Shutting down FastAPI HTTP server.')) return { kind: 'sigterm', fields: {} };
-  if (text.includes('cleaning up before exit...') || /Finished server process \[\d+\]/.test(text)) return { kind: 'app_exit', fields: {} };
+  if (text.includes('cleaning up before exit...') || text.includes('exiting normally') || /Finished server process \[\d+\]/.test(text)) return { kind: 'app_exit', fields: {} };
+  if (text.includes('SIGTERM received') || text.includes('Shutting down FastAPI HTTP server.') || /received signal=SIG(?:INT|TERM)\b/.test(text)) return { kind: 'sigterm', fields: {} };
+  if (text.includes('with SIGKILL because SIGTERM was not enough')) return { kind: 'stop_timeout', fields: { action: 'Killing' } };
+  if (text.includes('timed out waiting to stop, sending KILL')) return { kind: 'stop_timeout', fields: { action: 'Killing' } };
+  if ((m = DOCKER_EXIT.exec(text))) return { kind: m.groups!.restarting ? 'restart' : 'exit', fields: { code: 'exited', status: m.groups!.status, name: m.groups!.status === '0' ? 'SUCCESS' : 'FAILURE' } };
   if (/Load weight end\.|Model loading took|: model loaded$/.test(text)) return { kind: 'weights_loaded', fields: {} };
   if (text.includes('KV Cache is allocated.') || text.includes('GPU KV cache size: ')) return { kind: 'kv_allocated', fields: {} };
   if (ENGINE_START.test(text)) return { kind: 'engine_start', fields: {} };

@@ -14,7 +14,7 @@ export interface RuleMatch {
 /** Classes that describe why a process failed by itself (as opposed to lifecycle classes). */
 export const APP_FAILURE_CLASSES: ReadonlySet<DiagnosisClass> = new Set<DiagnosisClass>([
   'kv_cache_oom', 'cuda_oom', 'cuda_graph_capture_failure', 'distributed_error', 'port_in_use', 'bad_config',
-  'model_load_error', 'speculative_error', 'cuda_error',
+  'model_load_error', 'speculative_error', 'cuda_error', 'disk_full', 'tokenizer_error', 'dependency_error',
 ]);
 
 /**
@@ -25,6 +25,7 @@ export const CLASS_RANK: Readonly<Record<DiagnosisClass, number>> = {
   cuda_graph_capture_failure: 90, speculative_error: 85, kv_cache_oom: 80, port_in_use: 75, bad_config: 70,
   model_load_error: 65, cuda_oom: 60, cuda_error: 50, distributed_error: 40, host_oom_kill: 95, stop_timeout: 97,
   crash_loop: 99, external_kill: 30, clean_stop: 10, healthy: 0, starting: 0, unknown: 0,
+  disk_full: 88, tokenizer_error: 68, dependency_error: 66,
 };
 
 /** Weight of a rule's confidence when ranking hits (dominates the class rank). */
@@ -38,15 +39,32 @@ function anonymise(source: string): string {
 /** A compiled set of rules. */
 export class RuleMatcher {
   private readonly prefilter: RegExp;
+  /** One regex over every `clearedBy` pattern (null when no rule has one), and the rules each clears. */
+  private readonly clearFilter: RegExp | null;
+  private readonly clearing: { pattern: RegExp; ruleId: string }[];
+
+  /** Case-insensitive patterns get their own prefilter (a joined regex has one set of flags). */
+  private readonly prefilterI: RegExp | null;
 
   constructor(readonly rules: readonly DiagnosisRule[]) {
-    const parts = rules.flatMap((r) => r.patterns.map((p) => `(?:${anonymise(p.source)})`));
-    this.prefilter = new RegExp(parts.join('|'));
+    const all = rules.flatMap((r) => r.patterns);
+    const join = (ps: RegExp[]) => ps.map((p) => `(?:${anonymise(p.source)})`).join('|');
+    this.prefilter = new RegExp(join(all.filter((p) => !p.flags.includes('i'))) || '(?!)');
+    const folded = all.filter((p) => p.flags.includes('i'));
+    this.prefilterI = folded.length ? new RegExp(join(folded), 'i') : null;
+    this.clearing = rules.flatMap((r) => (r.clearedBy ?? []).map((pattern) => ({ pattern, ruleId: r.id })));
+    this.clearFilter = this.clearing.length ? new RegExp(this.clearing.map((c) => `(?:${anonymise(c.pattern.source)})`).join('|')) : null;
+  }
+
+  // Ids of the context rules a message ends (e.g. "capture finished" ends "capture in progress"), or null.
+  clearedRules(text: string): Set<string> | null {
+    if (!this.clearFilter || !this.clearFilter.test(text)) return null;
+    return new Set(this.clearing.filter((c) => c.pattern.test(text)).map((c) => c.ruleId));
   }
 
   // Every rule matching the message (usually none: the prefilter rejects ordinary lines in one pass).
   match(text: string): RuleMatch[] {
-    if (!this.prefilter.test(text)) return [];
+    if (!this.prefilter.test(text) && !this.prefilterI?.test(text)) return [];
     const out: RuleMatch[] = [];
     for (const rule of this.rules) {
       for (const p of rule.patterns) {
@@ -83,7 +101,7 @@ function matcherFor(engine: EngineName): RuleMatcher {
 
 // Score of a match: confidence first, then class specificity.
 export function scoreOf(rule: DiagnosisRule): number {
-  return CONFIDENCE_WEIGHT[rule.confidence] + CLASS_RANK[rule.class];
+  return CONFIDENCE_WEIGHT[rule.confidence] + CLASS_RANK[rule.class] + (rule.priority ?? 0);
 }
 
 // Fast check of one log message for a fatal line (used by the readiness watcher to fail fast).

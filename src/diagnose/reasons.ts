@@ -30,6 +30,9 @@ export const ALTERNATIVES: Readonly<Record<DiagnosisClass, DiagnosisClass[]>> = 
   unknown: ['host_oom_kill', 'stop_timeout', 'kv_cache_oom', 'cuda_oom', 'external_kill'],
   healthy: [],
   starting: [],
+  disk_full: ['model_load_error', 'host_oom_kill'],
+  tokenizer_error: ['model_load_error', 'bad_config'],
+  dependency_error: ['model_load_error', 'cuda_error', 'bad_config'],
 };
 
 /** Characters of a quoted line inside a sentence. */
@@ -102,6 +105,9 @@ const ABSENT: Partial<Record<DiagnosisClass, string>> = {
   model_load_error: 'no model-file error',
   speculative_error: 'no speculative-decoding set-up error',
   port_in_use: 'no bind error: the port was free',
+  disk_full: 'no "No space left on device" line',
+  tokenizer_error: 'no tokenizer or chat-template error',
+  dependency_error: 'no import, undefined-symbol or library-version error',
 };
 
 // Why one alternative class does not explain this incident.

@@ -19,6 +19,10 @@ export interface LogRecord {
 
 const SHORT_LINE = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) (\S+) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
 const ISO_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) (\S+) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
+const PASTED_SYSTEMD = /^([\w:@.-]+\.(?:service|scope)): (?:Main process exited|Failed with result|State '|Scheduled restart job|Start request repeated|Deactivated successfully|Sending signal|Killing process|A process of this unit has been killed|Consumed )/;
+/** `journalctl -o short-iso --no-hostname` (and snap logs): the identifier follows the stamp directly. */
+const ISO_NO_HOST = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
+const SHORT_NO_HOST = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
 const META_LINE = /^-- (?:Boot [0-9a-f]+|No entries|Logs begin|Journal begins|Reboot)/;
 /** `journalctl -o json-seq` starts each entry with an ASCII record separator. */
 const RECORD_SEPARATOR = 0x1e;
@@ -51,7 +55,9 @@ function fromJson(line: string): LogRecord | null {
 
 // A journalctl short / short-precise / short-iso line, or null.
 function fromText(line: string): LogRecord | null {
-  const m = SHORT_LINE.exec(line) ?? ISO_LINE.exec(line);
+  const n = ISO_NO_HOST.exec(line) ?? SHORT_NO_HOST.exec(line);
+  // "ts host ident[pid]: msg" also matches the no-host form with the host as identifier, unless the host has no colon.
+  const m = n ? [n[0], n[1], '', n[2], n[3], n[4]] : SHORT_LINE.exec(line) ?? ISO_LINE.exec(line);
   if (!m) return null;
   const pid = m[4] ? Number(m[4]) : null;
   const ident = m[3];
@@ -73,5 +79,8 @@ export function parseLine(raw: string): LogRecord {
     const r = fromText(line);
     if (r) return r;
   }
+  // A systemd line pasted without the journal prefix ("x.service: Main process exited, ...") is still systemd's.
+  const unitLine = c >= 97 && c <= 122 ? PASTED_SYSTEMD.exec(line) : null;
+  if (unitLine) return { format: 'plain', ts: null, ident: 'systemd', pid: null, unit: unitLine[1], origin: 'systemd', message: stripAnsi(line) };
   return { format: 'plain', ts: null, ident: null, pid: null, unit: null, origin: 'app', message: stripAnsi(line) };
 }

@@ -51,7 +51,8 @@ function exceptionRows(d: Diagnosis): string[] {
 // Render the whole report.
 export function renderDiagnosis(d: Diagnosis): string {
   const v = d.verdict;
-  const head = `Verdict: ${v.class}${v.cause ? ` (cause: ${v.cause})` : ''} — ${NO_CRASH[v.class] ?? ''}confidence ${v.confidence}`;
+  const detail = v.cause ? ` (cause: ${v.cause})` : v.detail ? ` (${v.detail})` : '';
+  const head = `Verdict: ${v.class}${detail} — ${NO_CRASH[v.class] ?? ''}confidence ${v.confidence}`;
   const lines = [head, `  ${v.summary}`, '', 'Evidence:'];
   lines.push(...(v.evidence.length ? v.evidence.map((e) => `  ${at(e.line, e.source).padEnd(7)} ${clip(e.text)}`) : ['  (no matching line)']));
   lines.push(...exceptionRows(d));
@@ -63,5 +64,7 @@ export function renderDiagnosis(d: Diagnosis): string {
   });
   if (v.ruledOut.length) lines.push('', 'Ruled out:', ...v.ruledOut.map((r) => `  ${r.class}: ${r.why}`));
   if (v.remediation.length) lines.push('', 'What to change:', ...v.remediation.map(remedy));
+  if (v.missing?.length) lines.push('', 'What the input lacked:', ...v.missing.map((m) => `  - ${m}`));
+  if (v.collect?.length) lines.push('', 'Collect next:', ...v.collect.map((c) => `  $ ${c}`));
   return `${redactText(lines.join('\n'))}\n`;
 }

@@ -156,3 +156,17 @@ describe('several sources pushed interleaved', () => {
     expect(mixed.inputs).toEqual(whole.inputs);
   });
 });
+
+describe('pathological lines (no rule, prefix or record pattern may backtrack without bound)', () => {
+  // Each input repeats what one pattern scans with an open-ended class; a quadratic pattern takes hours on these.
+  const LINES = [
+    'a'.repeat(200_000), ' '.repeat(200_000), 'a b'.repeat(60_000), `(${'a b=c '.repeat(30_000)}`,
+    `what(): ${'ab '.repeat(60_000)}`, `GGML_ASSERT(${'x'.repeat(200_000)}`, `requires ${'a'.repeat(200_000)}`,
+    `Cuda error ${'x'.repeat(200_000)}`, `AttributeError: '${'E'.repeat(200_000)}`, '[rank0]: '.repeat(20_000),
+    `2026-01-01T00:00:00Z ${'a'.repeat(200_000)}`, 'x  | '.repeat(40_000), `KeyError: '${'w.'.repeat(100_000)}`,
+  ];
+  it('diagnoses each, one per input and all in one, without hanging', () => {
+    for (const line of LINES) expect(diagnoseLogs([{ name: 'x', content: `${line}\n` }]).verdict.class).toBeTypeOf('string');
+    expect(diagnoseLogs([{ name: 'x', content: LINES.join('\n') }]).lifetimes.length).toBeGreaterThan(0);
+  });
+});

@@ -8,7 +8,8 @@
 export type DiagnosisClass =
   | 'kv_cache_oom' | 'cuda_oom' | 'cuda_graph_capture_failure' | 'host_oom_kill' | 'stop_timeout'
   | 'crash_loop' | 'distributed_error' | 'port_in_use' | 'bad_config' | 'model_load_error'
-  | 'speculative_error' | 'cuda_error' | 'external_kill' | 'clean_stop' | 'healthy' | 'starting' | 'unknown';
+  | 'speculative_error' | 'cuda_error' | 'external_kill' | 'clean_stop' | 'healthy' | 'starting' | 'unknown'
+  | 'disk_full' | 'tokenizer_error' | 'dependency_error';
 
 /** How sure the verdict is; "high" requires a matching evidence line. */
 export type Confidence = 'high' | 'medium' | 'low';
@@ -46,6 +47,15 @@ export interface Verdict {
   crashed?: boolean;
   /** Facts extracted from evidence (named groups, counts), e.g. {"remaining_requests": 16}. */
   facts?: Record<string, string | number>;
+  /**
+   * Finer stable id of the cause within the class (the decisive rule's `detail`), e.g. "nccl_timeout" or
+   * "illegal_memory_access"; null when the rule names none. Ids are listed in docs/diagnose-classes.md.
+   */
+  detail?: string | null;
+  /** What the input lacked, in words ("no timestamps: no timeline"); empty when nothing was missing. */
+  missing?: string[];
+  /** What to collect next to close those gaps: exact commands. */
+  collect?: string[];
 }
 
 /** One frame of a Python traceback. */
@@ -123,6 +133,12 @@ export interface DiagnosisRule {
   fatal?: boolean;
   /** Classes this rule sharpens when both hit in one lifetime (e.g. an OOM inside `capture_model`). */
   refines?: DiagnosisClass[];
+  /** Finer stable id of the cause within the class (becomes `verdict.detail`), e.g. "nccl_timeout". */
+  detail?: string;
+  /** Added to the class rank when several failures compete (a GPU the engine cannot run on outranks any flag). */
+  priority?: number;
+  /** Lines that end what this (context) rule says, e.g. "capture finished" ends "capture in progress": its hits are dropped. */
+  clearedBy?: RegExp[];
 }
 
 /** One line of the action log (JSON lines) that lets diagnose attribute a SIGTERM to whoever stopped the unit. */

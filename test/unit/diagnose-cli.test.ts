@@ -53,12 +53,29 @@ describe('spectune diagnose (built CLI)', () => {
     expect(JSON.parse(r.stdout).verdict.cause).toBe('kv_cache_oom');
   });
 
+  it('reads any non-empty text, even bytes that are no log, and says what the input lacked', () => {
+    const junk = join(tmp, 'junk.bin');
+    writeFileSync(junk, Buffer.from([0, 1, 2, 3, 255, 10, 65, 66]));
+    const r = cli([junk, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const v = JSON.parse(r.stdout).verdict;
+    expect(v.class).toBe('unknown');
+    expect(v.missing).toEqual(expect.arrayContaining([expect.stringContaining('no timestamps')]));
+    expect(cli([junk]).stdout).toContain('Collect next:');
+  });
+
+  it('takes the short unit name offline as every other command does (--unit sglang-qwen)', () => {
+    const short = cli([join(SEED1, 'journal.jsonl'), '--unit', 'sglang-qwen', '--json']);
+    const full = cli([join(SEED1, 'journal.jsonl'), '--unit', 'sglang-qwen.service', '--json']);
+    expect(short.code, short.stderr).toBe(0);
+    expect(JSON.parse(short.stdout).verdict).toEqual(JSON.parse(full.stdout).verdict);
+    expect(JSON.parse(short.stdout).verdict.class).toBe('stop_timeout');
+  });
+
   it('exits 1 with a one-line reason on unusable input', () => {
     const empty = join(tmp, 'empty.log');
     writeFileSync(empty, '');
-    const junk = join(tmp, 'junk.bin');
-    writeFileSync(junk, Buffer.from([0, 1, 2, 3, 255, 10, 65, 66]));
-    for (const args of [[empty], [junk], [join(tmp, 'missing.log')]]) {
+    for (const args of [[empty], [join(tmp, 'missing.log')]]) {
       const r = cli(args);
       expect(r.code, args[0]).toBe(1);
       expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);

@@ -61,10 +61,28 @@ export const LIFECYCLE_RULES: DiagnosisRule[] = [
     remediation: [{ text: 'find who ran `systemctl kill` (health probe, watchdog script, operator); use `systemctl stop` so the service can drain' }],
   },
   {
+    id: 'wrapper.health_check_kill', class: 'external_kill', confidence: 'medium', detail: 'wrapper_health_check',
+    title: 'A supervising wrapper (llama-swap, a proxy) gave up on the health check and stopped the server',
+    patterns: [/health check failed after (?<after>\d+(?:\.\d+)?m?s)/, /initiating graceful stop of upstream process/],
+    remediation: [{ text: 'the server was stopped from outside, usually while it was still loading: raise the wrapper\'s health-check / start-up timeout (llama-swap healthCheckTimeout)' }],
+  },
+  {
     id: 'sglang.child_killed', class: 'external_kill', engines: ['sglang'], confidence: 'low',
     title: 'An SGLang child process died by a signal (the HTTP server may live on)',
     patterns: [/Child process unexpectedly failed with an exit code (?<wait_status>\d+)\. pid=(?<child_pid>\d+)/, /Rank (?<rank>\d+) scheduler is dead\./],
     remediation: [{ text: 'look for the OOM killer (`journalctl -k`) or whoever killed the child' }],
+  },
+  {
+    id: 'vllm.worker_fatal_signal', class: 'external_kill', engines: ['vllm'], confidence: 'low',
+    title: 'A vLLM worker process died of a signal (killed from outside, OOM killer, or a crash)',
+    patterns: [/got fatal signal from worker processes, shutting down/],
+    remediation: [{ text: 'look for the OOM killer (`journalctl -k`), a segfault, or whoever signalled the worker' }],
+  },
+  {
+    id: 'process.killed_by_signal', class: 'external_kill', confidence: 'low',
+    title: 'The process was killed by a signal (the shell or a supervisor says so)',
+    patterns: [/^\s*(?:Error: )?signal: killed$/, /^Killed$/],
+    remediation: [{ text: 'find who sent the signal: the kernel OOM killer (`journalctl -k | grep -i "killed process"`) first, then supervisors and scripts' }],
   },
   {
     id: 'sglang.drain_complete', class: 'clean_stop', engines: ['sglang'], confidence: 'high', fatal: false,
