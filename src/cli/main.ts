@@ -1,4 +1,5 @@
 import { ToolError } from '../errors.js';
+import { nearestName } from './args.js';
 import { reportError, EXIT } from './exit.js';
 import type { CliIo, Command } from './io.js';
 
@@ -35,7 +36,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const entry = COMMANDS[name];
   try {
-    if (!entry) throw new ToolError('E_USAGE', `unknown command "${name}"`, { hint: `one of: ${Object.keys(COMMANDS).join(', ')}` });
+    if (!entry) {
+      const near = nearestName(name, Object.keys(COMMANDS));
+      throw new ToolError('E_USAGE', `unknown command "${name}"${near ? `; did you mean ${near}?` : ''}`, { hint: `one of: ${Object.keys(COMMANDS).join(', ')}` });
+    }
     const mod = (await import(`./commands/${name}.js`)) as { run: Command };
     return await mod.run(rest, io);
   } catch (e) {

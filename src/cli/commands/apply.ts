@@ -66,7 +66,7 @@ function progressTo(io: CliIo) {
 
 // Entry point of `spectune apply`.
 export const run: Command = async (argv, io) => {
-  const { values } = parseFlags(argv, FLAGS, USAGE);
+  const { values } = parseFlags(argv, FLAGS, USAGE, false, { dashValues: ['set', 'unset'] });
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const changes = parseChanges(values.set ?? [], values.unset ?? []);
   const timeoutStopSec = values['timeout-stop-sec'] === undefined ? undefined : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);
