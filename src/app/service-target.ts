@@ -8,7 +8,7 @@ import type { EventSink } from '../events.js';
 import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
-import { createFileActionLog, resolveActionLogPath } from '../service/action-log.js';
+import { createFileActionLog, createMemoryActionLog, resolveActionLogPath } from '../service/action-log.js';
 import { createServiceController, type ServiceController } from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
@@ -109,13 +109,13 @@ export interface OpenService {
   close(): Promise<void>;
 }
 
-// Open the host and build the controller for a target.
-export async function openService(t: ServiceTarget, onEvent: EventSink): Promise<OpenService> {
+// Open the host and build the controller for a target; a dry run records nothing (no action log written).
+export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean } = {}): Promise<OpenService> {
   const host = await openHost({ target: t.target, sshConfig: t.sshConfig, sudo: t.sudo });
   try {
     const endpoint = await resolveEndpoint(t, host);
     const controller = createServiceController({
-      host, unit: t.unit, engine: t.engine, endpoint, actionLog: createFileActionLog(t.actionLogPath), onEvent,
+      host, unit: t.unit, engine: t.engine, endpoint, actionLog: opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath), onEvent,
     });
     return { target: t, host, endpoint, controller, close: () => host.close() };
   } catch (e) {

@@ -9,7 +9,7 @@ import type { Host } from '../host/types.js';
 import { createMemoryActionLog, type ActionLog } from './action-log.js';
 import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 import {
-  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackResult, type ServiceControllerOptions,
+  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackPlan, type RollbackResult, type ServiceControllerOptions,
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
@@ -24,11 +24,11 @@ import type { UnitState } from './show.js';
 import { sleep } from './sleep.js';
 import { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, asTimeoutVerdict, formatSeconds, readLastSeen } from './start-deadline.js';
 import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
-import { DROPIN_NAME, effectiveEnvironment, effectiveListValue, normalizeUnitName, type UnitFile } from './unit.js';
+import { DROPIN_NAME, dropInPath, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
 export { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, type LastSeen } from './start-deadline.js';
-export type { FailedStart, ReadyResult, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
+export type { FailedStart, ReadyResult, RollbackPlan, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
 
 /** How a follow ends when nothing fails: a monitoring window, or a start-up deadline. */
 type FollowMode = { monitorMs: number } | { deadlineMs: number };
@@ -135,6 +135,23 @@ export class ServiceController {
     await this.act('stop', why);
     await controlUnit(this.host, 'stop', this.unit);
     await controlUnit(this.host, 'reset-failed', this.unit);
+  }
+
+  // What rollback() would do, read-only: the known-good version, the drop-in change, or why there is nothing to do
+  // (never deployed: no drop-in and no history; or no drop-in, the operator's config known-good, and the unit up).
+  async planRollback(): Promise<RollbackPlan> {
+    const [versions, files, state] = await Promise.all([readVersions(this.host, this.unit), catUnit(this.host, this.unit), showUnit(this.host, this.unit)]);
+    const version: Version = versions.good ?? 'none';
+    const dropInNow = ourDropIn(files)?.text ?? null;
+    const dropInAfter = version === 'none' ? null : await this.host.readFile(versionPath(this.unit, version)).catch(() => null);
+    let nothing: string | null = null;
+    if (dropInNow === null && versions.good === null) nothing = `nothing to roll back: no spectune drop-in on ${this.unit} (spectune never deployed to it); it was left as it is`;
+    else if (dropInNow === null && version === 'none' && state.activeState === 'active') nothing = `nothing to roll back: ${this.unit} already runs its own config (no spectune drop-in) and is active; it was left as it is`;
+    const steps = [
+      dropInAfter === null ? `rm -f ${dropInPath(this.unit)}` : `write ${dropInPath(this.unit)} (version ${version})`,
+      'systemctl daemon-reload', `systemctl restart ${this.unit} (after the drain check)`, 'wait for the ready line and the health endpoint',
+    ];
+    return { unit: this.unit, version, nothing, dropInPath: dropInPath(this.unit), dropInNow, dropInAfter, steps };
   }
 
   // Return to the last known-good drop-in (or none), restart and verify readiness (within readyTimeoutMs);
