@@ -13,7 +13,11 @@ export type SpectuneEvent =
   | { type: 'service:state'; ts: number; unit: string; activeState: string; subState: string; mainPid: number | null; nRestarts: number | null }
   | { type: 'service:ready'; ts: number; unit: string; elapsedMs: number }
   | { type: 'service:failed'; ts: number; unit: string; reason: string; verdict: Verdict | null }
-  | { type: 'bench:progress'; ts: number; concurrency: number; done: number; total: number | null; outputTokensPerSec: number | null }
+  | {
+    type: 'bench:progress'; ts: number; concurrency: number; done: number; total: number | null; outputTokensPerSec: number | null;
+    /** Warm-up or measured requests (absent: measured); requests in flight; the longest wait for a first token so far (ms) and its limit. */
+    phase?: 'warmup' | 'measure'; inFlight?: number; waitingMs?: number | null; firstTokenTimeoutMs?: number;
+  }
   | { type: 'bench:level'; ts: number; run: BenchRun }
   | { type: 'bench:stopped'; ts: number; concurrency: number; reason: string }
   | { type: 'diagnosis'; ts: number; verdict: Verdict }
