@@ -6,7 +6,8 @@ import type { Verdict } from './diagnose/types.js';
 export type TrialPhase =
   | 'plan' | 'feasibility' | 'deploy' | 'restart' | 'wait-ready' | 'warmup' | 'bench' | 'record' | 'diagnose' | 'rollback' | 'soak';
 
-/** Every progress event spectune emits. `ts` is epoch milliseconds. */
+/** Every progress event spectune emits. `ts` is epoch milliseconds; `trial` is the 1-based trial number the summary,
+ *  the store (seq) and the report use. */
 export type SpectuneEvent =
   | { type: 'log'; ts: number; level: 'info' | 'warn' | 'error'; message: string }
   | { type: 'service:action'; ts: number; host: string; unit: string; action: string; why: string }
@@ -23,7 +24,11 @@ export type SpectuneEvent =
   | { type: 'diagnosis'; ts: number; verdict: Verdict }
   | { type: 'trial:start'; ts: number; campaignId: number; trial: number; config: Record<string, unknown>; reason: string }
   | { type: 'trial:phase'; ts: number; trial: number; phase: TrialPhase; expectedMs: number | null }
-  | { type: 'trial:end'; ts: number; trial: number; status: 'ok' | 'failed' | 'skipped' | 'infeasible'; objective: number | null; verdict: Verdict | null }
+  | {
+    type: 'trial:end'; ts: number; trial: number; status: 'ok' | 'violates' | 'failed' | 'skipped' | 'infeasible'; objective: number | null; verdict: Verdict | null;
+    /** The constraints a measured trial broke (status 'violates'), as the report words them. */
+    violations?: string[];
+  }
   | { type: 'campaign:best'; ts: number; trial: number; config: Record<string, unknown>; objective: number }
   | { type: 'campaign:end'; ts: number; campaignId: number; bestConfig: Record<string, unknown> | null; summary: string };
 

@@ -20,7 +20,7 @@ import { runCampaign, type CampaignResult } from './tune.js';
 import { createBenchPort } from './tune-bench.js';
 import { createSearchPort } from './tune-search.js';
 import { createControllerServicePort, pickConfig } from './tune-service.js';
-import { createSqliteTuneStore } from './tune-store.js';
+import { createSqliteTuneStore, markCampaignInterrupted } from './tune-store.js';
 import { specFromConfig } from './tune-wiring.js';
 
 /** The built CLI, relative to dist/app/demo.js. */
@@ -107,6 +107,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     opts.onEvent({ type: 'log', ts: now(), level: 'info', message: `demo: starting the SIMULATED engine ${DEMO_UNIT} on 127.0.0.1:${port} (files in ${outDir})` });
     await pm.start(DEMO_UNIT);
     const { campaign, final } = await runDemoCampaign(pm, root, db, config, opts, outDir);
+    if (campaign.status === 'interrupted') markCampaignInterrupted(db, campaign.campaignId, { bestIndex: campaign.best?.index ?? null, summary: campaign.summary });
     const reports = await writeDemoReports(db, campaign.campaignId, outDir);
     return { outDir, reports, campaign, final, wallMs: now() - t0 };
   } finally {

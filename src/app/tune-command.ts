@@ -36,7 +36,7 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
     try {
       if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
       const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
-      if (result.status === 'interrupted') markCampaignInterrupted(w.db, result.campaignId);
+      if (result.status === 'interrupted') markCampaignInterrupted(w.db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary });
       return { kind: 'campaign', result };
     } finally {
       await w.close();
