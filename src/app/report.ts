@@ -44,6 +44,8 @@ export interface ReportRequest {
   campaign?: number;
   html?: string;
   md?: string;
+  /** Markdown for stdout when no file is asked for (default true; false under --json). */
+  stdoutMarkdown?: boolean;
 }
 
 /** What it produced: Markdown for stdout when no file was asked for, and the files written. */
@@ -51,6 +53,8 @@ export interface ReportOutcome {
   campaignId: number;
   markdown: string | null;
   written: string[];
+  /** The report model (what --json prints). */
+  model: ReportModel;
 }
 
 // Open the store read-side, render, and write the requested files.
@@ -67,7 +71,8 @@ export async function runReport(req: ReportRequest): Promise<ReportOutcome> {
     const written: string[] = [];
     if (req.md) { await writeFile(req.md, renderMarkdown(model)); written.push(req.md); }
     if (req.html) { await writeFile(req.html, renderHtml(model)); written.push(req.html); }
-    return { campaignId: model.campaign.id, markdown: req.md || req.html ? null : renderMarkdown(model), written };
+    const markdown = req.md || req.html || req.stdoutMarkdown === false ? null : renderMarkdown(model);
+    return { campaignId: model.campaign.id, markdown, written, model };
   } finally {
     closeStore(db);
   }

@@ -20,7 +20,8 @@ const COMMANDS: Record<string, { summary: string }> = {
 // Print the top-level help.
 function renderHelp(): string {
   const rows = Object.entries(COMMANDS).map(([k, v]) => `  ${k.padEnd(10)} ${v.summary}`);
-  return ['usage: spectune <command> [flags]', '', 'commands:', ...rows, '', 'Run `spectune <command> --help` for its flags.', ''].join('\n');
+  return ['usage: spectune <command> [flags]', '', 'commands:', ...rows, '', 'Run `spectune <command> --help` for its flags and their defaults.', '',
+    'examples:', '  spectune demo', '  spectune bench --url http://127.0.0.1:30000 --concurrency 1,16', '  spectune tune -c spectune.yaml --dry-run', ''].join('\n');
 }
 
 // Entry point of the CLI: everything comes in through arguments, the exit code goes out.

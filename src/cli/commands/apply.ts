@@ -13,9 +13,19 @@ import type { CliIo, Command } from '../io.js';
 import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S]
-  KEY is the engine setting (speculative_num_steps or --speculative-num-steps); --timeout-stop-sec adds TimeoutStopSec= to the drop-in
-  --ready-timeout S: start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor failed by then is stopped and rolled back
-${TARGET_USAGE}`;
+  --set KEY=VALUE        an engine setting, as a key (--set speculative_num_steps=4) or as the engine flag
+                         (--set --speculative-num-steps=4); repeat for several
+  --unset KEY            remove a flag from ExecStart
+  --dry-run              print the drop-in diff and the commands; change nothing (no file, no restart, no action log)
+  --no-rollback          leave a failed candidate in place (default: roll back to the last known-good config)
+  --timeout-stop-sec N   add TimeoutStopSec=N to the drop-in (default: the unit's own)
+  --ready-timeout S      start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor
+                         failed by then is stopped and rolled back
+  --json                 {"status", "config", "verdict", "timeToVerdictMs"} on stdout
+${TARGET_USAGE}
+examples:
+  spectune apply --host root@gpu1 --unit sglang-qwen --set speculative_num_steps=4 --dry-run
+  spectune apply --host root@gpu1 --unit sglang-qwen --set --speculative-num-steps=4 --json`;
 const FLAGS = {
   ...TARGET_FLAGS, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
   json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' },

@@ -8,11 +8,20 @@ import { EXIT } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 
 const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE]
-  --resume    continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
-  --dry-run   print the baseline, the first proposals and the first deploy's files and commands; change nothing
-  --restore   end on the original config instead of the winner
-  --json      NDJSON progress events on stderr, the result as JSON on stdout
-  --confirm-probes  deploy the first config the memory predictor refuses, once, to confirm the prediction`;
+  -c FILE           the campaign config (default ./spectune.yaml; example: examples/spectune.yaml, schema:
+                    schema/spectune.schema.json); its benchmark.timeouts default to ready 20m, firstToken 600s, stall 60s
+  --resume          continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
+  --dry-run         print the baseline, the first proposals and the first deploy's files and commands; change
+                    nothing (no store file, no action log, no restart)
+  --restore         end on the original config instead of the winner (default: the winner)
+  --json            NDJSON progress events on stderr, the result as JSON on stdout
+  --confirm-probes  deploy the first config the memory predictor refuses, once, to confirm the prediction
+  --ssh-config FILE ssh_config for the hosts (default: your ~/.ssh/config)
+  Ctrl-C stops safely (exit 130); --resume goes on without losing or repeating a trial.
+examples:
+  spectune tune -c spectune.yaml --dry-run
+  spectune tune -c spectune.yaml
+  spectune tune -c spectune.yaml --resume`;
 
 /** Every poll of a long wait listens on the Ctrl-C signal; a campaign of hours legitimately holds many at once. */
 const MAX_ABORT_LISTENERS = 0;
