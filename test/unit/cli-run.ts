@@ -35,12 +35,13 @@ export function ensureCliBuilt(): void {
 export interface CliResult { code: number | null; signal: string | null; stdout: string; stderr: string; ms: number }
 
 // Run `spectune ...args`; killed (SIGKILL, this PID only) after timeoutMs.
-export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number; stdinText?: string } = {}): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'spectune.js'), ...args], {
-      cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: opts.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...opts.env }, stdio: [opts.stdinText === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (opts.stdinText !== undefined) child.stdin!.end(opts.stdinText);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
