@@ -33,7 +33,7 @@ export async function runBench(options: BenchOptions, onEvent: EventSink = ignor
     nextId: createIdSource(),
     nextPrompt: await createPromptSource(o),
   };
-  const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey) : null;
+  const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey, o.timeouts.firstToken) : null;
   const result: BenchOutput = { url: redactText(o.url), api: o.api, model: o.model, transport: transport.name, runs: [], skipped: [], samples: [] };
   try {
     for (const c of o.concurrency) {

@@ -94,6 +94,25 @@ describe('spectune bench', () => {
     expect(c.text.stderr).toContain('operator:***@');
   });
 
+  it('a server that hangs on every endpoint (models, metrics, streams) is given up on within a few first-token timeouts, not one per endpoint', async () => {
+    const http = await import('node:http');
+    const hung = http.createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.flushHeaders(); });
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', () => r()));
+    const port = (hung.address() as { port: number }).port;
+    try {
+      const c = captureIo();
+      const t0 = Date.now();
+      expect(await main(['bench', '--url', `http://127.0.0.1:${port}`, '--first-token-timeout', '2', '--warmup', '0', '--requests', '1'], c.io)).toBe(1);
+      // /v1/models (2 s), the engine scrape before the level (2 s, its endpoints at once), the request (2 s).
+      expect(Date.now() - t0).toBeLessThan(9000);
+      expect(c.text.stderr).toMatch(/no token after 2000 ms/);
+      expect(c.text.stderr).toMatch(/waiting 1\.\d s for a first token/);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise((r) => hung.close(r));
+    }
+  }, 20_000);
+
   it('reports levels the saturation guard skipped (stderr and --json), and runs them all with --no-saturation-guard', async () => {
     // Requests after the first level stream 100x slower: 4 streams give less than 1 did, as a saturated batch would.
     server = await startSseServer((_r, n) => ({ frames: 6, itlMs: n < 4 ? 1 : 100, ttftMs: 1 }));
