@@ -54,7 +54,7 @@ export function parseChanges(sets: string[], unsets: string[]): Changes {
     changes[settingKey(s.slice(0, eq))] = settingValue(s.slice(eq + 1));
   }
   for (const u of unsets) changes[settingKey(u)] = null;
-  if (!Object.keys(changes).length) throw new ToolError('E_USAGE', 'nothing to apply', { hint: USAGE.split('\n')[0] });
+  if (!Object.keys(changes).length) throw new ToolError('E_USAGE', 'nothing to apply: give --set KEY=VALUE or --unset KEY', { hint: 'e.g. --set speculative_num_steps=4' });
   return changes;
 }
 

@@ -39,9 +39,9 @@ export const run: Command = async (argv, io) => {
     Object.assign(values, { unit: t.unit, host: t.target, engine: t.engine, 'ssh-config': t.sshConfig });
   }
   if (values.engine && !ENGINES.includes(values.engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINES.join(', ')}, got "${values.engine}"`);
-  if (values.host && !values.unit) throw new ToolError('E_USAGE', '--host needs --unit', { hint: USAGE });
+  if (values.host && !values.unit) throw new ToolError('E_USAGE', '--host needs --unit', { hint: 'e.g. spectune diagnose --host root@gpu1 --unit sglang-qwen.service' });
   const stdinUsable = io.stdin && !io.stdin.isTTY;
-  if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: USAGE });
+  if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: 'e.g. spectune diagnose journal.txt, or journalctl -u UNIT -o json | spectune diagnose -' });
   const d = await runDiagnose({
     files: positionals, stdin: positionals.includes('-') || (!positionals.length && !values.unit && stdinUsable) ? io.stdin : undefined, stateFile: values.state,
     actionsFile: values.actions, kernelFile: values.kernel, engine: values.engine as EngineName | undefined, unit: values.unit,
