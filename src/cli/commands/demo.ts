@@ -33,9 +33,9 @@ function printSummary(io: CliIo, r: DemoResult): void {
   const failures = c.trials.filter((t) => t.status === 'failed');
   const lines = [
     '', `spectune demo (SIMULATED engine) finished in ${formatDuration(r.wallMs)}`,
-    `  baseline:  ${c.baseline ? `${formatConfig(c.baseline.config)} -> ${c.baseline.objective?.toFixed(1)} tok/s per request` : '-'}`,
-    `  ${c.status === 'interrupted' ? 'best so far:' : 'winner:    '} ${c.best ? `trial ${c.best.index + 1} ${formatConfig(c.best.config)} -> ${c.best.objective?.toFixed(1)} tok/s per request` : 'none'}`,
-    ...failures.map((t) => `  failed:    ${formatConfig(t.config)} -> ${t.verdict ? `${verdictLabel(t.verdict)}: ${t.verdict.summary}` : t.violations.join('; ')} (rolled back)`),
+    `  baseline:  ${c.baseline ? `trial ${c.baseline.index + 1} ${formatConfig(c.baseline.config)} -> ${c.baseline.objective?.toFixed(1)} tok/s per request` : '-'}`,
+    `  ${c.status === 'interrupted' ? 'best so far:' : 'winner:   '} ${c.best ? `trial ${c.best.index + 1} ${formatConfig(c.best.config)} -> ${c.best.objective?.toFixed(1)} tok/s per request` : 'none'}`,
+    ...failures.map((t) => `  failed:    trial ${t.index + 1} ${formatConfig(t.config)} -> ${t.verdict ? `${verdictLabel(t.verdict)}: ${t.verdict.summary}` : t.violations.join('; ')} (rolled back)`),
     `  trials:    ${c.trials.length}, service restarts: ${c.restarts} (a grid over 1..10 needs 12)`,
     `  service:   now on ${formatConfig(r.final.settings)}, ${r.final.healthy ? 'healthy' : 'NOT healthy'}`,
     `  report:    ${r.reports.markdown}`, `             ${r.reports.html}`, '',
