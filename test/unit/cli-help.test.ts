@@ -8,7 +8,7 @@ const MUST_SHOW: Record<string, RegExp[]> = {
   bench: [/--first-token-timeout S .*\(default 600\)/, /--stall-timeout S .*\(default 60\)/, /--connect-timeout S .*\(default 10\)/],
   apply: [/--ready-timeout S .*\(default 1200\)/, /--dry-run/],
   rollback: [/--ready-timeout S .*\(default 1200\)/, /--dry-run/],
-  tune: [/firstToken 600s/, /--dry-run/],
+  tune: [/benchmark\.timeouts default to ready 20m, connect 10s, firstToken 120s, stall 60s, total 10m/, /--dry-run/],
   demo: [/--time-scale X .*\(default 0\.01/],
   status: [/--engine sglang\|vllm\|llamacpp\s+\(default sglang\)/],
 };

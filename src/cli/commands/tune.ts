@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import { dirname } from 'node:path';
 import { runTuneCommand, type TuneCommandResult } from '../../app/tune-command.js';
+import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
 import { formatConfig } from '../render/index.js';
 import { parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
@@ -9,7 +10,7 @@ import type { CliIo, Command } from '../io.js';
 
 const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE]
   -c FILE           the campaign config (default ./spectune.yaml; example: examples/spectune.yaml, schema:
-                    schema/spectune.schema.json); its benchmark.timeouts default to ready 20m, firstToken 600s, stall 60s
+                    schema/spectune.schema.json); benchmark.timeouts default to ${Object.entries(DEFAULT_BENCH_TIMEOUTS).map(([k, v]) => `${k} ${v}`).join(', ')}
   --resume          continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
   --dry-run         print the baseline, the first proposals and the first deploy's files and commands; change
                     nothing (no store file, no action log, no restart)
