@@ -1,7 +1,8 @@
-// `spectune rollback`: return to the last known-good drop-in (or none), restart, verify readiness; a plan only
+// `spectune rollback`: return to the last known-good drop-in (or none, or --to VERSION), restart, verify readiness; a plan only
 // under --dry-run; nothing at all (no restart) when spectune never deployed to the unit.
 import type { EventSink } from '../events.js';
 import type { RollbackPlan } from '../service/index.js';
+import type { Version } from '../service/deploy.js';
 import type { ServiceJson } from './apply.js';
 import { openService, type ServiceTarget } from './service-target.js';
 
@@ -13,13 +14,15 @@ export type RollbackOutcome =
 
 // Roll back and report the config now in force; throws E_ROLLBACK_FAILED when even that start fails (or misses
 // its start-up deadline, readyTimeoutMs, default the controller's). A dry run and a no-op change nothing.
-export async function rollbackService(target: ServiceTarget, onEvent: EventSink, opts: { readyTimeoutMs?: number; dryRun?: boolean } = {}): Promise<RollbackOutcome> {
+export async function rollbackService(target: ServiceTarget, onEvent: EventSink, opts: { readyTimeoutMs?: number; dryRun?: boolean; to?: Version } = {}): Promise<RollbackOutcome> {
   const svc = await openService(target, onEvent, { dryRun: opts.dryRun });
   try {
-    const plan = await svc.controller.planRollback();
+    const plan = await svc.controller.planRollback(opts.to);
     if (plan.nothing !== null) return { status: 'nothing', reason: plan.nothing, plan };
     if (opts.dryRun) return { status: 'dry-run', plan };
-    const r = await svc.controller.rollback({ readyTimeoutMs: opts.readyTimeoutMs });
+    const r = await svc.controller.rollback({ readyTimeoutMs: opts.readyTimeoutMs, to: plan.version });
+    // What it returned to is now the known-good version (a later rollback must not bring back what --to left).
+    await svc.controller.markGood();
     const config = await svc.controller.currentSettings();
     return { status: 'rolled_back', config, verdict: null, timeToVerdictMs: null, version: r.version };
   } finally {

@@ -55,25 +55,32 @@ describe('rollback and apply previews change nothing', () => {
     expect(existsSync(u.actionLog)).toBe(false);
   });
 
-  it('after a real deploy, rollback --dry-run shows the way back and changes nothing; rollback then restores the operator unit', async () => {
+  it('after a real deploy: rollback has nothing to do on the known-good version; --to none --dry-run shows the way back and changes nothing; --to none takes it', async () => {
     const applied = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=4'], env);
     expect(applied.code, applied.stderr).toBe(0);
     const deployed = await pidOf(u);
-    const dry = await runCli(['rollback', ...u.flags, '--dry-run'], env);
+    // A successful apply marks its version known-good: rolling back to it would restart for nothing.
+    const same = await runCli(['rollback', ...u.flags], env);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe(`nothing to roll back: ${u.unit} already runs known-good version 1 and is active; it was left as it is\n`);
+    const dry = await runCli(['rollback', ...u.flags, '--to', 'none', '--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain(`rollback plan for ${u.unit}: return to known-good version none`);
+    expect(dry.stdout, dry.stdout).toContain(`rollback plan for ${u.unit}: return to version none (the operator's unit, no spectune drop-in)`);
     expect(dry.stdout).toMatch(/^-ExecStart=.*--speculative-num-steps 4/m);
     expect(dry.stdout).toContain('(dry run: nothing was changed)');
     expect(await pidOf(u)).toBe(deployed);
     expect(await existsOnHost(u, `/etc/systemd/system/${u.unit}.d/90-spectune.conf`)).toBe(true);
-    const rb = await runCli(['rollback', ...u.flags], env);
+    const bad = await runCli(['rollback', ...u.flags, '--to', '7', '--dry-run'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(`spectune: ${u.unit} has no kept version 7 (hint: kept versions: 1, or none (the operator's unit alone))\n`);
+    const rb = await runCli(['rollback', ...u.flags, '--to', 'none'], env);
     expect(rb.code, rb.stderr).toBe(0);
     expect(rb.stdout).toMatch(/^rolled back .* to version none: ready; in force: .*speculative_num_steps=3/);
     expect(await pidOf(u)).not.toBe(deployed);
     expect(await existsOnHost(u, `/etc/systemd/system/${u.unit}.d/90-spectune.conf`)).toBe(false);
-    // Back on the operator's own config and active: a second rollback has nothing to do.
+    // Back on the operator's own config, now the known-good one: a plain rollback has nothing to do.
     const again = await runCli(['rollback', ...u.flags], env);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/^nothing to roll back: .* already runs its own config/);
+    expect(again.stdout).toMatch(/^nothing to roll back: .* already runs known-good version none \(its own config, no spectune drop-in\) and is active/);
   });
 });
