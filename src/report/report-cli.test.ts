@@ -104,3 +104,13 @@ it('carries the simulated flag of a demo campaign from the store into the report
   expect(loadReportInput(db, real.id).campaign.simulated).toBe(false);
   closeStore(db);
 });
+
+it('never stores the password of a URL (campaign config, summary)', () => {
+  const db = openStore(':memory:');
+  const c = createCampaign(db, { name: 'c', engine: 'sglang', config: { endpoint: 'http://ops:hunter2secret@10.0.0.1:30000' } });
+  updateCampaign(db, c.id, { summary: 'bench of http://ops:hunter2secret@10.0.0.1:30000 done' });
+  const row = db.prepare('SELECT config_json, summary FROM campaigns WHERE id = ?').get(c.id) as { config_json: string; summary: string };
+  expect(`${row.config_json} ${row.summary}`).not.toContain('hunter2secret');
+  expect(row.summary).toBe('bench of http://ops:***@10.0.0.1:30000 done');
+  closeStore(db);
+});

@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import { runDemo, type DemoResult } from '../../app/demo.js';
 import { chooseRenderMode, createRenderer, formatConfig, formatDuration, verdictLabel } from '../render/index.js';
+import { redactValue } from '../../redact.js';
 import { numberFlag, parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
@@ -59,7 +60,7 @@ export const run: Command = async (argv, io) => {
       keep: values.keep === true, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
     });
     renderer.close();
-    if (json) io.stdout.write(`${JSON.stringify(r)}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(redactValue(r))}\n`);
     else printSummary(io, r);
     if (r.campaign.status === 'interrupted') return EXIT_INTERRUPTED;
     return r.campaign.status === 'done' && r.final.healthy ? EXIT.ok : EXIT.failure;

@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { dirname } from 'node:path';
 import { runTuneCommand, type TuneCommandResult } from '../../app/tune-command.js';
 import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
+import { redactText, redactValue } from '../../redact.js';
 import { formatConfig } from '../render/index.js';
 import { parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
@@ -37,17 +38,18 @@ const FLAGS = {
 
 // Human summary of the result on stdout.
 function printResult(io: CliIo, r: TuneCommandResult): void {
+  const out = { write: (t: string): void => { io.stdout.write(redactText(t)); } };
   if (r.kind === 'dry-run') {
     const p = r.plan;
-    io.stdout.write(`baseline (in force): ${formatConfig(p.baseline)}\n`);
-    p.proposals.forEach((x, i) => io.stdout.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`));
-    io.stdout.write(p.firstDeploy ? `\nfirst deploy:\n${p.firstDeploy}\n` : 'nothing to deploy\n');
+    out.write(`baseline (in force): ${formatConfig(p.baseline)}\n`);
+    p.proposals.forEach((x, i) => out.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`));
+    out.write(p.firstDeploy ? `\nfirst deploy:\n${p.firstDeploy}\n` : 'nothing to deploy\n');
     return;
   }
   const c = r.result;
-  io.stdout.write(`${c.summary}\n`);
-  if (c.deployed) io.stdout.write(`\nservice now runs:\n${c.deployed}\n`);
-  if (c.status === 'interrupted') io.stdout.write('interrupted: run `spectune tune --resume` to continue\n');
+  out.write(`${c.summary}\n`);
+  if (c.deployed) out.write(`\nservice now runs:\n${c.deployed}\n`);
+  if (c.status === 'interrupted') out.write('interrupted: run `spectune tune --resume` to continue\n');
 }
 
 // Entry point of `spectune tune`.
@@ -65,7 +67,7 @@ export const run: Command = async (argv, io) => {
       configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
       restore: values.restore === true, json, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true, io, signal: ac.signal,
     });
-    if (json) io.stdout.write(`${JSON.stringify(r.kind === 'dry-run' ? r.plan : r.result)}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : r.result))}\n`);
     else printResult(io, r);
     if (r.kind === 'dry-run') return EXIT.ok;
     if (r.result.status === 'interrupted') return EXIT_INTERRUPTED;
