@@ -12,4 +12,11 @@ describe('redact', () => {
     expect(redactArgv(['x', '--api-key', 'k1', '--port', '8'])).toEqual(['x', '--api-key', '***', '--port', '8']);
     expect(redactValue({ apiKey: 'k', nested: { api_key: 'z', s: '--api-key q' } })).toEqual({ apiKey: '***', nested: { api_key: '***', s: '--api-key ***' } });
   });
+
+  it('hides the password of a URL (user info), keeping the user and the rest', () => {
+    expect(redactText('cannot connect to http://operator:hunter2@10.0.0.1:30000/v1: ECONNREFUSED')).toBe('cannot connect to http://operator:***@10.0.0.1:30000/v1: ECONNREFUSED');
+    expect(redactValue({ url: 'https://u:p%40ss@h/x' })).toEqual({ url: 'https://u:***@h/x' });
+    expect(redactText('ssh root@gpu1 and http://gpu1:30000/health')).toBe('ssh root@gpu1 and http://gpu1:30000/health');
+  });
 });
+

@@ -4,6 +4,8 @@ const FLAG_SECRET = /(--(?:api-key|api_key|hf-token|token|admin-api-key|ssl-keyf
 const ENV_SECRET = /\b([A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*=)("[^"]*"|'[^']*'|[^\s"']+)/g;
 const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{6,}/g;
 const HF_TOKEN = /\bhf_[A-Za-z0-9]{20,}\b/g;
+// The password of a URL's user info (http://user:password@host): the user stays, the password goes.
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*:)[^\s/@'"]+@/gi;
 const SK_KEY = /\bsk-[A-Za-z0-9_-]{16,}\b/g;
 
 /** The placeholder that replaces a secret. */
@@ -16,7 +18,8 @@ export function redactText(text: string): string {
     .replace(ENV_SECRET, (_m, key: string) => `${key}${REDACTED}`)
     .replace(BEARER, (_m, p: string) => `${p}${REDACTED}`)
     .replace(HF_TOKEN, REDACTED)
-    .replace(SK_KEY, REDACTED);
+    .replace(SK_KEY, REDACTED)
+    .replace(URL_PASSWORD, (_m, head: string) => `${head}${REDACTED}@`);
 }
 
 // Redact an argv array: the value after a secret flag, or the value part of --flag=secret.

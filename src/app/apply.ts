@@ -44,7 +44,7 @@ export interface ApplyRequest {
 
 // Plan, and unless dry-run, deploy and verify; returns the plan alone for a dry run.
 export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { dryRun: true; plan: DeployPlan }> {
-  const svc = await openService(req.target, req.onEvent);
+  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun });
   try {
     const ctl = svc.controller;
     const plan = await ctl.plan(req.changes, req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec });

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { validateConfig } from '../config/index.js';
 import { buildDemoConfig, DEMO_START_STEPS, renderDemoUnit } from './demo-config.js';
 import { toServiceDef } from './demo-host.js';
@@ -22,5 +24,10 @@ describe('demo inputs', () => {
   it('the campaign config is valid', () => {
     const v = validateConfig(buildDemoConfig(31999, './d.db'));
     expect(v.ok ? v.config.target.manager : v.errors).toBe('process');
+  });
+
+  it('examples/demo.yaml is exactly the campaign the demo runs (the demo only swaps in a free port)', () => {
+    const file = parse(readFileSync(new URL('../../examples/demo.yaml', import.meta.url), 'utf8')) as unknown;
+    expect(file).toEqual(buildDemoConfig(30000, './spectune-demo.db'));
   });
 });

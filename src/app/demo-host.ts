@@ -117,6 +117,7 @@ export function createProcmanHost(pm: ProcessManager, root: string): ProcmanHost
   return {
     name: 'local',
     reload: () => reloadUnits(c),
+    whereIs: (p) => c.real(p),
     async exec(argv: string[], _opts?: ExecOptions) {
       if (argv[0] === 'systemctl') return runSystemctl(c, argv);
       if (argv[0] === 'journalctl') return runJournalctl(c, argv);

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { validateConfig, type SpectuneConfig } from '../config/index.js';
 import { InternalError } from '../errors.js';
+import { ensureOutputDir } from '../local-files.js';
 import type { EventSink } from '../events.js';
 import { createProcessManager, type ProcessManager } from '../procman/index.js';
 import { createFileActionLog, createServiceController } from '../service/index.js';
@@ -19,7 +20,7 @@ import { runCampaign, type CampaignResult } from './tune.js';
 import { createBenchPort } from './tune-bench.js';
 import { createSearchPort } from './tune-search.js';
 import { createControllerServicePort, pickConfig } from './tune-service.js';
-import { createSqliteTuneStore } from './tune-store.js';
+import { createSqliteTuneStore, markCampaignInterrupted } from './tune-store.js';
 import { specFromConfig } from './tune-wiring.js';
 
 /** The built CLI, relative to dist/app/demo.js. */
@@ -85,7 +86,7 @@ async function runDemoCampaign(pm: ProcessManager, root: string, db: Db, config:
     store: createSqliteTuneStore(db, 'sglang'),
     now: opts.now ?? Date.now,
   };
-  const campaign = await runCampaign(deps, { ...specFromConfig(config), confirmFirstRefusal: true }, { resume: false, restore: false }, opts.onEvent, opts.signal);
+  const campaign = await runCampaign(deps, { ...specFromConfig(config), confirmFirstRefusal: true, simulated: true }, { resume: false, restore: false }, opts.onEvent, opts.signal);
   const st = await ctl.status();
   const final = { settings: pickConfig(st.settings, ['speculative_num_steps']), healthy: st.health.ok, execStart: st.execStart };
   return { campaign, final };
@@ -95,8 +96,7 @@ async function runDemoCampaign(pm: ProcessManager, root: string, db: Db, config:
 export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const now = opts.now ?? Date.now;
   const t0 = now();
-  const outDir = resolve(opts.outDir ?? (await mkdtemp(join(tmpdir(), 'spectune-demo-'))));
-  await mkdir(outDir, { recursive: true });
+  const outDir = opts.outDir === undefined ? await mkdtemp(join(tmpdir(), 'spectune-demo-')) : ensureOutputDir('--out', opts.outDir);
   const port = await findFreePort();
   const { root, config } = await prepareFiles(outDir, port, opts.timeScale ?? DEMO_TIME_SCALE);
   const pm = createProcessManager(join(outDir, 'procman'));
@@ -107,6 +107,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     opts.onEvent({ type: 'log', ts: now(), level: 'info', message: `demo: starting the SIMULATED engine ${DEMO_UNIT} on 127.0.0.1:${port} (files in ${outDir})` });
     await pm.start(DEMO_UNIT);
     const { campaign, final } = await runDemoCampaign(pm, root, db, config, opts, outDir);
+    if (campaign.status === 'interrupted') markCampaignInterrupted(db, campaign.campaignId, { bestIndex: campaign.best?.index ?? null, summary: campaign.summary });
     const reports = await writeDemoReports(db, campaign.campaignId, outDir);
     return { outDir, reports, campaign, final, wallMs: now() - t0 };
   } finally {

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { ToolError } from '../errors.js';
+import { assertSqliteFile, checkOutputFile } from '../local-files.js';
 import { buildReportModel, renderHtml, renderMarkdown, type ReportInput, type ReportModel } from '../report/index.js';
 import {
   closeStore, getCampaign, latestCampaign, listActions, listBenchRuns, listTrials, listVerdicts, openStore, type Db,
@@ -17,7 +18,7 @@ export function loadReportInput(db: Db, campaignId?: number, now: () => Date = (
     error: t.error, startedAt: t.startedAt, finishedAt: t.finishedAt, runs: listBenchRuns(db, t.id), verdicts: listVerdicts(db, t.id),
   }));
   return {
-    campaign: { id: c.id, name: c.name, status: c.status, engine: c.engine, config: c.config, bestTrialId: c.bestTrialId, summary: c.summary, createdAt: c.createdAt, finishedAt: c.finishedAt },
+    campaign: { id: c.id, name: c.name, status: c.status, engine: c.engine, config: c.config, bestTrialId: c.bestTrialId, summary: c.summary, simulated: c.simulated, createdAt: c.createdAt, finishedAt: c.finishedAt },
     trials, actions: listActions(db, { campaignId: c.id }), generatedAt: now().toISOString(),
   };
 }
@@ -43,6 +44,8 @@ export interface ReportRequest {
   campaign?: number;
   html?: string;
   md?: string;
+  /** Markdown for stdout when no file is asked for (default true; false under --json). */
+  stdoutMarkdown?: boolean;
 }
 
 /** What it produced: Markdown for stdout when no file was asked for, and the files written. */
@@ -50,6 +53,8 @@ export interface ReportOutcome {
   campaignId: number;
   markdown: string | null;
   written: string[];
+  /** The report model (what --json prints). */
+  model: ReportModel;
 }
 
 // Open the store read-side, render, and write the requested files.
@@ -57,13 +62,17 @@ export async function runReport(req: ReportRequest): Promise<ReportOutcome> {
   if (req.db !== ':memory:' && !existsSync(req.db)) {
     throw new ToolError('E_FILE_NOT_FOUND', `no store at ${req.db}`, { hint: 'pass --db FILE (the store path of your spectune.yaml)' });
   }
+  if (req.html) checkOutputFile('--html', req.html);
+  if (req.md) checkOutputFile('--md', req.md);
+  if (req.db !== ':memory:') assertSqliteFile('--db', req.db, true);
   const db = openStore(req.db);
   try {
     const model = loadReportModel(db, req.campaign);
     const written: string[] = [];
     if (req.md) { await writeFile(req.md, renderMarkdown(model)); written.push(req.md); }
     if (req.html) { await writeFile(req.html, renderHtml(model)); written.push(req.html); }
-    return { campaignId: model.campaign.id, markdown: req.md || req.html ? null : renderMarkdown(model), written };
+    const markdown = req.md || req.html || req.stdoutMarkdown === false ? null : renderMarkdown(model);
+    return { campaignId: model.campaign.id, markdown, written, model };
   } finally {
     closeStore(db);
   }

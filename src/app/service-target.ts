@@ -8,7 +8,7 @@ import type { EventSink } from '../events.js';
 import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
-import { createFileActionLog, resolveActionLogPath } from '../service/action-log.js';
+import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
 import { createServiceController, type ServiceController } from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
@@ -21,8 +21,14 @@ export const TARGET_FLAGS = {
 } as const;
 
 /** Usage lines of the target flags. */
-export const TARGET_USAGE = `  --host user@host (omit = this machine)  --ssh-config FILE  --sudo  --unit NAME  --engine sglang|vllm|llamacpp
-  --endpoint URL (default: http://<host>:<port from ExecStart>)  -c spectune.yaml (target: read from it)  --action-log FILE`;
+export const TARGET_USAGE = `target (flags win over -c spectune.yaml, read when present in this folder):
+  --host user@host          the service host over SSH (default: this machine)
+  --ssh-config FILE         ssh_config for it (default: your ~/.ssh/config)   --sudo  run systemctl etc. through sudo
+  --unit NAME               the systemd unit (required here or in spectune.yaml)
+  --engine sglang|vllm|llamacpp   (default sglang)
+  --endpoint URL            (default http://<host>:<--port of ExecStart, else 30000 / 8000 / 8080>)
+  -c FILE                   spectune.yaml to read the target from (default ./spectune.yaml when it exists)
+  --action-log FILE         (default $SPECTUNE_ACTION_LOG, else ${DEFAULT_ACTION_LOG})`;
 
 /** The config file read when -c is not given and it exists in the working directory. */
 const DEFAULT_CONFIG = 'spectune.yaml';
@@ -109,13 +115,13 @@ export interface OpenService {
   close(): Promise<void>;
 }
 
-// Open the host and build the controller for a target.
-export async function openService(t: ServiceTarget, onEvent: EventSink): Promise<OpenService> {
+// Open the host and build the controller for a target; a dry run records nothing (no action log written).
+export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean } = {}): Promise<OpenService> {
   const host = await openHost({ target: t.target, sshConfig: t.sshConfig, sudo: t.sudo });
   try {
     const endpoint = await resolveEndpoint(t, host);
     const controller = createServiceController({
-      host, unit: t.unit, engine: t.engine, endpoint, actionLog: createFileActionLog(t.actionLogPath), onEvent,
+      host, unit: t.unit, engine: t.engine, endpoint, actionLog: opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath), onEvent,
     });
     return { target: t, host, endpoint, controller, close: () => host.close() };
   } catch (e) {

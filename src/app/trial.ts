@@ -2,7 +2,7 @@
 import type { EventSink } from '../events.js';
 import type { TrialPhase } from '../events.js';
 import { checkConstraints, evaluateObjective } from '../tune/objective.js';
-import type { TrialKind, TrialRecord, TuneConfig } from '../tune/types.js';
+import { trialNumber, type TrialKind, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import type { TuneDeps, TuneSpec } from './tune-ports.js';
 
 /** Rolling back after a failure costs one more restart of the service. */
@@ -29,10 +29,11 @@ export function createTrialRecord(index: number, kind: TrialKind, config: TuneCo
   };
 }
 
-// Announce a phase with its expected duration (from the last time it ran), and time it.
-export async function runPhase<T>(ctx: TrialContext, trial: number, phase: TrialPhase, work: () => Promise<T>): Promise<T> {
+// Announce a phase with its expected duration (from the last time it ran), and time it; `index` is the trial's
+// 0-based index (the event carries its 1-based number).
+export async function runPhase<T>(ctx: TrialContext, index: number, phase: TrialPhase, work: () => Promise<T>): Promise<T> {
   const t0 = ctx.deps.now();
-  ctx.onEvent({ type: 'trial:phase', ts: t0, trial, phase, expectedMs: ctx.phaseMs.get(phase) ?? null });
+  ctx.onEvent({ type: 'trial:phase', ts: t0, trial: trialNumber(index), phase, expectedMs: ctx.phaseMs.get(phase) ?? null });
   const out = await work();
   ctx.phaseMs.set(phase, ctx.deps.now() - t0);
   return out;
@@ -56,7 +57,7 @@ export async function measureTrial(ctx: TrialContext, rec: TrialRecord): Promise
 
 // Record a failed deploy: the verdict is kept, the crash loop stopped and the last good config restored.
 async function recordFailure(ctx: TrialContext, rec: TrialRecord, reason: string): Promise<TrialRecord> {
-  await runPhase(ctx, rec.index, 'rollback', () => ctx.deps.service.recover(`trial ${rec.index} failed: ${reason}`));
+  await runPhase(ctx, rec.index, 'rollback', () => ctx.deps.service.recover(`trial ${trialNumber(rec.index)} failed: ${reason}`));
   return { ...rec, status: 'failed', violations: [reason], restarts: rec.restarts + ROLLBACK_RESTARTS };
 }
 
@@ -66,7 +67,7 @@ function notePrediction(ctx: TrialContext, rec: TrialRecord, failedOom: boolean)
   const right = rec.prediction.feasible !== failedOom;
   const level = right ? 'info' : 'warn';
   const said = rec.prediction.feasible ? 'fits' : 'does not fit';
-  ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level, message: `memory prediction (${said}) was ${right ? 'right' : 'WRONG'} for trial ${rec.index}` });
+  ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level, message: `memory prediction (${said}) was ${right ? 'right' : 'WRONG'} for trial ${trialNumber(rec.index)}` });
 }
 
 // Whether a verdict says the config ran out of memory at start-up.
@@ -77,7 +78,7 @@ export function isMemoryVerdict(v: TrialRecord['verdict']): boolean {
 
 // Deploy a candidate and measure it; a failed start is diagnosed and rolled back (expected outcome, not an error).
 export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Promise<TrialRecord> {
-  const why = `${rec.kind} trial ${rec.index}: ${rec.reason}`;
+  const why = `${rec.kind} trial ${trialNumber(rec.index)}: ${rec.reason}`;
   const out = await runPhase(ctx, rec.index, 'deploy', () => ctx.deps.service.deploy(rec.config, why, ctx.signal));
   const withRestarts = { ...rec, restarts: out.restarts };
   if (!out.ready) {

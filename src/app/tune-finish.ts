@@ -62,7 +62,7 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   if (!health.healthy) await deps.service.recover(`end state not healthy: ${health.reason}`);
   const deployed = await deps.service.describeDeployed();
   const restarts = countRestarts(trials) + landing.restarts;
-  const summary = summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
+  const summary = (spec.simulated ? 'SIMULATED engine: ' : '') + summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
   deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now() });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
   return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, summary };

@@ -73,6 +73,8 @@ export interface TuneSpec {
   noiseMargin: number;
   /** Deploy the first config the memory predictor refuses anyway, once, to confirm the prediction (demo, --confirm-probes). */
   confirmFirstRefusal?: boolean;
+  /** The campaign runs on spectune's SIMULATED engine (`spectune demo`); stored with the campaign, shown in every summary and report. */
+  simulated?: boolean;
 }
 
 /** Everything runCampaign needs. */

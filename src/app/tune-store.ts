@@ -102,7 +102,9 @@ export function createSqliteTuneStore(db: Db, engine: EngineName): TuneStorePort
   };
 }
 
-// Mark a campaign interrupted (Ctrl-C), so --resume finds it.
-export function markCampaignInterrupted(db: Db, campaignId: number): void {
-  updateCampaign(db, campaignId, { status: 'interrupted' });
+// Mark a campaign interrupted (Ctrl-C), so --resume finds it; with the best trial so far (0-based index) and the
+// summary, so the report names the winner the summary printed.
+export function markCampaignInterrupted(db: Db, campaignId: number, at: { bestIndex?: number | null; summary?: string } = {}): void {
+  const best = at.bestIndex === undefined || at.bestIndex === null ? null : listTrials(db, campaignId).find((t) => t.seq === at.bestIndex! + 1)?.id ?? null;
+  updateCampaign(db, campaignId, { status: 'interrupted', bestTrialId: best, ...(at.summary ? { summary: at.summary } : {}) });
 }

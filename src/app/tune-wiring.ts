@@ -2,9 +2,10 @@
 import { resolve } from 'node:path';
 import { orderRanks, type SpectuneConfig } from '../config/index.js';
 import { ToolError } from '../errors.js';
+import { assertSqliteFile } from '../local-files.js';
 import type { EventSink } from '../events.js';
 import { openHost, type Host } from '../host/index.js';
-import { createFileActionLog, createServiceController, resolveActionLogPath, type ServiceController } from '../service/index.js';
+import { createFileActionLog, createMemoryActionLog, createServiceController, resolveActionLogPath, type ServiceController } from '../service/index.js';
 import { openStore, type Db } from '../store/index.js';
 import { createBenchPort } from './tune-bench.js';
 import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
@@ -40,6 +41,10 @@ export interface WiringOptions {
   search?: TuneSearchPort;
   /** Deploy a probe the memory predictor refuses, once, to confirm the prediction. */
   confirmProbes?: boolean;
+  /** A dry run writes nothing: the store is in memory and actions are not logged to a file. */
+  dryRun?: boolean;
+  /** The campaign runs on spectune's simulated engine (the demo): recorded in the campaign so reports say so. */
+  simulated?: boolean;
 }
 
 // The campaign spec (goals, limits) a config asks for.
@@ -70,6 +75,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
       hint: 'run `spectune demo` for the process manager, or set target.manager: systemd',
     });
   }
+  if (!opts.dryRun) assertSqliteFile('store', resolve(opts.baseDir, cfg.store), false);
   const ranks = orderRanks(cfg.target.hosts);
   const hosts: Host[] = [];
   const closeHosts = async () => { await Promise.all(hosts.map((h) => h.close().catch(() => {}))); };
@@ -79,8 +85,8 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     await closeHosts();
     throw e;
   }
-  const db = openStore(resolve(opts.baseDir, cfg.store));
-  const actionLog = createFileActionLog(opts.actionLogPath ?? resolveActionLogPath(undefined, opts.env));
+  const db = openStore(opts.dryRun ? ':memory:' : resolve(opts.baseDir, cfg.store));
+  const actionLog = opts.dryRun ? createMemoryActionLog() : createFileActionLog(opts.actionLogPath ?? resolveActionLogPath(undefined, opts.env));
   const multi = ranks.length > 1;
   // With several ranks the group port emits the one verdict over all journals; the per-rank ones would contradict it.
   const onEvent = multi ? withoutRankDiagnoses(opts.onEvent) : opts.onEvent;
@@ -96,5 +102,5 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     store: createSqliteTuneStore(db, cfg.target.engine),
     now: Date.now,
   };
-  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
+  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true, ...(opts.simulated ? { simulated: true } : {}) }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
 }

@@ -1,9 +1,9 @@
 // `spectune tune` use case: the campaign loop — baseline, search, soak, end state — durable and resumable.
-import type { EventSink, TrialPhase } from '../events.js';
+import type { EventSink, SpectuneEvent, TrialPhase } from '../events.js';
 import { ToolError } from '../errors.js';
 import { findBest, configKey } from '../tune/best.js';
 import { decideNextStep, findDisqualified, reconcileTrials } from '../tune/step.js';
-import type { NextStep, TrialRecord, TuneConfig } from '../tune/types.js';
+import { trialNumber, type NextStep, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import { createTrialRecord, deployAndMeasure, measureTrial, runPhase, type TrialContext } from './trial.js';
 import type { TuneDeps, TuneSpec } from './tune-ports.js';
 import { finishCampaign, type CampaignResult } from './tune-finish.js';
@@ -37,6 +37,13 @@ function markActive(st: RunState): number {
   return st.activeBeforeMs + (now - st.runStartedAt);
 }
 
+// The verdict progress shows for a finished trial: the report's (a measured trial that broke a constraint "violates").
+function endStatus(t: TrialRecord): Extract<SpectuneEvent, { type: 'trial:end' }>['status'] {
+  if (t.status === 'running' || t.status === 'discarded') return 'skipped';
+  if (t.status === 'ok' && t.constraintsOk === false) return 'violates';
+  return t.status;
+}
+
 // Save and announce a trial's end, and a new best when it is one.
 function endTrial(st: RunState, rec: TrialRecord): void {
   const { deps, onEvent, campaignId, spec } = st.ctx;
@@ -45,11 +52,10 @@ function endTrial(st: RunState, rec: TrialRecord): void {
   const before = findBest(st.trials, rule);
   st.trials = [...st.trials.filter((t) => t.index !== rec.index), done];
   deps.store.saveTrial(campaignId, done);
-  const status = done.status === 'running' || done.status === 'discarded' ? 'skipped' : done.status;
-  onEvent({ type: 'trial:end', ts: deps.now(), trial: done.index, status, objective: done.objective, verdict: done.verdict });
+  onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status: endStatus(done), objective: done.objective, verdict: done.verdict, violations: done.violations });
   const after = findBest(st.trials, rule, findDisqualified(st.trials, spec.objective.goal));
   if (after && (!before || after.key !== before.key || after.objective !== before.objective)) {
-    const trial = after.trials[after.trials.length - 1].index;
+    const trial = trialNumber(after.trials[after.trials.length - 1].index);
     onEvent({ type: 'campaign:best', ts: deps.now(), trial, config: after.config, objective: after.objective });
   }
 }
@@ -61,7 +67,7 @@ function startTrial(st: RunState, kind: TrialRecord['kind'], config: TuneConfig,
   const rec = createTrialRecord(index, kind, config, reason, deps.now());
   st.trials = [...st.trials, rec];
   deps.store.saveTrial(campaignId, rec);
-  onEvent({ type: 'trial:start', ts: rec.startedAt, campaignId, trial: index, config, reason });
+  onEvent({ type: 'trial:start', ts: rec.startedAt, campaignId, trial: trialNumber(index), config, reason });
   return rec;
 }
 
@@ -94,7 +100,7 @@ async function runSearchTrial(st: RunState, step: Extract<NextStep, { kind: 'tri
     st.ctx.deps.search.predict(st.trials.filter((t) => t.index !== rec.index), step.config));
   const withPrediction = { ...rec, prediction };
   if (prediction && !prediction.feasible && !step.confirmProbe && !wantsConfirmation(st)) {
-    const msg = `trial ${rec.index}: predicted not to fit (${prediction.reason})${prediction.suggestion ? `; suggestion: ${prediction.suggestion}` : ''}`;
+    const msg = `trial ${trialNumber(rec.index)}: predicted not to fit (${prediction.reason})${prediction.suggestion ? `; suggestion: ${prediction.suggestion}` : ''}`;
     st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'warn', message: msg });
     return { ...withPrediction, status: 'infeasible', violations: [prediction.reason] };
   }
@@ -103,7 +109,7 @@ async function runSearchTrial(st: RunState, step: Extract<NextStep, { kind: 'tri
 
 // Re-run the best candidate as a stability soak before accepting it.
 async function runSoak(st: RunState, step: Extract<NextStep, { kind: 'soak' }>): Promise<TrialRecord> {
-  const rec = startTrial(st, 'soak', step.config, `soak of trial ${step.of}`);
+  const rec = startTrial(st, 'soak', step.config, `soak of trial ${trialNumber(step.of)}`);
   return deployAndMeasure(st.ctx, rec);
 }
 
@@ -135,7 +141,7 @@ async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promi
   const { deps, onEvent } = st.ctx;
   for (const t of interrupted) {
     deps.store.saveTrial(st.ctx.campaignId, { ...t, status: 'discarded', endedAt: deps.now() });
-    onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${t.index} (${JSON.stringify(t.config)}) was interrupted; its result is discarded and it will be redone` });
+    onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) was interrupted; its result is discarded and it will be redone` });
   }
   const health = interrupted.length === 0 ? await deps.service.waitHealthy(st.ctx.signal) : null;
   if (health?.healthy) {
@@ -154,6 +160,20 @@ async function handleAbort(st: RunState): Promise<void> {
   }
   markActive(st);
   if (inflight.some((t) => t.kind !== 'baseline')) await st.ctx.deps.service.recover('interrupted by the operator');
+}
+
+// After Ctrl-C: the best so far by the search's own rule (the one the report then names), and how to go on.
+function interruptedResult(st: RunState, campaignId: number, baseline: TrialRecord | null): CampaignResult {
+  const { spec } = st.ctx;
+  const w = findBest(st.trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(st.trials, spec.objective.goal));
+  const best = w ? w.trials[w.trials.length - 1] : null;
+  const cfg = best ? Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ') : null;
+  const sofar = best && cfg ? `best so far: trial ${trialNumber(best.index)} ${cfg}: ${best.objective?.toFixed(1)}; ` : 'no usable trial yet; ';
+  return {
+    campaignId, status: 'interrupted', best, baseline, trials: st.trials, deployed: null,
+    restarts: st.trials.reduce((n, t) => n + t.restarts, 0), winnerNote: w?.why ?? null,
+    summary: `${spec.simulated ? 'SIMULATED engine: ' : ''}interrupted; ${sofar}run with --resume to continue`,
+  };
 }
 
 // Run (or resume) a campaign to its end state.
@@ -176,10 +196,7 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
   } catch (e) {
     if (signal?.aborted) {
       await handleAbort(st);
-      return {
-        campaignId: stored.id, status: 'interrupted', best: null, baseline: baseline ?? null, trials: st.trials, deployed: null,
-        restarts: st.trials.reduce((n, t) => n + t.restarts, 0), winnerNote: null, summary: 'interrupted; run with --resume to continue',
-      };
+      return interruptedResult(st, stored.id, baseline ?? null);
     }
     throw e;
   }

@@ -175,23 +175,28 @@ class LevelRun {
     const now = this.ctx.opts.now();
     const t = this.ctx.opts.timeouts;
     let liveFrames = 0;
+    let waitingMs: number | null = null;
     for (const f of this.inflight) {
       liveFrames += f.timeline.frames;
       const since = now - f.timeline.startMs;
+      if (f.phase === 'connect' || f.phase === 'first') waitingMs = Math.max(waitingMs ?? 0, since);
       if (f.phase === 'connect' && since > t.connect) f.fail('connect', `no connection after ${t.connect} ms`);
       else if (f.phase === 'first' && since > t.firstToken) f.fail('firstTokenTimeout', `no token after ${t.firstToken} ms`);
       else if (f.phase === 'stream' && now - f.lastActivityMs > t.stall) f.fail('stall', `no token for ${t.stall} ms after ${f.timeline.frames} token frames`);
     }
-    if (this.measured && now - this.lastProgressMs >= PROGRESS_MS) this.emitProgress(now, liveFrames);
+    if (now - this.lastProgressMs >= PROGRESS_MS) this.emitProgress(now, liveFrames, waitingMs);
   }
 
   // Progress counts the frames of requests still streaming too, so the rate does not saw-tooth with completions.
-  private emitProgress(now: number, liveFrames: number): void {
+  // Warm-ups report too: a server that hangs before its first token must not look like a silent spectune.
+  private emitProgress(now: number, liveFrames: number, waitingMs: number | null): void {
     this.lastProgressMs = now;
     const elapsed = now - this.originMs;
     this.ctx.onEvent({
       type: 'bench:progress', ts: Date.now(), concurrency: this.concurrency, done: this.finished, total: this.budget.requests,
       outputTokensPerSec: elapsed > 0 ? round(((this.stats.outputTokens + liveFrames) * 1000) / elapsed, 1) : null,
+      phase: this.measured ? 'measure' : 'warmup', inFlight: this.inflight.size, waitingMs: waitingMs === null ? null : Math.round(waitingMs),
+      firstTokenTimeoutMs: this.ctx.opts.timeouts.firstToken,
     });
   }
 }

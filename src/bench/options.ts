@@ -67,7 +67,9 @@ export type ResolvedBenchOptions = Required<Omit<BenchOptions, 'timeouts' | 'pro
 };
 
 // A first token may wait behind a full batch of long prefills; ten minutes only catches a hung server.
-const DEFAULT_TIMEOUTS: BenchTimeouts = { connect: 10_000, firstToken: 600_000, stall: 60_000 };
+export const DEFAULT_TIMEOUTS: BenchTimeouts = { connect: 10_000, firstToken: 600_000, stall: 60_000 };
+/** Default prompt and output lengths in tokens (shown in `spectune bench --help`). */
+export const DEFAULT_LENGTHS = { inputTokens: 512, outputTokens: 256 } as const;
 // Levels run at most this many concurrent streams: file descriptors and one event loop set the ceiling.
 export const MAX_CONCURRENCY = 8192;
 
@@ -81,8 +83,8 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     concurrency: o.concurrency ?? [1],
     requests: o.requests ?? null,
     durationSec: o.durationSec ?? null,
-    inputTokens: o.inputTokens ?? 512,
-    outputTokens: o.outputTokens ?? 256,
+    inputTokens: o.inputTokens ?? DEFAULT_LENGTHS.inputTokens,
+    outputTokens: o.outputTokens ?? DEFAULT_LENGTHS.outputTokens,
     warmup: o.warmup ?? null,
     rate: o.rate ?? null,
     prompts: o.prompts ?? null,

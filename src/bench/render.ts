@@ -31,16 +31,24 @@ export function formatLevelLine(r: BenchRun): string {
   return parts.join(' | ');
 }
 
-// The live progress line on a terminal (redrawn in place with \r).
+// A wait for a first token is worth showing from this long on (a healthy server answers well within it).
+const SHOW_WAIT_MS = 1000;
+
+// The live progress line on a terminal (redrawn in place with \r), and the periodic line when piped.
 export function formatProgress(e: Extract<SpectuneEvent, { type: 'bench:progress' }>): string {
   const tps = e.outputTokensPerSec === null ? '' : `  ${e.outputTokensPerSec.toFixed(0)} tok/s`;
-  if (e.total === null || e.total <= 0) return `c=${e.concurrency} ${e.done} requests${tps}`;
+  const head = `c=${e.concurrency}${e.phase === 'warmup' ? ' warm-up' : ''}`;
+  const waiting = e.waitingMs !== undefined && e.waitingMs !== null && e.waitingMs >= SHOW_WAIT_MS
+    ? `  ${e.inFlight ?? '?'} in flight, waiting ${(e.waitingMs / 1000).toFixed(1)} s for a first token${e.firstTokenTimeoutMs ? ` (timeout ${e.firstTokenTimeoutMs / 1000} s)` : ''}`
+    : '';
+  if (e.total === null || e.total <= 0) return `${head} ${e.done} requests${tps}${waiting}`;
   const filled = Math.min(BAR_WIDTH, Math.round((BAR_WIDTH * e.done) / e.total));
-  return `c=${e.concurrency} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${e.done}/${e.total}${tps}`;
+  return `${head} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${e.done}/${e.total}${tps}${waiting}`;
 }
 
-// The `--json` document: the fields issue 5 promises, in its order, then how the streams were read.
-export function toJsonRuns(runs: BenchRun[], transport?: string): { runs: Record<string, unknown>[]; transport?: string } {
+// The `--json` document: the fields issue 5 promises, in its order, then the frames read together, the engine's own
+// view around the level and why it stopped early; how the streams were read; the levels skipped and why.
+export function toJsonRuns(runs: BenchRun[], transport?: string, skipped: { concurrency: number; reason: string }[] = []): { runs: Record<string, unknown>[]; transport?: string; skipped: { concurrency: number; reason: string }[] } {
   return {
     runs: runs.map((r) => ({
       concurrency: r.concurrency,
@@ -53,7 +61,11 @@ export function toJsonRuns(runs: BenchRun[], transport?: string): { runs: Record
       decodeTokensPerSec: r.decodeTokensPerSec,
       acceptLength: r.acceptLength,
       errors: r.errors,
+      sharedReadFrames: r.sharedReadFrames,
+      engine: r.engine,
+      stoppedEarly: r.stoppedEarly,
     })),
     ...(transport ? { transport } : {}),
+    skipped,
   };
 }

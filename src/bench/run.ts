@@ -33,8 +33,8 @@ export async function runBench(options: BenchOptions, onEvent: EventSink = ignor
     nextId: createIdSource(),
     nextPrompt: await createPromptSource(o),
   };
-  const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey) : null;
-  const result: BenchOutput = { url: redactText(o.url), api: o.api, model: o.model, transport: transport.name, runs: [], samples: [] };
+  const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey, o.timeouts.firstToken) : null;
+  const result: BenchOutput = { url: redactText(o.url), api: o.api, model: o.model, transport: transport.name, runs: [], skipped: [], samples: [] };
   try {
     for (const c of o.concurrency) {
       if (signal?.aborted) break;
@@ -42,7 +42,12 @@ export async function runBench(options: BenchOptions, onEvent: EventSink = ignor
       result.runs.push(run);
       result.samples.push(...samples);
       onEvent({ type: 'bench:level', ts: Date.now(), run });
-      if (run.stoppedEarly !== null || shouldStopAtSaturation(o, result.runs, onEvent)) break;
+      const saturated = shouldStopAtSaturation(o, result.runs, onEvent);
+      const why = run.stoppedEarly !== null ? `concurrency ${c} stopped early: ${run.stoppedEarly}` : saturated;
+      if (why) {
+        result.skipped = o.concurrency.slice(result.runs.length).map((level) => ({ concurrency: level, reason: why }));
+        break;
+      }
     }
   } finally {
     transport.close();
@@ -55,7 +60,7 @@ export async function runBench(options: BenchOptions, onEvent: EventSink = ignor
 async function discoverModel(t: Transport, o: ResolvedBenchOptions): Promise<string | null> {
   if (o.api === 'sglang') return null;
   const headers: Record<string, string> = o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {};
-  const text = await t.getText(joinUrl(o.url, '/v1/models'), headers, MODELS_TIMEOUT_MS);
+  const text = await t.getText(joinUrl(o.url, '/v1/models'), headers, Math.min(MODELS_TIMEOUT_MS, o.timeouts.firstToken));
   try {
     const id = (JSON.parse(text ?? 'null') as { data?: { id?: unknown }[] } | null)?.data?.[0]?.id;
     return typeof id === 'string' && id ? id : null;
@@ -150,16 +155,17 @@ function buildRun(c: number, o: ResolvedBenchOptions, l: LevelOutcome, engine: B
   };
 }
 
-// Closed loop only: a level that adds under SATURATION_MIN_GAIN over the best lower level ends the sweep.
-function shouldStopAtSaturation(o: ResolvedBenchOptions, runs: BenchRun[], onEvent: EventSink): boolean {
-  if (!o.stopAtSaturation || o.rate !== null || runs.length < 2) return false;
+// Closed loop only: a level that adds under SATURATION_MIN_GAIN over the best lower level ends the sweep; returns
+// the reason (null: go on).
+function shouldStopAtSaturation(o: ResolvedBenchOptions, runs: BenchRun[], onEvent: EventSink): string | null {
+  if (!o.stopAtSaturation || o.rate !== null || runs.length < 2) return null;
   const last = runs[runs.length - 1];
   const remaining = o.concurrency.slice(runs.length);
-  if (remaining.length === 0) return false;
+  if (remaining.length === 0) return null;
   const best = runs.slice(0, -1).reduce((a, b) => (b.outputTokensPerSec > a.outputTokensPerSec ? b : a));
-  if (last.outputTokensPerSec >= best.outputTokensPerSec * (1 + SATURATION_MIN_GAIN)) return false;
+  if (last.outputTokensPerSec >= best.outputTokensPerSec * (1 + SATURATION_MIN_GAIN)) return null;
   const gain = best.outputTokensPerSec > 0 ? Math.round((100 * (last.outputTokensPerSec - best.outputTokensPerSec)) / best.outputTokensPerSec) : 0;
   const reason = `server saturated: concurrency ${last.concurrency} gave ${last.outputTokensPerSec} output tok/s, ${gain}% vs ${best.outputTokensPerSec} at concurrency ${best.concurrency}; skipping ${remaining.join(',')}`;
   onEvent({ type: 'bench:stopped', ts: Date.now(), concurrency: last.concurrency, reason });
-  return true;
+  return reason;
 }

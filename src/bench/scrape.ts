@@ -12,25 +12,26 @@ export interface Scraper {
   scrape(): Promise<EngineView | null>;
 }
 
-// Build a scraper for the server behind a base URL (a trailing /v1 is stripped: metrics live at the root).
-export function createScraper(t: Transport, baseUrl: string, apiKey: string | null): Scraper {
+// Build a scraper for the server behind a base URL (a trailing /v1 is stripped: metrics live at the root). Every
+// endpoint is asked at once, each within timeoutMs (default SCRAPE_TIMEOUT_MS): a hung server costs one timeout,
+// not one per endpoint; an endpoint that does not answer is not asked again.
+export function createScraper(t: Transport, baseUrl: string, apiKey: string | null, timeoutMs = SCRAPE_TIMEOUT_MS): Scraper {
   const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  const wait = Math.min(SCRAPE_TIMEOUT_MS, timeoutMs);
   let metricsOk = true;
   let infoPaths = INFO_PATHS;
   return {
     async scrape() {
-      const metricsText = metricsOk ? await t.getText(joinUrl(root, '/metrics'), headers, SCRAPE_TIMEOUT_MS) : null;
+      const [metricsText, ...infos] = await Promise.all([
+        metricsOk ? t.getText(joinUrl(root, '/metrics'), headers, wait) : Promise.resolve(null),
+        ...infoPaths.map((p) => t.getText(joinUrl(root, p), headers, wait)),
+      ]);
       if (metricsText === null) metricsOk = false;
-      let info: unknown = null;
-      for (const p of infoPaths) {
-        const text = await t.getText(joinUrl(root, p), headers, SCRAPE_TIMEOUT_MS);
-        if (text === null) continue;
-        infoPaths = [p];
-        info = safeJson(text);
-        break;
-      }
-      if (info === null && infoPaths.length > 1) infoPaths = [];
+      const at = infos.findIndex((x) => x !== null);
+      const info: unknown = at < 0 ? null : safeJson(infos[at]!);
+      if (at >= 0) infoPaths = [infoPaths[at]];
+      else if (infoPaths.length > 1) infoPaths = [];
       if (metricsText === null && info === null) return null;
       return summarizeEngineView(metricsText === null ? null : parsePrometheus(metricsText), info);
     },

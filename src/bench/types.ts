@@ -75,4 +75,6 @@ export interface BenchResult {
   /** How the streams were read: native reader (kernel receive stamps), JS sockets, or node:https. */
   transport?: TransportName;
   runs: BenchRun[];
+  /** Levels asked for but not run (the saturation guard, or a level that stopped early), each with why. */
+  skipped?: { concurrency: number; reason: string }[];
 }

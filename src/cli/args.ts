@@ -3,13 +3,103 @@ import { ToolError } from '../errors.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-// Parse flags with node's parser, turning its exceptions into one-line usage errors.
-export function parseFlags<O extends Options>(argv: string[], options: O, usage: string, allowPositionals = false) {
+/** Parsing choices of one command. */
+export interface ParseChoices {
+  /** Options whose value may itself start with a dash (`--set --speculative-num-steps=4`). */
+  dashValues?: string[];
+}
+
+// Parse flags with node's parser; its exceptions become our own one-line usage errors (a typo gets the nearest
+// flag, never the whole usage).
+export function parseFlags<O extends Options>(argv: string[], options: O, usage: string, allowPositionals = false, choices: ParseChoices = {}) {
+  const args = joinDashValues(argv, options, choices.dashValues ?? []);
   try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+    return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (e) {
-    throw new ToolError('E_USAGE', (e as Error).message.split('\n')[0], { hint: usage });
+    throw explainParseError(e as Error & { code?: string }, options, usage);
   }
+}
+
+// `--set --speculative-num-steps=4` as `--set=--speculative-num-steps=4`, unless the next word is one of our own flags.
+function joinDashValues(argv: string[], options: Options, dashValues: string[]): string[] {
+  if (!dashValues.length) return argv;
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i].startsWith('--') ? argv[i].slice(2) : null;
+    const next = argv[i + 1];
+    if (name !== null && dashValues.includes(name) && next?.startsWith('-') && !isOwnFlag(next, options)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else {
+      out.push(argv[i]);
+    }
+  }
+  return out;
+}
+
+// Whether a word names one of the command's flags (`--json`, `--dry-run`, `-h`).
+function isOwnFlag(word: string, options: Options): boolean {
+  const name = word.replace(/^--?/, '').replace(/=.*$/, '');
+  return word.startsWith('--') ? name in options : Object.values(options).some((o) => o.short === name);
+}
+
+// The command's name as its usage spells it ("spectune bench"), for the hint.
+function commandOf(usage: string): string {
+  return /usage:\s+(spectune(?: [a-z]+)?)/.exec(usage)?.[1] ?? 'spectune';
+}
+
+// Turn node's parseArgs error into our own message with a short hint.
+function explainParseError(e: Error & { code?: string }, options: Options, usage: string): ToolError {
+  const help = `\`${commandOf(usage)} --help\` lists every flag with its default`;
+  const quoted = /'([^']+)'/.exec(e.message)?.[1] ?? '';
+  const flag = quoted.replace(/ <value>$/, '');
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const near = nearestFlag(flag, options);
+      return new ToolError('E_USAGE', `unknown flag ${flag}${near ? `; did you mean ${near}?` : ''}`, { hint: help });
+    }
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/does not take an argument/.test(e.message)) return new ToolError('E_USAGE', `${flag} takes no value`, { hint: `write ${flag.replace(/=.*$/, '')} alone` });
+      if (/ambiguous/.test(e.message)) {
+        return new ToolError('E_USAGE', `${flag} needs a value, got the flag after it instead`, { hint: `a value starting with "-" is written ${flag}=-VALUE` });
+      }
+      return new ToolError('E_USAGE', `${flag} needs a value`, { hint: help });
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new ToolError('E_USAGE', `unexpected argument "${quoted}": ${commandOf(usage)} takes only flags`, { hint: help });
+    default:
+      return new ToolError('E_USAGE', e.message.split('\n')[0], { hint: help });
+  }
+}
+
+// The closest flag to a mistyped one (see nearestName); null if none is close.
+export function nearestFlag(typed: string, options: Options): string | null {
+  const near = nearestName(typed.replace(/^--?/, '').replace(/=.*$/, ''), Object.keys(options));
+  return near === null ? null : `--${near}`;
+}
+
+// The closest name to a mistyped one: a unique prefix, or the smallest edit distance within a third of its length.
+export function nearestName(word: string, names: string[]): string | null {
+  if (!word) return null;
+  const prefixed = names.filter((n) => n.startsWith(word));
+  if (prefixed.length === 1) return prefixed[0];
+  let best: string | null = null;
+  let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const n of names) {
+    const d = editDistance(word, n);
+    if (d < bestD) { best = n; bestD = d; }
+  }
+  return best;
+}
+
+// Levenshtein distance (small strings: flag names).
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 // Parse a number flag, naming the flag in the error.

@@ -1,4 +1,5 @@
 import { ToolError } from '../errors.js';
+import { nearestName } from './args.js';
 import { reportError, EXIT } from './exit.js';
 import type { CliIo, Command } from './io.js';
 
@@ -19,7 +20,8 @@ const COMMANDS: Record<string, { summary: string }> = {
 // Print the top-level help.
 function renderHelp(): string {
   const rows = Object.entries(COMMANDS).map(([k, v]) => `  ${k.padEnd(10)} ${v.summary}`);
-  return ['usage: spectune <command> [flags]', '', 'commands:', ...rows, '', 'Run `spectune <command> --help` for its flags.', ''].join('\n');
+  return ['usage: spectune <command> [flags]', '', 'commands:', ...rows, '', 'Run `spectune <command> --help` for its flags and their defaults.', '',
+    'examples:', '  spectune demo', '  spectune bench --url http://127.0.0.1:30000 --concurrency 1,16', '  spectune tune -c spectune.yaml --dry-run', ''].join('\n');
 }
 
 // Entry point of the CLI: everything comes in through arguments, the exit code goes out.
@@ -35,7 +37,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const entry = COMMANDS[name];
   try {
-    if (!entry) throw new ToolError('E_USAGE', `unknown command "${name}"`, { hint: `one of: ${Object.keys(COMMANDS).join(', ')}` });
+    if (!entry) {
+      const near = nearestName(name, Object.keys(COMMANDS));
+      throw new ToolError('E_USAGE', `unknown command "${name}"${near ? `; did you mean ${near}?` : ''}`, { hint: `one of: ${Object.keys(COMMANDS).join(', ')}` });
+    }
     const mod = (await import(`./commands/${name}.js`)) as { run: Command };
     return await mod.run(rest, io);
   } catch (e) {

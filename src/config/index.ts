@@ -1,5 +1,5 @@
 // Public surface of the config domain.
-export { configSchema, METRICS, type MetricName, type RawConfig } from './schema.js';
+export { configSchema, DEFAULT_BENCH_TIMEOUTS, METRICS, type MetricName, type RawConfig } from './schema.js';
 export type { Constraint, Dimension, Objective, Problems, SpectuneConfig, TargetHost, Timeouts } from './types.js';
 export { validateConfig, type ValidationResult } from './validate.js';
 export { normalizeConfig, expandRange, isLatencyMetric, MAX_DIMENSION_VALUES } from './normalize.js';

@@ -15,6 +15,9 @@ export type MetricName = (typeof METRICS)[number];
 
 const HOST_SPEC = /^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/;
 const settingValue = z.union([z.number(), z.string(), z.boolean()]);
+/** Benchmark timeouts of a campaign when spectune.yaml does not set them (shown in `spectune tune --help`). */
+export const DEFAULT_BENCH_TIMEOUTS = { ready: '20m', connect: '10s', firstToken: '120s', stall: '60s', total: '10m' } as const;
+
 const quantity = z.union([z.number(), z.string()]);
 
 /** One machine (and its unit) that serves the model; a model may span two hosts (rank0, rank1). */
@@ -119,16 +122,16 @@ export const benchmarkSchema = z.strictObject({
   /** Timeouts by phase, e.g. "10s", "15m". */
   timeouts: z.strictObject({
     /** Model load until the health check answers. */
-    ready: quantity.default('20m').describe('time for the service to become ready'),
+    ready: quantity.default(DEFAULT_BENCH_TIMEOUTS.ready).describe('time for the service to become ready'),
     /** Connection to the endpoint. */
-    connect: quantity.default('10s').describe('connect timeout'),
+    connect: quantity.default(DEFAULT_BENCH_TIMEOUTS.connect).describe('connect timeout'),
     /** First token of a request. */
-    firstToken: quantity.default('120s').describe('first-token timeout'),
+    firstToken: quantity.default(DEFAULT_BENCH_TIMEOUTS.firstToken).describe('first-token timeout'),
     /** Gap between two tokens. */
-    stall: quantity.default('60s').describe('inter-token stall timeout'),
+    stall: quantity.default(DEFAULT_BENCH_TIMEOUTS.stall).describe('inter-token stall timeout'),
     /** One whole request. */
-    total: quantity.default('10m').describe('per-request timeout'),
-  }).default({ ready: '20m', connect: '10s', firstToken: '120s', stall: '60s', total: '10m' }).describe('timeouts by phase'),
+    total: quantity.default(DEFAULT_BENCH_TIMEOUTS.total).describe('per-request timeout'),
+  }).default({ ...DEFAULT_BENCH_TIMEOUTS }).describe('timeouts by phase'),
 });
 
 /** When the campaign stops. */
@@ -152,7 +155,7 @@ export const configSchema = z.strictObject({
   constraints: z.array(constraintSchema).default([]).describe('conditions on accepted configs'),
   benchmark: benchmarkSchema.default({
     concurrency: [1, 16], requests: 32, inputTokens: 512, outputTokens: 256, warmup: 2,
-    timeouts: { ready: '20m', connect: '10s', firstToken: '120s', stall: '60s', total: '10m' },
+    timeouts: { ...DEFAULT_BENCH_TIMEOUTS },
   }),
   budget: budgetSchema.default({ trials: 20 }),
   /** SQLite file holding campaigns (default ./spectune.db). */

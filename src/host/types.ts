@@ -49,6 +49,8 @@ export interface Host {
   readFile(path: string): Promise<string>;
   /** Write a text file atomically (temp file + rename), creating parent directories. */
   writeFile(path: string, content: string, opts?: { mode?: number }): Promise<void>;
+  /** Where a path really is, for messages (the demo's process-manager host maps /etc/systemd/system into a folder). */
+  whereIs?(path: string): string;
   /** Start a long-running command and stream its stdout (optional: test fakes may omit it). */
   stream?(argv: string[], opts?: StreamOptions): CommandStream;
   /** Release connections (SSH control master). */

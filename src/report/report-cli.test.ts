@@ -83,3 +83,34 @@ it('fails with one line for a missing store, an unknown campaign or a bad id', a
   const f3 = fakeIo();
   expect(await main(['report', 'x', '--db', seedStore()], f3.io)).toBe(2);
 });
+
+it('prints the report data as JSON under --json (the best trial, verdicts, the simulated flag)', async () => {
+  const f = fakeIo();
+  expect(await main(['report', '--db', seedStore(), '--json'], f.io)).toBe(0);
+  const doc = JSON.parse(f.out()) as { campaign: { id: number }; best: { seq: number; config: string }; rows: { verdict: string }[] };
+  expect(doc.campaign.id).toBe(1);
+  expect(doc.best).toMatchObject({ seq: 2, config: 'speculative_num_steps=4' });
+  expect(doc.rows.map((r) => r.verdict)).toEqual(['ok', 'ok', 'kv_cache_oom']);
+});
+
+it('carries the simulated flag of a demo campaign from the store into the report input', async () => {
+  const { loadReportInput } = await import('../app/report.js');
+  const db = openStore(':memory:');
+  const sim = createCampaign(db, { name: 'demo', engine: 'sglang', config: { keys: ['speculative_num_steps'], simulated: true } });
+  const real = createCampaign(db, { name: 'real', engine: 'sglang', config: { keys: ['speculative_num_steps'] } });
+  expect(sim.simulated).toBe(true);
+  expect(real.simulated).toBe(false);
+  expect(loadReportInput(db, sim.id).campaign.simulated).toBe(true);
+  expect(loadReportInput(db, real.id).campaign.simulated).toBe(false);
+  closeStore(db);
+});
+
+it('never stores the password of a URL (campaign config, summary)', () => {
+  const db = openStore(':memory:');
+  const c = createCampaign(db, { name: 'c', engine: 'sglang', config: { endpoint: 'http://ops:hunter2secret@10.0.0.1:30000' } });
+  updateCampaign(db, c.id, { summary: 'bench of http://ops:hunter2secret@10.0.0.1:30000 done' });
+  const row = db.prepare('SELECT config_json, summary FROM campaigns WHERE id = ?').get(c.id) as { config_json: string; summary: string };
+  expect(`${row.config_json} ${row.summary}`).not.toContain('hunter2secret');
+  expect(row.summary).toBe('bench of http://ops:***@10.0.0.1:30000 done');
+  closeStore(db);
+});

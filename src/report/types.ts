@@ -35,6 +35,8 @@ export interface ReportInput {
     /** Sequence number of the best trial, when known. */
     bestSeq?: number | null;
     summary: string | null;
+    /** The store's own "simulated campaign" flag, when the store carries one (see isSimulated). */
+    simulated?: boolean;
     createdAt: string;
     finishedAt: string | null;
   };

@@ -53,6 +53,21 @@ export type ReadyResult =
   };
 
 /** The outcome of a successful rollback. */
+/** What a rollback would do: the version it returns to and the drop-in change, or why there is nothing to do. */
+export interface RollbackPlan {
+  unit: string;
+  /** The known-good version it returns to ('none': the operator's unit alone). */
+  version: Version;
+  /** Set when a rollback would change nothing: spectune never deployed to this unit, or it already runs the operator's config. */
+  nothing: string | null;
+  /** spectune's drop-in file, its text now and after the rollback (null: absent). */
+  dropInPath: string;
+  dropInNow: string | null;
+  dropInAfter: string | null;
+  /** Commands a rollback runs, in order. */
+  steps: string[];
+}
+
 export interface RollbackResult {
   status: 'rolled_back';
   version: Version;

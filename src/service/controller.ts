@@ -3,17 +3,17 @@
 import type { Diagnosis } from '../diagnose/types.js';
 import { getEngine } from '../engines/registry.js';
 import type { EngineAdapter, EngineName, EngineSettings } from '../engines/types.js';
-import { ToolError } from '../errors.js';
+import { isToolError, ToolError } from '../errors.js';
 import { ignoreEvents, type EventSink } from '../events.js';
 import type { Host } from '../host/types.js';
 import { createMemoryActionLog, type ActionLog } from './action-log.js';
 import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 import {
-  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackResult, type ServiceControllerOptions,
+  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackPlan, type RollbackResult, type ServiceControllerOptions,
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
-import { applyDeploy, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
+import { applyDeploy, listVersions, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
 import { httpProber, joinUrl, type Prober } from './health.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
@@ -24,11 +24,11 @@ import type { UnitState } from './show.js';
 import { sleep } from './sleep.js';
 import { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, asTimeoutVerdict, formatSeconds, readLastSeen } from './start-deadline.js';
 import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
-import { DROPIN_NAME, effectiveEnvironment, effectiveListValue, normalizeUnitName, type UnitFile } from './unit.js';
+import { DROPIN_NAME, dropInPath, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
 export { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, type LastSeen } from './start-deadline.js';
-export type { FailedStart, ReadyResult, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
+export type { FailedStart, ReadyResult, RollbackPlan, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
 
 /** How a follow ends when nothing fails: a monitoring window, or a start-up deadline. */
 type FollowMode = { monitorMs: number } | { deadlineMs: number };
@@ -137,10 +137,43 @@ export class ServiceController {
     await controlUnit(this.host, 'reset-failed', this.unit);
   }
 
-  // Return to the last known-good drop-in (or none), restart and verify readiness (within readyTimeoutMs);
-  // E_ROLLBACK_FAILED if that fails too.
-  async rollback(w: StopOptions & { readyTimeoutMs?: number } = {}): Promise<RollbackResult> {
-    const target: Version = (await readVersions(this.host, this.unit)).good ?? 'none';
+  // What rollback() would do, read-only: the version (`to`, default the last known-good), the drop-in change, or
+  // why there is nothing to do (spectune never deployed here; or the unit is active and already runs that version).
+  async planRollback(to?: Version): Promise<RollbackPlan> {
+    const [versions, files, state] = await Promise.all([readVersions(this.host, this.unit), catUnit(this.host, this.unit), showUnit(this.host, this.unit)]);
+    const version: Version = to ?? versions.good ?? 'none';
+    const dropInNow = ourDropIn(files)?.text ?? null;
+    const dropInAfter = version === 'none' ? null : await this.readKeptVersion(version);
+    let nothing: string | null = null;
+    if (to === undefined && dropInNow === null && versions.good === null) {
+      nothing = `nothing to roll back: no spectune drop-in on ${this.unit} (spectune never deployed to it); it was left as it is`;
+    } else if (dropInNow === dropInAfter && state.activeState === 'active') {
+      const which = `${to === undefined ? 'known-good ' : ''}version ${version}${version === 'none' ? ' (its own config, no spectune drop-in)' : ''}`;
+      nothing = `nothing to roll back: ${this.unit} already runs ${which} and is active; it was left as it is`;
+    }
+    const steps = [
+      dropInAfter === null ? `rm -f ${dropInPath(this.unit)}` : `write ${dropInPath(this.unit)} (version ${version})`,
+      'systemctl daemon-reload', `systemctl restart ${this.unit} (after the drain check)`, 'wait for the ready line and the health endpoint',
+      `mark version ${version} known-good`,
+    ];
+    return { unit: this.unit, version, nothing, dropInPath: dropInPath(this.unit), dropInNow, dropInAfter, steps };
+  }
+
+  // The text of a kept drop-in version; a version not kept is the user's mistake, named with the ones that are.
+  private async readKeptVersion(version: number): Promise<string> {
+    try {
+      return await this.host.readFile(versionPath(this.unit, version));
+    } catch (e) {
+      if (!isToolError(e) || e.code !== 'E_FILE_NOT_FOUND') throw e;
+      const kept = await listVersions(this.host, this.unit);
+      throw new ToolError('E_INPUT_UNUSABLE', `${this.unit} has no kept version ${version}`, { hint: kept.length ? `kept versions: ${kept.join(', ')}, or none (the operator's unit alone)` : 'nothing is kept yet; none is the operator\'s unit alone' });
+    }
+  }
+
+  // Return to the last known-good drop-in (or none; or version `to`), restart and verify readiness (within
+  // readyTimeoutMs); E_ROLLBACK_FAILED if that fails too.
+  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version } = {}): Promise<RollbackResult> {
+    const target: Version = w.to ?? (await readVersions(this.host, this.unit)).good ?? 'none';
     const files = await catUnit(this.host, this.unit);
     await restoreVersion(this.host, this.unit, target, ourDropIn(files)?.text ?? null);
     await this.act('rollback', `returned to known-good version ${target}`);

@@ -87,7 +87,7 @@ export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: EventSi
   await host.writeFile(versionPath(plan.unit, version), plan.dropInText, { mode: FILE_MODE });
   await installDropIn(host, plan.unit, plan.dropInText, plan.previousDropIn);
   await host.writeFile(statePaths(plan.unit).current, `${version}\n`, { mode: FILE_MODE });
-  onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${plan.unit}: drop-in version ${version} installed at ${plan.dropInPath}, systemd reloaded` });
+  onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${plan.unit}: drop-in version ${version} installed at ${host.whereIs?.(plan.dropInPath) ?? plan.dropInPath}, ${host.whereIs ? 'units reloaded' : 'systemd reloaded'}` });
   return { version, previous };
 }
 

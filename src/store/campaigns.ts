@@ -19,6 +19,8 @@ export interface Campaign {
   baseline: EngineSettings | null;
   bestTrialId: number | null;
   summary: string | null;
+  /** The campaign ran on spectune's SIMULATED engine (`spectune demo`): its config snapshot says `simulated: true`. */
+  simulated: boolean;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -29,11 +31,16 @@ interface CampaignRow {
   best_trial_id: number | null; summary: string | null; created_at: string; updated_at: string; finished_at: string | null;
 }
 
+// Whether a campaign's config snapshot marks it as run on the simulated engine.
+function isSimulatedConfig(config: unknown): boolean {
+  return !!config && typeof config === 'object' && (config as { simulated?: unknown }).simulated === true;
+}
+
 // Row → domain object.
 function toCampaign(r: CampaignRow): Campaign {
   return {
     id: r.id, name: r.name, status: r.status, engine: r.engine, config: fromJson(r.config_json) ?? {},
-    baseline: fromJson(r.baseline_json), bestTrialId: r.best_trial_id, summary: r.summary,
+    baseline: fromJson(r.baseline_json), bestTrialId: r.best_trial_id, summary: r.summary, simulated: isSimulatedConfig(fromJson(r.config_json)),
     createdAt: r.created_at, updatedAt: r.updated_at, finishedAt: r.finished_at,
   };
 }

@@ -21,6 +21,11 @@ export interface FeasibilityPrediction {
   suggestion: string | null;
 }
 
+// The trial number people see (progress, summary, report, store seq): 1-based, where `index` is 0-based.
+export function trialNumber(index: number): number {
+  return index + 1;
+}
+
 /** One measured (or refused) configuration. */
 export interface TrialRecord {
   /** 0-based, in order of start; never reused. */

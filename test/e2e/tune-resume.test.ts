@@ -25,8 +25,8 @@ function killOn(match: (e: Ev, steps: number | null) => boolean): (e: Ev) => boo
 
 /** Where each run is stopped: Ctrl-C mid-benchmark; SIGKILL mid-benchmark, during the crash loop of steps=10, during the soak. */
 const KILLS = [
-  killOn((e) => e.type === 'trial:phase' && e.phase === 'bench' && e.trial === 1),
-  killOn((e) => e.type === 'trial:phase' && e.phase === 'bench' && e.trial === 3),
+  killOn((e) => e.type === 'trial:phase' && e.phase === 'bench' && e.trial === 2),
+  killOn((e) => e.type === 'trial:phase' && e.phase === 'bench' && e.trial === 4),
   killOn((e, steps) => e.type === 'service:action' && e.action === 'restart' && steps === 10),
   killOn((e) => e.type === 'trial:phase' && e.phase === 'soak'),
 ];
@@ -64,7 +64,7 @@ describe('spectune tune --resume after SIGKILL', () => {
     const rows = db.prepare('SELECT seq, purpose, state, params_json, reason FROM trials ORDER BY seq').all() as Row[];
     db.close();
     const ended = runs.flatMap((r) => r.events.filter((e) => e.type === 'trial:end' && e.status !== 'skipped'));
-    for (const e of ended) expect(rows.find((r) => r.seq === (e.trial as number) + 1)?.state).not.toBe('skipped');
+    for (const e of ended) expect(rows.find((r) => r.seq === (e.trial as number))?.state).not.toBe('skipped');
     const finished = rows.filter((r) => r.state !== 'skipped');
     const keys = finished.map((r) => `${r.params_json} ${r.reason}`);
     expect(new Set(keys).size).toBe(keys.length);

@@ -47,7 +47,7 @@ describe('spectune tune on a real systemd host', () => {
       expect(f.verdict?.class === 'kv_cache_oom' || f.verdict?.cause === 'kv_cache_oom').toBe(true);
       expect(f.verdict?.evidence.some((e) => /Not enough memory/.test(e.text))).toBe(true);
     }
-    const from = run.events.findIndex((e) => e.type === 'trial:start' && e.trial === failed[0].index);
+    const from = run.events.findIndex((e) => e.type === 'trial:start' && e.trial === failed[0].index + 1);
     const to = run.events.findIndex((e, i) => i > from && e.type === 'trial:end');
     const window = run.events.slice(from, to);
     const iRollback = window.findIndex((e) => e.type === 'service:action' && e.action === 'rollback');

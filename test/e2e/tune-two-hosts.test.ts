@@ -49,7 +49,7 @@ describe('spectune tune on a two-host (rank0 + rank1) target', () => {
 
   // The events of one trial (from its start to its end).
   const trialEvents = (index: number): Ev[] => {
-    const from = run.events.findIndex((e) => e.type === 'trial:start' && e.trial === index);
+    const from = run.events.findIndex((e) => e.type === 'trial:start' && e.trial === index + 1);
     const to = run.events.findIndex((e, i) => i > from && e.type === 'trial:end');
     return run.events.slice(from, to + 1);
   };

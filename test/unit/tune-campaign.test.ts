@@ -23,7 +23,7 @@ describe('runCampaign with fakes', () => {
     const failed = res.trials.find((t) => t.status === 'failed');
     expect(failed?.config).toEqual({ speculative_num_steps: 10 });
     expect(failed?.verdict?.cause).toBe('kv_cache_oom');
-    expect(world.actions).toContain(`recover: trial ${failed?.index} failed: crash loop`);
+    expect(world.actions).toContain(`recover: trial ${failed!.index + 1} failed: crash loop`);
     expect(res.trials.some((t) => t.kind === 'soak' && t.config.speculative_num_steps === 4)).toBe(true);
     expect(world.current).toEqual({ speculative_num_steps: 4 });
     expect(events.some((e) => e.type === 'trial:end' && e.verdict?.cause === 'kv_cache_oom')).toBe(true);

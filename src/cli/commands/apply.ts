@@ -13,9 +13,19 @@ import type { CliIo, Command } from '../io.js';
 import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S]
-  KEY is the engine setting (speculative_num_steps or --speculative-num-steps); --timeout-stop-sec adds TimeoutStopSec= to the drop-in
-  --ready-timeout S: start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor failed by then is stopped and rolled back
-${TARGET_USAGE}`;
+  --set KEY=VALUE        an engine setting, as a key (--set speculative_num_steps=4) or as the engine flag
+                         (--set --speculative-num-steps=4); repeat for several
+  --unset KEY            remove a flag from ExecStart
+  --dry-run              print the drop-in diff and the commands; change nothing (no file, no restart, no action log)
+  --no-rollback          leave a failed candidate in place (default: roll back to the last known-good config)
+  --timeout-stop-sec N   add TimeoutStopSec=N to the drop-in (default: the unit's own)
+  --ready-timeout S      start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor
+                         failed by then is stopped and rolled back
+  --json                 {"status", "config", "verdict", "timeToVerdictMs"} on stdout
+${TARGET_USAGE}
+examples:
+  spectune apply --host root@gpu1 --unit sglang-qwen --set speculative_num_steps=4 --dry-run
+  spectune apply --host root@gpu1 --unit sglang-qwen --set --speculative-num-steps=4 --json`;
 const FLAGS = {
   ...TARGET_FLAGS, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
   json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' },
@@ -44,7 +54,7 @@ export function parseChanges(sets: string[], unsets: string[]): Changes {
     changes[settingKey(s.slice(0, eq))] = settingValue(s.slice(eq + 1));
   }
   for (const u of unsets) changes[settingKey(u)] = null;
-  if (!Object.keys(changes).length) throw new ToolError('E_USAGE', 'nothing to apply', { hint: USAGE.split('\n')[0] });
+  if (!Object.keys(changes).length) throw new ToolError('E_USAGE', 'nothing to apply: give --set KEY=VALUE or --unset KEY', { hint: 'e.g. --set speculative_num_steps=4' });
   return changes;
 }
 
@@ -66,7 +76,7 @@ function progressTo(io: CliIo) {
 
 // Entry point of `spectune apply`.
 export const run: Command = async (argv, io) => {
-  const { values } = parseFlags(argv, FLAGS, USAGE);
+  const { values } = parseFlags(argv, FLAGS, USAGE, false, { dashValues: ['set', 'unset'] });
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const changes = parseChanges(values.set ?? [], values.unset ?? []);
   const timeoutStopSec = values['timeout-stop-sec'] === undefined ? undefined : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);

@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import { runDemo, type DemoResult } from '../../app/demo.js';
 import { chooseRenderMode, createRenderer, formatConfig, formatDuration, verdictLabel } from '../render/index.js';
+import { redactValue } from '../../redact.js';
 import { numberFlag, parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
@@ -9,10 +10,14 @@ import type { CliIo, Command } from '../io.js';
 const USAGE = `usage: spectune demo [--out DIR] [--time-scale X] [--keep] [--json]
   Runs a tuning campaign over speculative_num_steps 1..10 on the SIMULATED SGLang engine (spectune sim, the seed's
   Qwen3.5-122B-A10B profile) under spectune's own process manager: no GPU, no root, no systemd needed.
-  --out DIR        where the report, the store and the logs go (default: a new temp dir)
+  Its config is examples/demo.yaml (the port is replaced with a free one).
+  --out DIR        where the report, the store, the unit files and the logs go (default: a new temp dir)
   --time-scale X   real seconds per simulated second for model loads (default 0.01: a 100 s load takes 1 s)
-  --keep           leave the simulated engine running on the winner after the demo
-  --json           NDJSON progress events on stderr, the result as JSON on stdout`;
+  --keep           leave the simulated engine running on the winner after the demo (default: stop it)
+  --json           NDJSON progress events on stderr, the result as JSON on stdout
+examples:
+  spectune demo
+  spectune demo --out ./demo-out --json`;
 
 /** 128 + SIGINT, the shell's convention for Ctrl-C. */
 const EXIT_INTERRUPTED = 130;
@@ -29,9 +34,9 @@ function printSummary(io: CliIo, r: DemoResult): void {
   const failures = c.trials.filter((t) => t.status === 'failed');
   const lines = [
     '', `spectune demo (SIMULATED engine) finished in ${formatDuration(r.wallMs)}`,
-    `  baseline:  ${c.baseline ? `${formatConfig(c.baseline.config)} -> ${c.baseline.objective?.toFixed(1)} tok/s per request` : '-'}`,
-    `  winner:    ${c.best ? `${formatConfig(c.best.config)} -> ${c.best.objective?.toFixed(1)} tok/s per request` : 'none'}`,
-    ...failures.map((t) => `  failed:    ${formatConfig(t.config)} -> ${t.verdict ? `${verdictLabel(t.verdict)}: ${t.verdict.summary}` : t.violations.join('; ')} (rolled back)`),
+    `  baseline:  ${c.baseline ? `trial ${c.baseline.index + 1} ${formatConfig(c.baseline.config)} -> ${c.baseline.objective?.toFixed(1)} tok/s per request` : '-'}`,
+    `  ${c.status === 'interrupted' ? 'best so far:' : 'winner:   '} ${c.best ? `trial ${c.best.index + 1} ${formatConfig(c.best.config)} -> ${c.best.objective?.toFixed(1)} tok/s per request` : 'none'}`,
+    ...failures.map((t) => `  failed:    trial ${t.index + 1} ${formatConfig(t.config)} -> ${t.verdict ? `${verdictLabel(t.verdict)}: ${t.verdict.summary}` : t.violations.join('; ')} (rolled back)`),
     `  trials:    ${c.trials.length}, service restarts: ${c.restarts} (a grid over 1..10 needs 12)`,
     `  service:   now on ${formatConfig(r.final.settings)}, ${r.final.healthy ? 'healthy' : 'NOT healthy'}`,
     `  report:    ${r.reports.markdown}`, `             ${r.reports.html}`, '',
@@ -55,7 +60,7 @@ export const run: Command = async (argv, io) => {
       keep: values.keep === true, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
     });
     renderer.close();
-    if (json) io.stdout.write(`${JSON.stringify(r)}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(redactValue(r))}\n`);
     else printSummary(io, r);
     if (r.campaign.status === 'interrupted') return EXIT_INTERRUPTED;
     return r.campaign.status === 'done' && r.final.healthy ? EXIT.ok : EXIT.failure;

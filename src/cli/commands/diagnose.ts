@@ -1,5 +1,6 @@
 // `spectune diagnose`: explain why an inference service died, with evidence (human report or --json).
 import { runDiagnose } from '../../app/diagnose.js';
+import { resolveTarget } from '../../app/service-target.js';
 import { renderDiagnosis } from '../../diagnose/index.js';
 import type { EngineName } from '../../engines/types.js';
 import { ToolError } from '../../errors.js';
@@ -9,7 +10,18 @@ import type { Command } from '../io.js';
 
 const USAGE = `usage: spectune diagnose [FILE...|-] [--state FILE] [--actions FILE] [--kernel FILE] [--engine sglang|vllm|llamacpp] [--unit U] [--json]
        spectune diagnose --unit U [--host user@host] [--since "10 min ago"] [--json]
-FILE: journalctl -o json export, journalctl text (short, short-iso, short-precise) or plain engine output; one per node.`;
+       spectune diagnose -c spectune.yaml [--since "10 min ago"]
+  FILE            journalctl -o json export, journalctl text (short, short-iso, short-precise) or plain engine
+                  output; one per node; - or a pipe: stdin
+  --state FILE    \`systemctl show UNIT\` output    --actions FILE  spectune's action log (JSON lines)
+  --kernel FILE   kernel log lines (OOM killer)    --engine E      (default: detected from the log)
+  --unit U        live: read the unit's journal, state and kernel log (on --host, default this machine)
+  --since TIME    live window start (default "10 min ago")          --ssh-config FILE
+  -c FILE         live, with the unit, host and engine of spectune.yaml's target (rank0)
+  --json          the diagnosis as JSON (default: text)
+examples:
+  spectune diagnose --host root@gpu1 --unit sglang-qwen.service --since "10 min ago"
+  journalctl -u sglang-qwen -o json | spectune diagnose --json -`;
 
 const ENGINES = ['sglang', 'vllm', 'llamacpp'];
 
@@ -18,14 +30,18 @@ export const run: Command = async (argv, io) => {
   const { values, positionals: files } = parseFlags(argv, {
     json: { type: 'boolean' }, state: { type: 'string' }, actions: { type: 'string' }, kernel: { type: 'string' },
     engine: { type: 'string' }, unit: { type: 'string' }, host: { type: 'string' }, since: { type: 'string' },
-    'ssh-config': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    'ssh-config': { type: 'string' }, config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' },
   }, USAGE, true);
   const positionals = files as string[];
   if (values.help) { io.stdout.write(`${USAGE}\n`); return 0; }
+  if (values.config) {
+    const t = await resolveTarget({ config: values.config, host: values.host, unit: values.unit, engine: values.engine, 'ssh-config': values['ssh-config'] }, io.env);
+    Object.assign(values, { unit: t.unit, host: t.target, engine: t.engine, 'ssh-config': t.sshConfig });
+  }
   if (values.engine && !ENGINES.includes(values.engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINES.join(', ')}, got "${values.engine}"`);
-  if (values.host && !values.unit) throw new ToolError('E_USAGE', '--host needs --unit', { hint: USAGE });
+  if (values.host && !values.unit) throw new ToolError('E_USAGE', '--host needs --unit', { hint: 'e.g. spectune diagnose --host root@gpu1 --unit sglang-qwen.service' });
   const stdinUsable = io.stdin && !io.stdin.isTTY;
-  if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: USAGE });
+  if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: 'e.g. spectune diagnose journal.txt, or journalctl -u UNIT -o json | spectune diagnose -' });
   const d = await runDiagnose({
     files: positionals, stdin: positionals.includes('-') || (!positionals.length && !values.unit && stdinUsable) ? io.stdin : undefined, stateFile: values.state,
     actionsFile: values.actions, kernelFile: values.kernel, engine: values.engine as EngineName | undefined, unit: values.unit,

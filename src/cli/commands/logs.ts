@@ -9,8 +9,13 @@ import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune logs [--trial N] [--since TIME] [--json]
   --trial N     the journal of deploy N (each \`spectune apply\` is one; default: the latest)
-  --since TIME  a journalctl time ("-10min", "2026-03-09 22:28", "@1767600000") instead
-${TARGET_USAGE}`;
+  --since TIME  a journalctl time ("-10min", "2026-03-09 22:28", "@1767600000") instead (default: the last hour
+                when there is no deploy history)
+  --json        journal entries as JSON (default: journalctl short text)
+${TARGET_USAGE}
+examples:
+  spectune logs --host root@gpu1 --unit sglang-qwen
+  spectune logs --host root@gpu1 --unit sglang-qwen --trial 3`;
 const FLAGS = { ...TARGET_FLAGS, trial: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 // Entry point of `spectune logs`.

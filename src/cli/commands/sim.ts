@@ -7,8 +7,14 @@ const HELP = `usage: spectune sim [SGLang launch_server flags] [--sim-profile NA
                    [--sim-fault crash-after=N|cuda-oom-batch=N|hang-after=N] [--sim-hold-memory] [--sim-seed N]
 
 A SIMULATED SGLang-compatible inference engine (no GPU) for demos and tests.
-Start-up time scales with --sim-time-scale (or SPECTUNE_SIM_TIME_SCALE); tokens always stream at the model's rate.
-Profiles: ${'%PROFILES%'}. See docs/sim.md.
+  --sim-profile NAME|FILE   the simulated model (default qwen3.5-122b-a10b-2node); profiles: ${'%PROFILES%'}
+  --sim-time-scale X        start-up time scale (default 1, real time; or SPECTUNE_SIM_TIME_SCALE); tokens always
+                            stream at the model's rate
+  --sim-fault F             inject a fault (default none)     --sim-seed N   noise seed
+  SGLang's own flags keep SGLang's defaults (--port 30000, --host 127.0.0.1, ...). See docs/sim.md.
+examples:
+  spectune sim --port 30000 --speculative-algorithm EAGLE --speculative-num-steps 3 --sim-time-scale 0.01
+  spectune sim --sim-profile qwen3-8b-1gpu --port 30001 --sim-fault crash-after=5
 `;
 
 // Make the real process die the way the simulated engine does (SIGKILL of the whole tree, SIGABRT, ...).

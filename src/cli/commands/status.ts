@@ -8,7 +8,14 @@ import { EXIT } from '../exit.js';
 import type { Command } from '../io.js';
 import { resolveCommandTarget } from '../target.js';
 
-const USAGE = `usage: spectune status [--json]\n${TARGET_USAGE}`;
+const USAGE = `usage: spectune status [--json]
+  Unit state, the engine settings in force (read from ExecStart and drop-ins), spectune's drop-in versions, health.
+  Exit 0 when the health check answers, 1 otherwise. Changes nothing.
+  --json   the status as JSON (default: text)
+${TARGET_USAGE}
+examples:
+  spectune status --host root@gpu1 --unit sglang-qwen --engine sglang
+  spectune status -c spectune.yaml --json`;
 const FLAGS = { ...TARGET_FLAGS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 // Entry point of `spectune status`; exit 0 when the service answers its health check, 1 otherwise.

@@ -2,17 +2,28 @@
 import { setMaxListeners } from 'node:events';
 import { dirname } from 'node:path';
 import { runTuneCommand, type TuneCommandResult } from '../../app/tune-command.js';
+import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
+import { redactText, redactValue } from '../../redact.js';
 import { formatConfig } from '../render/index.js';
 import { parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 
 const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE]
-  --resume    continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
-  --dry-run   print the baseline, the first proposals and the first deploy's files and commands; change nothing
-  --restore   end on the original config instead of the winner
-  --json      NDJSON progress events on stderr, the result as JSON on stdout
-  --confirm-probes  deploy the first config the memory predictor refuses, once, to confirm the prediction`;
+  -c FILE           the campaign config (default ./spectune.yaml; example: examples/spectune.yaml, schema:
+                    schema/spectune.schema.json); benchmark.timeouts default to ${Object.entries(DEFAULT_BENCH_TIMEOUTS).map(([k, v]) => `${k} ${v}`).join(', ')}
+  --resume          continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
+  --dry-run         print the baseline, the first proposals and the first deploy's files and commands; change
+                    nothing (no store file, no action log, no restart)
+  --restore         end on the original config instead of the winner (default: the winner)
+  --json            NDJSON progress events on stderr, the result as JSON on stdout
+  --confirm-probes  deploy the first config the memory predictor refuses, once, to confirm the prediction
+  --ssh-config FILE ssh_config for the hosts (default: your ~/.ssh/config)
+  Ctrl-C stops safely (exit 130); --resume goes on without losing or repeating a trial.
+examples:
+  spectune tune -c spectune.yaml --dry-run
+  spectune tune -c spectune.yaml
+  spectune tune -c spectune.yaml --resume`;
 
 /** Every poll of a long wait listens on the Ctrl-C signal; a campaign of hours legitimately holds many at once. */
 const MAX_ABORT_LISTENERS = 0;
@@ -27,17 +38,18 @@ const FLAGS = {
 
 // Human summary of the result on stdout.
 function printResult(io: CliIo, r: TuneCommandResult): void {
+  const out = { write: (t: string): void => { io.stdout.write(redactText(t)); } };
   if (r.kind === 'dry-run') {
     const p = r.plan;
-    io.stdout.write(`baseline (in force): ${formatConfig(p.baseline)}\n`);
-    p.proposals.forEach((x, i) => io.stdout.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`));
-    io.stdout.write(p.firstDeploy ? `\nfirst deploy:\n${p.firstDeploy}\n` : 'nothing to deploy\n');
+    out.write(`baseline (in force): ${formatConfig(p.baseline)}\n`);
+    p.proposals.forEach((x, i) => out.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`));
+    out.write(p.firstDeploy ? `\nfirst deploy:\n${p.firstDeploy}\n` : 'nothing to deploy\n');
     return;
   }
   const c = r.result;
-  io.stdout.write(`${c.summary}\n`);
-  if (c.deployed) io.stdout.write(`\nservice now runs:\n${c.deployed}\n`);
-  if (c.status === 'interrupted') io.stdout.write('interrupted: run `spectune tune --resume` to continue\n');
+  out.write(`${c.summary}\n`);
+  if (c.deployed) out.write(`\nservice now runs:\n${c.deployed}\n`);
+  if (c.status === 'interrupted') out.write('interrupted: run `spectune tune --resume` to continue\n');
 }
 
 // Entry point of `spectune tune`.
@@ -55,7 +67,7 @@ export const run: Command = async (argv, io) => {
       configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
       restore: values.restore === true, json, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true, io, signal: ac.signal,
     });
-    if (json) io.stdout.write(`${JSON.stringify(r.kind === 'dry-run' ? r.plan : r.result)}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : r.result))}\n`);
     else printResult(io, r);
     if (r.kind === 'dry-run') return EXIT.ok;
     if (r.result.status === 'interrupted') return EXIT_INTERRUPTED;

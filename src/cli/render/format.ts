@@ -61,7 +61,8 @@ function formatTrialEvent(e: SpectuneEvent): string | null {
     case 'trial:phase': return `trial ${e.trial}: ${e.phase}${e.expectedMs === null ? '' : ` (expected ~${formatDuration(e.expectedMs)})`}`;
     case 'trial:end': {
       const obj = e.objective === null ? '' : ` objective=${e.objective.toFixed(1)}`;
-      return `trial ${e.trial}: ${e.status}${obj}${e.verdict ? ` verdict=${verdictLabel(e.verdict)}` : ''}`;
+      const status = e.status === 'violates' ? `violates: ${e.violations?.join('; ') || 'constraint'}` : e.status;
+      return `trial ${e.trial}: ${status}${obj}${e.verdict ? ` verdict=${verdictLabel(e.verdict)}` : ''}`;
     }
     case 'campaign:best': return `best so far: trial ${e.trial} ${formatConfig(e.config)} objective=${e.objective.toFixed(1)}`;
     case 'campaign:end': return `campaign ${e.campaignId} done: ${e.summary}`;
