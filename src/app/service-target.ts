@@ -82,7 +82,7 @@ export function describeOtherHosts(t: ServiceTarget, acting: string): string | n
 }
 
 // The hostname an ssh destination resolves to (ssh_config aliases included), for the default endpoint.
-async function resolveHostname(t: ServiceTarget): Promise<string> {
+export async function resolveHostname(t: Pick<ServiceTarget, 'target' | 'sshConfig'>): Promise<string> {
   if (!t.target) return '127.0.0.1';
   const argv = ['ssh', ...(t.sshConfig ? ['-F', t.sshConfig] : []), '-G', '--', t.target];
   const r = await runArgv('local', argv, { timeoutMs: 10_000 });
