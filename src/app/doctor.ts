@@ -22,6 +22,8 @@ import { resolveHostname } from './service-target.js';
 const COMMAND_TIMEOUT_MS = 30_000;
 const VERSION_TIMEOUT_MS = 3000;
 const RIGHTS_FIX = 'connect as root, or pass --sudo with passwordless sudo for systemctl, journalctl and the drop-in directory';
+/** systemctl's answer on a machine (or container) whose PID 1 is not systemd. */
+const NO_SYSTEMD = /not been booted with systemd|Failed to connect to bus/;
 const JOURNAL_FIX = "connect as root, or add the ssh user to the 'systemd-journal' group (usermod -aG systemd-journal USER)";
 
 /** The checks and their totals. */
@@ -64,7 +66,9 @@ async function checkUnit(host: Host, subject: string, unit: string): Promise<{ r
     return { result: check('systemctl', subject, 'WARN', `the unit is ${state}: the baseline is measured on the running service`, `start it (systemctl start ${unit}); if it fails, \`spectune diagnose --unit ${unit}\` says why`), state: s };
   } catch (e) {
     if (!(e instanceof ToolError)) throw e;
-    return { result: check('systemctl', subject, 'FAIL', e.message, e.hint ?? RIGHTS_FIX), state: null };
+    const said = e.message.replace(/^.*? failed with exit code \d+: /, 'systemctl show failed: ');
+    const fix = NO_SYSTEMD.test(e.message) ? 'this host does not run systemd as PID 1: spectune tunes systemd units' : e.hint ?? RIGHTS_FIX;
+    return { result: check('systemctl', subject, 'FAIL', said, fix), state: null };
   }
 }
 
@@ -149,7 +153,8 @@ async function checkStartup(host: Host, subject: string, unit: string, engine: E
   }
 }
 
-// Every check of one host; the clock offset is returned for the skew check.
+// Every check of one host; the clock offset is returned for the skew check. After SSH every check runs on its own
+// (a user who may not read the unit may still lack journal rights: both are reported), except what needs the state.
 async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: CheckResult[]; offsetMs: number | null }> {
   const subject = `${h.target ?? 'this machine'} ${h.unit}`;
   const host = await openHost({ target: h.target, sshConfig: plan.sshConfig, sudo: plan.sudo });
@@ -158,17 +163,21 @@ async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: Che
     if (ssh.result.status === 'FAIL') return { checks: [ssh.result, ...skipped(HOST_CHECKS, subject, 'no SSH session')], offsetMs: null };
     if (ssh.rights) return { checks: [ssh.result, ssh.rights, ...skipped(HOST_CHECKS.slice(1), subject, 'systemctl not usable')], offsetMs: null };
     const unit = await checkUnit(host, subject, h.unit);
-    if (!unit.state) return { checks: [ssh.result, unit.result, ...skipped(HOST_CHECKS.slice(1), subject, 'unit not readable')], offsetMs: null };
-    const checks = [ssh.result, unit.result, await checkJournal(host, subject, h.unit), await checkDropIn(host, subject, h.unit)];
+    const journal = await checkJournal(host, subject, h.unit);
+    const checks = [ssh.result, unit.result, journal, await checkDropIn(host, subject, h.unit)];
     const seen = await readUnitEngine(host, h.unit, plan.engine);
     const engine = plan.engine ?? seen?.engine ?? null;
     if (!engine) {
-      checks.push(check('engine', subject, 'FAIL', 'ExecStart runs no SGLang, vLLM or llama-server command spectune can read (a wrapper script?)', 'pass --engine sglang|vllm|llamacpp, or put the engine command in ExecStart'));
+      checks.push(check('engine', subject, 'FAIL', 'cannot tell the engine: ExecStart is not readable or runs no SGLang, vLLM or llama-server command (a wrapper script?)', 'pass --engine sglang|vllm|llamacpp, or put the engine command in ExecStart'));
     } else if (h.role === 'rank0') {
       checks.push(await checkEngine(plan, h, subject, engine, seen));
     }
-    checks.push(judgeStopTimeout(subject, { unit: h.unit, timeoutStopMs: unit.state.timeoutStopMs, outputTokens: plan.outputTokens, itlMs: plan.itlMs }));
-    if (engine) checks.push(await checkStartup(host, subject, h.unit, engine, plan.readyTimeoutMs));
+    checks.push(unit.state
+      ? judgeStopTimeout(subject, { unit: h.unit, timeoutStopMs: unit.state.timeoutStopMs, outputTokens: plan.outputTokens, itlMs: plan.itlMs })
+      : check('stop-timeout', subject, 'SKIP', 'unit state not readable (see the systemctl check)'));
+    if (!engine) checks.push(check('startup', subject, 'SKIP', 'engine unknown (its ready line is engine-specific)'));
+    else if (journal.status === 'FAIL') checks.push(check('startup', subject, 'SKIP', 'journal not readable (see the journal check)'));
+    else checks.push(await checkStartup(host, subject, h.unit, engine, plan.readyTimeoutMs));
     return { checks, offsetMs: await readClockOffsetMs(host) };
   } finally {
     await host.close();

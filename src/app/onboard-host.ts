@@ -1,5 +1,6 @@
 // What init and doctor read from a host (read-only): the engine units running there, a unit's start-up time
 // from its journal, and its clock. Nothing here changes the host.
+import { ToolError } from '../errors.js';
 import { getEngine } from '../engines/index.js';
 import type { EngineName } from '../engines/types.js';
 import type { Host } from '../host/types.js';
@@ -21,8 +22,13 @@ export interface Discovery { units: EngineUnit[]; notes: string[] }
 // Running systemd units (and docker containers, where docker exists) that start an engine.
 export async function discoverEngineUnits(host: Host, opts: { unit?: string; engine?: EngineName } = {}): Promise<Discovery> {
   const list = await host.exec(['systemctl', 'list-units', '--type=service', '--state=running', '--no-legend', '--plain', '--no-pager'], { timeoutMs: COMMAND_TIMEOUT_MS });
-  const running = list.exitCode === 0 ? parseRunningUnits(list.stdout) : [];
-  const notes = list.exitCode === 0 ? [] : [`systemctl list-units failed: ${list.stderr.trim().split('\n')[0]}`];
+  if (list.exitCode !== 0) {
+    throw new ToolError('E_REMOTE_COMMAND', `${host.name}: systemctl list-units failed: ${list.stderr.trim().split('\n')[0]}`, {
+      hint: 'spectune finds and tunes systemd units: run init against a host whose PID 1 is systemd',
+    });
+  }
+  const running = parseRunningUnits(list.stdout);
+  const notes: string[] = [];
   let names: string[] = [];
   if (running.length) {
     const show = await host.exec(['systemctl', 'show', '-p', 'Id,ExecStart', '--no-pager', '--', ...running], { timeoutMs: COMMAND_TIMEOUT_MS });

@@ -1,5 +1,6 @@
 // `spectune doctor`: preflight checks of a target, each PASS/WARN/FAIL with the fix; exit 1 when any FAILs.
 import { runDoctor } from '../../app/doctor.js';
+import { ToolError } from '../../errors.js';
 import { formatChecks, summarizeChecks } from '../../onboard/index.js';
 import { redactText, redactValue } from '../../redact.js';
 import { numberFlag, parseFlags } from '../args.js';
@@ -30,6 +31,7 @@ export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const itlMs = values['itl-ms'] === undefined ? undefined : numberFlag('itl-ms', values['itl-ms'], NaN);
+  if (itlMs !== undefined && !(itlMs > 0)) throw new ToolError('E_USAGE', `--itl-ms: expected a positive number of milliseconds, got "${values['itl-ms']}"`, { hint: 'e.g. --itl-ms 45 (p99 ITL from `spectune bench`)' });
   const r = await runDoctor({
     config: values.config, host: values.host, sshConfig: values['ssh-config'], sudo: values.sudo === true, unit: values.unit,
     engine: values.engine, endpoint: values.endpoint, itlMs,
