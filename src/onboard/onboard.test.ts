@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolError } from '../errors.js';
 import {
   chooseUnit, describeCommand, filterEngineLike, formatChecks, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup,
-  judgeStopTimeout, judgeStoreDisk, measureStartups, parseRunningUnits, readVersion, recommendedStopSec, renderYaml, summarizeChecks,
+  judgeStopTimeout, judgeStoreDisk, measureStartups, parseRunningUnits, proposeConfig, readVersion, recommendedStopSec, renderYaml, summarizeChecks,
   type EngineUnit,
 } from './index.js';
 
@@ -39,6 +39,10 @@ describe('discovery', () => {
     const u = unit('sim.service', '/usr/local/bin/node /opt/spectune/bin/spectune.js sim --model-path Qwen/Qwen3.5-122B-A10B --port 31900 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --api-key sk-secret');
     expect(u).toMatchObject({ engine: 'sglang', model: 'Qwen/Qwen3.5-122B-A10B', port: 31900, speculativeEnabled: true, apiKeySet: true });
     expect(u.speculative).toMatchObject({ speculative_algorithm: 'EAGLE', speculative_num_steps: 3, speculative_eagle_topk: 1, speculative_num_draft_tokens: 4 });
+    // The key is never copied into the proposal: the config names a variable to hold it.
+    const yaml = proposeConfig({ host: 'th1', endpointHost: '10.0.0.2', unit: u, startup: null, timeoutStopMs: 90_000, others: [], generatedAt: 'T' }).yaml;
+    expect(yaml).not.toContain('sk-secret');
+    expect(parseYaml(yaml).target.apiKeyEnv).toBe('SPECTUNE_API_KEY');
   });
 
   it('picks the only unit, lists several, and names the fix when there is none', () => {
