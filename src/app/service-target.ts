@@ -6,6 +6,7 @@ import { ToolError } from '../errors.js';
 import type { EngineName } from '../engines/types.js';
 import type { EventSink } from '../events.js';
 import { openHost } from '../host/open.js';
+import { DEFAULT_PORTS } from '../onboard/index.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
 import { createFileActionLog, resolveActionLogPath } from '../service/action-log.js';
@@ -27,8 +28,6 @@ export const TARGET_USAGE = `  --host user@host (omit = this machine)  --ssh-con
 /** The config file read when -c is not given and it exists in the working directory. */
 const DEFAULT_CONFIG = 'spectune.yaml';
 const ENGINES: EngineName[] = ['sglang', 'vllm', 'llamacpp'];
-/** Engines' default ports, when neither --endpoint nor --port in ExecStart says. */
-const DEFAULT_PORTS: Record<EngineName, number> = { sglang: 30000, vllm: 8000, llamacpp: 8080 };
 
 /** Flag values of the target flags. */
 export type TargetFlagValues = Partial<Record<keyof typeof TARGET_FLAGS, string | boolean>>;

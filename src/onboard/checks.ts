@@ -7,11 +7,13 @@ export const CONSERVATIVE_ITL_MS = 200;
 const FIRST_TOKEN_ALLOWANCE_S = 10;
 /** The drain must fit with this much headroom (ITL varies under load). */
 const STOP_HEADROOM = 1.5;
-/** Free space for the local store: below WARN a long campaign's raw samples may not fit; below FAIL nothing will. */
+/** Free space for the local store below which a long campaign's raw samples may not fit. */
 export const STORE_WARN_BYTES = 1024 ** 3;
+/** Free space below which not even one trial's samples fit. */
 export const STORE_FAIL_BYTES = 100 * 1024 ** 2;
-/** Clock skew between ranks: journal lines of two hosts are merged by time; beyond these the order lies. */
+/** Clock skew between ranks worth a warning: journal lines of two hosts are merged by time. */
 export const SKEW_WARN_MS = 500;
+/** Clock skew beyond which the merged order of two journals lies (a crash on one rank looks like it followed the other). */
 export const SKEW_FAIL_MS = 5000;
 
 // A result with the subject filled in.
