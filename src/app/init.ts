@@ -1,8 +1,9 @@
 // `spectune init --host H`: find the engine units running on a host, read what the chosen one runs and how long it
 // takes to start, and write a commented spectune.yaml proposing a search. Reads the host only; writes one local
 // file (never over an existing one unless forced; a dry run writes nothing).
-import { existsSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ToolError } from '../errors.js';
 import type { EngineName } from '../engines/types.js';
 import { openHost } from '../host/open.js';
@@ -37,18 +38,28 @@ export interface InitOutcome {
   written: string | null;
 }
 
-// Refuse to overwrite a config unless forced (checked before anything is read from the host).
+// Refuse to overwrite a config unless forced, or to write where no file can go (checked before the host is read).
 function assertWritable(out: string | null, force: boolean): void {
-  if (out && existsSync(out) && !force) {
+  if (!out) return;
+  if (existsSync(out) && !force) {
     throw new ToolError('E_USAGE', `${out} already exists`, { hint: 'pass --force to overwrite it, --out FILE for another file, or --dry-run to print the proposal' });
+  }
+  const dir = dirname(resolve(out));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new ToolError('E_USAGE', `--out ${out}: directory ${dir} does not exist`, { hint: 'create it first, or pass --out FILE in an existing directory' });
   }
 }
 
 // Write the file atomically (temp file + rename), so an interrupted init leaves the old file or the new one.
 async function writeAtomically(path: string, text: string): Promise<void> {
   const tmp = `${path}.spectune-init-${process.pid}`;
-  await writeFile(tmp, text, { mode: 0o644 });
-  await rename(tmp, path);
+  try {
+    await writeFile(tmp, text, { mode: 0o644 });
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw new ToolError('E_INPUT_UNUSABLE', `cannot write ${path}: ${(e as Error).message}`, { hint: 'pass --out FILE in a writable directory, or --dry-run to print the proposal', cause: e });
+  }
 }
 
 // Run init: discover, choose, measure, propose, write.

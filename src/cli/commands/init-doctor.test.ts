@@ -33,6 +33,8 @@ describe('spectune init / doctor: usage errors', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`spectune: ${file} already exists (hint: pass --force to overwrite it, --out FILE for another file, or --dry-run to print the proposal)\n`);
     expect(readFileSync(file, 'utf8')).toBe('mine\n');
+    const missing = await cli(['init', '--host', 'root@192.0.2.1', '--out', '/nonexistent-dir/spectune.yaml']);
+    expect(missing).toMatchObject({ code: 2, stderr: 'spectune: --out /nonexistent-dir/spectune.yaml: directory /nonexistent-dir does not exist (hint: create it first, or pass --out FILE in an existing directory)\n' });
   });
 
   it('doctor without a target, with a bad engine or a bad --itl-ms says what to pass (exit 2)', async () => {
