@@ -38,9 +38,18 @@ export async function discoverEngineUnits(host: Host, opts: { unit?: string; eng
   if (wanted && !names.includes(wanted)) names.push(wanted);
   const units: EngineUnit[] = [];
   for (const name of names) {
-    const files = await catUnit(host, name).catch((e: unknown) => { if (name === wanted) throw e; return null; });
+    // A --unit systemd does not know may be a container's name: chooseUnit says which.
+    const files = await catUnit(host, name).catch((e: unknown) => {
+      if (name === wanted && !(e instanceof ToolError && e.code === 'E_UNIT_NOT_FOUND')) throw e;
+      return null;
+    });
     const u = files ? describeUnitFiles(name, files, name === wanted ? opts.engine : undefined) : null;
     if (u) units.push(u);
+    else if (files && name === wanted) {
+      throw new ToolError('E_INPUT_UNUSABLE', `${host.name}: ${name} runs no SGLang, vLLM or llama-server command that spectune can read in its ExecStart`, {
+        hint: 'pass --engine when a variable names the engine binary; a wrapper script\'s flags cannot be read or patched: put the engine command in ExecStart',
+      });
+    }
   }
   const docker = await readDocker(host);
   return { units: [...units, ...docker.units], notes: [...notes, ...docker.notes] };

@@ -1,12 +1,15 @@
 // `spectune init` and `spectune doctor` against real systemd test hosts, on SGLang-, vLLM- and llama-server-like
 // units made from the shared launch configs (see init-doctor-support.ts for what each one runs). init must read
 // engine, model, port, speculative settings and start-up time and write a config the loader accepts; doctor must
-// pass a good unit, WARN on a short TimeoutStopSec, FAIL without journal access or SSH, and change nothing.
+// pass a good unit, WARN on a short TimeoutStopSec, FAIL without journal access or SSH, and change nothing. Docker is
+// not on the test hosts: one test puts a stand-in `docker` there that prints the real `docker ps` JSON of a compose service.
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import { resolveReferences } from '../../src/engines/index.js';
+import { composeArgv, loadLaunchConfigs } from '../unit/engines-launch-configs.helpers.js';
 import { waitHealthy } from './helpers/health.js';
 import { getTestHost, type TestHost } from './helpers/testhosts.js';
 import { installEngineUnit, removeEngineUnit, VLLM_SHIM } from './init-doctor-support.js';
@@ -112,6 +115,33 @@ describe('init and doctor on real systemd hosts', () => {
     expect(j.startup.last.readyLine).toMatch(/Application startup complete\./);
     expect(j.startup.last.seconds).toBeGreaterThan(0);
     expect(j).toMatchObject({ timeoutStopSec: 30, space: ['num_speculative_tokens'], written: null });
+  });
+
+  it('init lists a compose container (docker ps) as not tunable and names a wrapper-script unit it cannot read', async () => {
+    // No docker on the test hosts: a stand-in CLI prints one line of the real `docker ps --no-trunc --format '{{json .}}'`
+    // output for co-sglang-amasu's compose service (its ${VAR:-default} values resolved as compose does).
+    const c = loadLaunchConfigs().find((x) => x.id === 'co-sglang-amasu')!;
+    const argv = composeArgv(c.text, []).argv.map((a) => resolveReferences(a, {}));
+    const row = { Command: `"${argv.join(' ')}"`, ID: '4f2c1e0a9b7d', Image: 'lmsysorg/sglang:qwen38-27b', Labels: 'com.docker.compose.project=amasu,com.docker.compose.service=qwen38', Names: 'qwen38-sglang', Ports: '0.0.0.0:30000->30000/tcp', State: 'running', Status: 'Up 2 hours' };
+    const docker = `#!/bin/sh\n# spectune e2e stand-in for docker ps (no docker on the test hosts)\n[ "$1" = ps ] || exit 1\ncat <<'EOF'\n${JSON.stringify(row)}\nEOF\n`;
+    const wrapper = 'spectune-onb-wrapper.service';
+    sshRun(th2, 'cat > /usr/local/bin/docker && chmod 755 /usr/local/bin/docker', docker);
+    sshRun(th2, `cat > /etc/systemd/system/${wrapper} && systemctl daemon-reload`, '[Service]\nExecStart=/opt/serve/run-vllm.sh\n');
+    try {
+      const r = await runCli(['init', '--host', th2.name, ...ssh(), '--unit', UNITS.rank1.unit, '--dry-run', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as { chosen: string; found: { unit: string; engine: string; source: string; compose?: string; model: string }[] };
+      expect(j.chosen).toBe(UNITS.rank1.unit);
+      expect(j.found.find((u) => u.source === 'docker')).toMatchObject({ unit: 'qwen38-sglang', engine: 'sglang', compose: 'amasu/qwen38', model: 'RadixArk/Qwen3.8-27B-NVFP4' });
+      const container = await runCli(['init', '--host', th2.name, ...ssh(), '--unit', 'qwen38-sglang', '--dry-run']);
+      expect(container.code).toBe(1);
+      expect(container.stderr).toBe('spectune: qwen38-sglang runs sglang in docker (compose amasu/qwen38): spectune tunes systemd units (hint: run the engine under a systemd unit (ExecStart=docker run ... works), then run init again)\n');
+      const wrapped = await runCli(['init', '--host', th2.name, ...ssh(), '--unit', wrapper, '--dry-run']);
+      expect(wrapped.code).toBe(1);
+      expect(wrapped.stderr).toMatch(/^spectune: th2: spectune-onb-wrapper\.service runs no SGLang, vLLM or llama-server command that spectune can read in its ExecStart \(hint: /);
+    } finally {
+      sshRun(th2, `rm -f /usr/local/bin/docker /etc/systemd/system/${wrapper}; systemctl daemon-reload`);
+    }
   });
 
   it('doctor passes a good two-host SGLang target (clock skew between the ranks checked) and changes nothing', async () => {
