@@ -6,6 +6,7 @@ import { ToolError } from '../errors.js';
 import type { EngineName } from '../engines/types.js';
 import type { EventSink } from '../events.js';
 import { openHost } from '../host/open.js';
+import { DEFAULT_PORTS } from '../onboard/index.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
 import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
@@ -33,8 +34,6 @@ export const TARGET_USAGE = `target (flags win over -c spectune.yaml, read when 
 /** The config file read when -c is not given and it exists in the working directory. */
 const DEFAULT_CONFIG = 'spectune.yaml';
 const ENGINES: EngineName[] = ['sglang', 'vllm', 'llamacpp'];
-/** Engines' default ports, when neither --endpoint nor --port in ExecStart says. */
-const DEFAULT_PORTS: Record<EngineName, number> = { sglang: 30000, vllm: 8000, llamacpp: 8080 };
 
 /** Flag values of the target flags. */
 export type TargetFlagValues = Partial<Record<keyof typeof TARGET_FLAGS, string | boolean>>;
@@ -88,7 +87,7 @@ export function describeOtherHosts(t: ServiceTarget, acting: string): string | n
 }
 
 // The hostname an ssh destination resolves to (ssh_config aliases included), for the default endpoint.
-async function resolveHostname(t: ServiceTarget): Promise<string> {
+export async function resolveHostname(t: Pick<ServiceTarget, 'target' | 'sshConfig'>): Promise<string> {
   if (!t.target) return '127.0.0.1';
   const argv = ['ssh', ...(t.sshConfig ? ['-F', t.sshConfig] : []), '-G', '--', t.target];
   const r = await runArgv('local', argv, { timeoutMs: 10_000 });

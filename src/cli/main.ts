@@ -5,6 +5,8 @@ import type { CliIo, Command } from './io.js';
 
 // Commands load lazily so that `spectune sim` does not pay for SQLite and friends.
 const COMMANDS: Record<string, { summary: string }> = {
+  init: { summary: 'find the engine unit on a host and write a commented spectune.yaml for it' },
+  doctor: { summary: 'preflight checks (SSH, rights, health, TimeoutStopSec, start-up, disk, clocks), each with the fix' },
   demo: { summary: 'run a full tuning campaign on the built-in simulated engine (no GPU, no root)' },
   diagnose: { summary: 'explain why an inference service died, with evidence' },
   bench: { summary: 'streaming benchmark of an OpenAI-compatible endpoint' },

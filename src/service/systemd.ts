@@ -100,9 +100,14 @@ export async function readKernelLog(host: Host, since: string): Promise<string> 
 
 // The service host's clock minus this machine's (ms), so that journal times compare with local times; 0 if unknown.
 export async function measureClockOffsetMs(host: Host): Promise<number> {
+  return (await readClockOffsetMs(host)) ?? 0;
+}
+
+// The host's clock minus this machine's (ms), or null when `date` fails (doctor reports it as unknown).
+export async function readClockOffsetMs(host: Host): Promise<number | null> {
   const before = Date.now();
   const r = await host.exec(['date', '+%s%3N'], { timeoutMs: COMMAND_TIMEOUT_MS });
   const hostMs = Number(r.stdout.trim());
-  if (r.exitCode !== 0 || !Number.isFinite(hostMs) || hostMs <= 0) return 0;
+  if (r.exitCode !== 0 || !Number.isFinite(hostMs) || hostMs <= 0) return null;
   return Math.round(hostMs - (before + Date.now()) / 2);
 }

@@ -1,0 +1,211 @@
+// `spectune doctor`: preflight checks before a campaign, each PASS/WARN/FAIL with the fix. It only reads: ssh
+// commands that change nothing (systemctl show, journalctl, test -w, date), HTTP GETs, and a statfs here.
+import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ToolError } from '../errors.js';
+import { getEngine } from '../engines/index.js';
+import type { EngineName } from '../engines/types.js';
+import { openHost } from '../host/open.js';
+import type { Host } from '../host/types.js';
+import {
+  DEFAULT_PORTS, describeUnitFiles, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup, judgeStopTimeout, judgeStoreDisk,
+  readVersion, summarizeChecks, VERSION_PROBES, type CheckResult, type EngineUnit,
+} from '../onboard/index.js';
+import { httpProber, joinUrl } from '../service/health.js';
+import type { UnitState } from '../service/show.js';
+import { catUnit, lastJournalCursor, readClockOffsetMs, showUnit } from '../service/systemd.js';
+import { STATE_ROOT } from '../service/unit.js';
+import { resolveDoctorPlan, type DoctorHost, type DoctorPlan, type DoctorRequest } from './doctor-target.js';
+import { readStartup } from './onboard-host.js';
+import { resolveHostname } from './service-target.js';
+
+const COMMAND_TIMEOUT_MS = 30_000;
+const VERSION_TIMEOUT_MS = 3000;
+const RIGHTS_FIX = 'connect as root, or pass --sudo with passwordless sudo for systemctl, journalctl and the drop-in directory';
+/** systemctl's answer on a machine (or container) whose PID 1 is not systemd. */
+const NO_SYSTEMD = /not been booted with systemd|Failed to connect to bus/;
+const JOURNAL_FIX = "connect as root, or add the ssh user to the 'systemd-journal' group (usermod -aG systemd-journal USER)";
+
+/** The checks and their totals. */
+export interface DoctorOutcome { source: string; checks: CheckResult[]; exitCode: 0 | 1 }
+
+// A check result built here (the judgements live in onboard/checks.ts).
+function check(id: string, subject: string, status: CheckResult['status'], summary: string, fix: string | null = null): CheckResult {
+  return { id, subject, status, summary, fix };
+}
+
+// The ids checked per host after SSH, for SKIP lines when an earlier step failed.
+const HOST_CHECKS = ['systemctl', 'journal', 'dropin', 'engine', 'stop-timeout', 'startup'];
+
+// SKIP lines for the checks that could not run.
+function skipped(ids: string[], subject: string, why: string): CheckResult[] {
+  return ids.map((id) => check(id, subject, 'SKIP', why));
+}
+
+// SSH: one harmless command; ssh's own failures (unreachable, auth, host key) become a FAIL with their hint.
+async function checkSsh(host: Host, subject: string, local: boolean): Promise<{ result: CheckResult; rights: CheckResult | null }> {
+  try {
+    const r = await host.exec(['systemctl', '--version'], { timeoutMs: COMMAND_TIMEOUT_MS });
+    const version = /^systemd (\d+)/.exec(r.stdout)?.[1];
+    const how = local ? 'this machine (no SSH)' : 'reachable over SSH (host key checked: StrictHostKeyChecking stays on)';
+    if (r.exitCode !== 0) return { result: check('ssh', subject, 'PASS', how), rights: check('systemctl', subject, 'FAIL', 'systemctl does not run on this host', 'spectune tunes systemd units: run the engine under systemd') };
+    return { result: check('ssh', subject, 'PASS', `${how}; systemd ${version ?? '?'}`), rights: null };
+  } catch (e) {
+    if (!(e instanceof ToolError)) throw e;
+    if (e.code === 'E_NO_PERMISSION') return { result: check('ssh', subject, 'PASS', 'reachable over SSH'), rights: check('systemctl', subject, 'FAIL', e.message, e.hint ?? RIGHTS_FIX) };
+    return { result: check('ssh', subject, 'FAIL', e.message, e.hint ?? null), rights: null };
+  }
+}
+
+// systemctl show: the unit exists and its state.
+async function checkUnit(host: Host, subject: string, unit: string): Promise<{ result: CheckResult; state: UnitState | null }> {
+  try {
+    const s = await showUnit(host, unit);
+    const state = `${s.activeState} (${s.subState})${s.mainPid ? `, PID ${s.mainPid}` : ''}`;
+    if (s.activeState === 'active') return { result: check('systemctl', subject, 'PASS', `systemctl show: ${state}`), state: s };
+    return { result: check('systemctl', subject, 'WARN', `the unit is ${state}: the baseline is measured on the running service`, `start it (systemctl start ${unit}); if it fails, \`spectune diagnose --unit ${unit}\` says why`), state: s };
+  } catch (e) {
+    if (!(e instanceof ToolError)) throw e;
+    const said = e.message.replace(/^.*? failed with exit code \d+: /, 'systemctl show failed: ');
+    const fix = NO_SYSTEMD.test(e.message) ? 'this host does not run systemd as PID 1: spectune tunes systemd units' : e.hint ?? RIGHTS_FIX;
+    return { result: check('systemctl', subject, 'FAIL', said, fix), state: null };
+  }
+}
+
+// journalctl -u: readable, and not empty.
+async function checkJournal(host: Host, subject: string, unit: string): Promise<CheckResult> {
+  try {
+    const cursor = await lastJournalCursor(host, unit);
+    return judgeJournal(subject, { denied: false, records: cursor ? 1 : 0, error: null }, JOURNAL_FIX);
+  } catch (e) {
+    if (!(e instanceof ToolError)) throw e;
+    return judgeJournal(subject, { denied: e.code === 'E_NO_PERMISSION', records: 0, error: e.message }, JOURNAL_FIX);
+  }
+}
+
+// May the ssh user (or sudo) write a directory? `test -w`, nothing written.
+async function canWrite(host: Host, path: string): Promise<boolean> {
+  return (await host.exec(['test', '-w', path], { timeoutMs: COMMAND_TIMEOUT_MS })).exitCode === 0;
+}
+
+// The nearest existing directory of a path on the host (what `mkdir -p` would write into).
+async function existingDir(host: Host, path: string): Promise<string> {
+  for (let p = path; ; p = dirname(p)) {
+    if (p === '/' || (await host.exec(['test', '-d', p], { timeoutMs: COMMAND_TIMEOUT_MS })).exitCode === 0) return p;
+  }
+}
+
+// Rights to deploy: write the drop-in directory and spectune's state directory (test -w only).
+async function checkDropIn(host: Host, subject: string, unit: string): Promise<CheckResult> {
+  try {
+    const unitDir = await existingDir(host, `/etc/systemd/system/${unit}.d`);
+    const stateDir = await existingDir(host, `${STATE_ROOT}/${unit}`);
+    return judgeDropIn(subject, { unitDir, stateDir, unitDirWritable: await canWrite(host, unitDir), stateDirWritable: await canWrite(host, stateDir) }, RIGHTS_FIX);
+  } catch (e) {
+    if (!(e instanceof ToolError)) throw e;
+    return check('dropin', subject, 'FAIL', e.message, e.hint ?? RIGHTS_FIX);
+  }
+}
+
+// GET a path of the endpoint with a short timeout: status and body, or the network error.
+async function getText(url: string, apiKey: string | null): Promise<{ status: number; body: string } | null> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(VERSION_TIMEOUT_MS), headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    return { status: res.status, body: await res.text() };
+  } catch {
+    return null;
+  }
+}
+
+// The engine's version from the first probe that answers with one.
+async function probeVersion(endpoint: string, engine: EngineName, apiKey: string | null): Promise<string | null> {
+  for (const probe of VERSION_PROBES[engine]) {
+    const r = await getText(joinUrl(endpoint, probe.path), apiKey);
+    const v = r && r.status === 200 ? readVersion(probe, r.body) : null;
+    if (v) return v;
+  }
+  return null;
+}
+
+// The unit's engine facts from its ExecStart (null when not readable).
+async function readUnitEngine(host: Host, unit: string, engine: EngineName | null): Promise<EngineUnit | null> {
+  const files = await catUnit(host, unit).catch(() => null);
+  return files ? describeUnitFiles(unit, files, engine ?? undefined) : null;
+}
+
+// Engine health and version at the endpoint (rank0).
+async function checkEngine(plan: DoctorPlan, h: DoctorHost, subject: string, engine: EngineName, seen: EngineUnit | null): Promise<CheckResult> {
+  const port = seen?.port ?? DEFAULT_PORTS[engine];
+  const hostName = await resolveHostname({ target: h.target, sshConfig: plan.sshConfig });
+  const endpoint = (plan.endpoint ?? `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${port}`).replace(/\/+$/, '');
+  const health = await httpProber.health(joinUrl(endpoint, getEngine(engine).healthPath));
+  const version = health.ok ? await probeVersion(endpoint, engine, plan.apiKey) : null;
+  return judgeEngine(subject, { engine, healthUrl: health.url, healthStatus: health.status, healthError: health.error, version, detectedEngine: seen?.engine ?? null });
+}
+
+// Start-up time from the journal against the ready deadline.
+async function checkStartup(host: Host, subject: string, unit: string, engine: EngineName, readyMs: number): Promise<CheckResult> {
+  try {
+    return judgeStartup(subject, await readStartup(host, unit, engine), readyMs);
+  } catch (e) {
+    if (!(e instanceof ToolError)) throw e;
+    return check('startup', subject, e.code === 'E_NO_PERMISSION' ? 'SKIP' : 'FAIL', e.code === 'E_NO_PERMISSION' ? 'journal not readable (see the journal check)' : e.message, e.hint ?? null);
+  }
+}
+
+// Every check of one host; the clock offset is returned for the skew check. After SSH every check runs on its own
+// (a user who may not read the unit may still lack journal rights: both are reported), except what needs the state.
+async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: CheckResult[]; offsetMs: number | null }> {
+  const subject = `${h.target ?? 'this machine'} ${h.unit}`;
+  const host = await openHost({ target: h.target, sshConfig: plan.sshConfig, sudo: plan.sudo });
+  try {
+    const ssh = await checkSsh(host, subject, !h.target);
+    if (ssh.result.status === 'FAIL') return { checks: [ssh.result, ...skipped(HOST_CHECKS, subject, 'no SSH session')], offsetMs: null };
+    if (ssh.rights) return { checks: [ssh.result, ssh.rights, ...skipped(HOST_CHECKS.slice(1), subject, 'systemctl not usable')], offsetMs: null };
+    const unit = await checkUnit(host, subject, h.unit);
+    const journal = await checkJournal(host, subject, h.unit);
+    const checks = [ssh.result, unit.result, journal, await checkDropIn(host, subject, h.unit)];
+    const seen = await readUnitEngine(host, h.unit, plan.engine);
+    const engine = plan.engine ?? seen?.engine ?? null;
+    if (!engine) {
+      checks.push(check('engine', subject, 'FAIL', 'cannot tell the engine: ExecStart is not readable or runs no SGLang, vLLM or llama-server command (a wrapper script?)', 'pass --engine sglang|vllm|llamacpp, or put the engine command in ExecStart'));
+    } else if (h.role === 'rank0') {
+      checks.push(await checkEngine(plan, h, subject, engine, seen));
+    }
+    checks.push(unit.state
+      ? judgeStopTimeout(subject, { unit: h.unit, timeoutStopMs: unit.state.timeoutStopMs, outputTokens: plan.outputTokens, itlMs: plan.itlMs })
+      : check('stop-timeout', subject, 'SKIP', 'unit state not readable (see the systemctl check)'));
+    if (!engine) checks.push(check('startup', subject, 'SKIP', 'engine unknown (its ready line is engine-specific)'));
+    else if (journal.status === 'FAIL') checks.push(check('startup', subject, 'SKIP', 'journal not readable (see the journal check)'));
+    else checks.push(await checkStartup(host, subject, h.unit, engine, plan.readyTimeoutMs));
+    return { checks, offsetMs: await readClockOffsetMs(host) };
+  } finally {
+    await host.close();
+  }
+}
+
+// Free space and write access where the local store goes (the nearest existing directory; nothing created).
+function checkStoreDisk(store: string): CheckResult {
+  let dir = dirname(resolve(store));
+  while (!existsSync(dir) && dir !== dirname(dir)) dir = dirname(dir);
+  let writable = true;
+  try { accessSync(dir, constants.W_OK); } catch { writable = false; }
+  let freeBytes: number | null = null;
+  try { const s = statfsSync(dir); freeBytes = s.bavail * s.bsize; } catch { freeBytes = null; }
+  return judgeStoreDisk('this machine', { dir, freeBytes, writable });
+}
+
+// Run every check (hosts one after another, then the clock skew between them and the local store).
+export async function runDoctor(req: DoctorRequest, env: NodeJS.ProcessEnv): Promise<DoctorOutcome> {
+  const plan = await resolveDoctorPlan(req, env);
+  const checks: CheckResult[] = [];
+  const offsets: { host: string; offsetMs: number | null }[] = [];
+  for (const h of plan.hosts) {
+    const r = await checkHost(plan, h);
+    checks.push(...r.checks);
+    offsets.push({ host: h.target ?? 'this machine', offsetMs: r.offsetMs });
+  }
+  if (plan.hosts.length > 1) checks.push(judgeClockSkew(offsets));
+  checks.push(checkStoreDisk(plan.store));
+  return { source: plan.source, checks, exitCode: summarizeChecks(checks).exitCode };
+}
