@@ -1,7 +1,7 @@
 // Charts of the objective against each tuned parameter: inline SVG for HTML (y from zero), text bars for Markdown. Pure.
 import type { ParamValue } from '../engines/types.js';
 import { escapeHtml, formatNumber } from './format.js';
-import { COLOURS, FONT, FRAME, cross, drawAxes, px, wrapSvg, zeroScale } from './svg.js';
+import { COLOURS, FONT, FRAME, cross, drawAxes, px, winnerText, wrapSvg, zeroScale } from './svg.js';
 import type { ChartModel, ChartPoint } from './types.js';
 
 /** Marker colours: measured, violates a constraint, failed to start/run, refused as infeasible. */
@@ -52,7 +52,7 @@ export function renderChartSvg(chart: ChartModel): string {
     .map(([x, y]) => `${px(sx(x))},${px(s.y(y as number))}`).join(' ');
   const pts = chart.points.map((p) => marker(p, sx(p.x), p.y === null ? s.y(0) - 8 : s.y(p.y), p.seq === chart.bestSeq)).join('');
   const best = chart.points.find((p) => p.seq === chart.bestSeq && p.y !== null);
-  const label = best ? `<text class="winner" x="${px(sx(best.x))}" y="${px(Math.max(FRAME.top + 12, s.y(best.y as number) - 16))}" text-anchor="middle" font-size="${FONT.label}" font-weight="700" fill="${COLOURS.best}">★ winner (trial ${best.seq})</text>` : '';
+  const label = best ? winnerText(sx(best.x), s.y(best.y as number) - 4, `★ winner (trial ${best.seq})`) : '';
   const body = drawAxes(s, chart.key, chart.yLabel) + ticks + (line ? `<polyline fill="none" stroke="${COLOURS.ok}" stroke-opacity="0.5" stroke-width="1.5" points="${line}"/>` : '') + pts + label;
   return wrapSvg(body, `${chart.yLabel} against ${chart.key}`, 'param');
 }

@@ -21,7 +21,7 @@ section.failure{border-left:4px solid #dc2626;padding-left:10px;margin:12px 0}
 .print-footer{display:none}
 ol.timeline{font-size:13px}ol.timeline li.failure{color:#b91c1c}
 @page{margin:14mm 12mm 18mm}
-@media print{body{max-width:none;margin:0;padding:0 0 12mm}.grid{grid-template-columns:1fr 1fr}figure,section.failure,pre{break-inside:avoid}
+@media print{body{max-width:none;margin:0;padding:0 0 12mm}.grid{display:block}figure{max-width:165mm}figure,section.failure,pre{break-inside:avoid}
 .print-footer{display:block;position:fixed;bottom:0;left:0;right:0;text-align:center;font-size:11px;color:#991b1b;font-weight:700;background:#fff;border-top:1px solid #fca5a5;padding:2px 0}}`;
 
 // A table cell.

@@ -73,3 +73,13 @@ export function cross(x: number, y: number, colour: string, dashed: boolean, r =
   const dash = dashed ? ' stroke-dasharray="2 2"' : '';
   return `<g stroke="${colour}" stroke-width="2.5"${dash}><line x1="${px(x - r)}" y1="${px(y - r)}" x2="${px(x + r)}" y2="${px(y + r)}"/><line x1="${px(x - r)}" y1="${px(y + r)}" x2="${px(x + r)}" y2="${px(y - r)}"/></g>`;
 }
+
+/** Half the width (px) of a "★ winner (trial N)" label, to keep it inside the frame. */
+const HALF_LABEL = 80;
+
+// The winner's label above a point, anchored so that it stays inside the frame.
+export function winnerText(x: number, y: number, text: string): string {
+  const anchor = x > FRAME.width - FRAME.right - HALF_LABEL ? 'end' : x < FRAME.left + HALF_LABEL ? 'start' : 'middle';
+  const dx = anchor === 'end' ? 6 : anchor === 'start' ? -6 : 0;
+  return `<text class="winner" x="${px(x + dx)}" y="${px(Math.max(FRAME.top + 12, y - 16))}" text-anchor="${anchor}" font-size="${FONT.label}" font-weight="700" fill="${COLOURS.best}">${escapeHtml(text)}</text>`;
+}

@@ -1,11 +1,13 @@
 // The per-trial charts as inline SVG: the objective of each trial (winner starred, failures crossed out with their
 // verdict) and a metric against concurrency with a line per trial (winner bold and labelled). Pure.
 import { escapeHtml, formatNumber } from './format.js';
-import { COLOURS, FONT, FRAME, cross, drawAxes, px, wrapSvg, zeroScale } from './svg.js';
+import { COLOURS, FONT, FRAME, cross, drawAxes, px, winnerText, wrapSvg, zeroScale } from './svg.js';
 import type { BarChartModel, LineChartModel, Series, TrialBar } from './types.js';
 
 /** Line colours of the trials that are neither winner nor baseline (none green or blue: those mark winner and baseline). */
 const PALETTE = ['#7c3aed', '#db2777', '#0891b2', '#ca8a04', '#9f1239', '#0d9488', '#c2410c', '#4b5563', '#a21caf', '#854d0e'];
+/** Up to this many bars the baseline's tick says "(base)"; beyond, the labels would overlap. */
+const ROOM_FOR_BASE_LABEL = 14;
 /** Widest bar (px), so that a short campaign does not draw slabs. */
 const MAX_BAR = 44;
 
@@ -43,7 +45,8 @@ export function renderTrialChartSvg(c: BarChartModel): string {
   const width = Math.min(MAX_BAR, slot * 0.6);
   const bars = c.bars.map((b, i) => {
     const cx = FRAME.left + slot * (i + 0.5);
-    const tick = `<text class="xtick" x="${px(cx)}" y="${FRAME.height - FRAME.bottom + 18}" text-anchor="middle" font-size="${FONT.tick}">${b.seq}${b.isBaseline ? ' (base)' : ''}</text>`;
+    const base = b.isBaseline && c.bars.length <= ROOM_FOR_BASE_LABEL ? ' (base)' : '';
+    const tick = `<text class="xtick" x="${px(cx)}" y="${FRAME.height - FRAME.bottom + 18}" text-anchor="middle" font-size="${FONT.tick}">${b.seq}${base}</text>`;
     return drawBar(b, cx, width, s) + tick;
   }).join('');
   return wrapSvg(drawAxes(s, 'trial number (campaign order)', c.yLabel) + bars, c.title, 'trials');
@@ -67,13 +70,10 @@ function drawSeries(ser: Series, colour: string, sx: (x: number) => number, s: R
   return `<g class="series ${ser.role}" data-seq="${ser.seq}">${line}${dots}</g>`;
 }
 
-// The winner's label next to its last point.
+// The winner's label above its last point.
 function winnerLabel(ser: Series, sx: (x: number) => number, s: ReturnType<typeof zeroScale>): string {
   const last = ser.points[ser.points.length - 1];
-  const x = sx(last.x);
-  const anchor = x > FRAME.width - FRAME.right - 170 ? 'end' : 'start';
-  const dx = anchor === 'end' ? -10 : 10;
-  return `<text class="winner" x="${px(x + dx)}" y="${px(Math.max(FRAME.top + 12, s.y(last.y) - 10))}" text-anchor="${anchor}" font-size="${FONT.label}" font-weight="700" fill="${COLOURS.best}">★ winner (trial ${ser.seq})</text>`;
+  return winnerText(sx(last.x), s.y(last.y), `★ winner (trial ${ser.seq})`);
 }
 
 // A metric against concurrency, one line per trial; the winner drawn last (on top) and labelled.
