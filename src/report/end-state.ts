@@ -3,6 +3,7 @@
 import { patchExecStart } from '../engines/command-line.js';
 import { getEngine } from '../engines/registry.js';
 import type { EngineName, ParamValue } from '../engines/types.js';
+import { REDACTED } from '../redact.js';
 import type { CampaignEndState } from '../store/campaigns.js';
 import { formatConfig } from './format.js';
 import type { KeepModel, KeepUnit, ReportInput, ReportTrial, RunningModel } from './types.js';
@@ -47,9 +48,10 @@ function keepUnit(u: CampaignEndState['units'][number], engine: string, params: 
   try {
     const p = patchExecStart(u.operatorExecStart, engine as EngineName, params);
     const dir = u.dropInPath.replace(/\/[^/]+$/, '');
+    const secret = p.execStart.includes(REDACTED) ? [`a secret in the command is shown as ${REDACTED} (reports never carry secrets): keep your own value there`] : [];
     return {
       host: u.host, unit: u.unit, execStart: p.execStart, dropInPath: `${dir}/${OPERATOR_DROPIN}`,
-      dropIn: ['[Service]', `${p.directive}=`, `${p.directive}=${p.execStart}`, ''].join('\n'), warnings: p.warnings,
+      dropIn: ['[Service]', `${p.directive}=`, `${p.directive}=${p.execStart}`, ''].join('\n'), warnings: [...p.warnings, ...secret],
     };
   } catch (e) {
     return `${u.host} ${u.unit}: ${(e as Error).message}`;
@@ -70,8 +72,11 @@ export function buildKeep(input: ReportInput, best: ReportTrial | null, baseline
   const made = (end?.units ?? []).map((u) => keepUnit(u, engine, best.params));
   const units = made.filter((m): m is KeepUnit => typeof m !== 'string');
   const problems = made.filter((m): m is string => typeof m === 'string');
-  const note = !end
-    ? 'The store has no copy of the unit (the campaign did not finish, or was recorded by an older spectune): add these flags to the ExecStart of your unit.'
-    : problems.length ? problems.join('; ') : null;
+  const unchanged = flags.length > 0 && flags.every((f) => f.from === f.value);
+  const notes = [
+    ...(unchanged ? ['The winner is the configuration the unit had before the campaign: there is nothing to change.'] : []),
+    ...(!end ? ['The store has no copy of the unit (the campaign did not finish, or was recorded by an older spectune): add these flags to the ExecStart of your unit.'] : problems),
+  ];
+  const note = notes.length ? notes.join(' ') : null;
   return { config: formatConfig(best.params, keys), flags, units, note };
 }

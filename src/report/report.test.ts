@@ -212,6 +212,15 @@ describe('what is running now and the flags to keep', () => {
     expect(renderHtml(old)).toContain('Not recorded: the campaign did not finish');
   });
 
+  it('warns that a redacted secret in the line must keep its own value, and says when the winner changes nothing', () => {
+    const m = buildReportModel(endedCampaign(`${OPERATOR_EXEC} --api-key ***`));
+    expect(m.keep!.units[0].execStart).toMatch(/--speculative-num-steps 4 --port 30000 --api-key \*\*\*$/);
+    expect(m.keep!.units[0].warnings).toEqual(['a secret in the command is shown as *** (reports never carry secrets): keep your own value there']);
+    const same = endedCampaign();
+    same.campaign.bestTrialId = same.trials[0].id;
+    expect(buildReportModel(same).keep?.note).toBe('The winner is the configuration the unit had before the campaign: there is nothing to change.');
+  });
+
   it('names a unit whose ExecStart cannot be patched instead of printing a wrong line', () => {
     const m = buildReportModel(endedCampaign('/opt/run-sglang.sh'));
     expect(m.keep?.units).toEqual([]);
