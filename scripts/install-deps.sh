@@ -7,7 +7,8 @@ if ! command -v systemd-nspawn >/dev/null; then
   v=$(dpkg-query -W -f='${Version}' systemd 2>/dev/null || true)
   need+=("systemd-container${v:+=$v}")
 fi
-for pair in debootstrap:debootstrap ssh:openssh-client ip:iproute2 unshare:util-linux cmake:cmake ninja:ninja-build git:git g++:g++ curl:curl; do
+# chromium: the report's browser test (test/e2e/report-browser.test.ts) opens the HTML report in it, headless.
+for pair in debootstrap:debootstrap ssh:openssh-client ip:iproute2 unshare:util-linux cmake:cmake ninja:ninja-build git:git g++:g++ curl:curl chromium:chromium; do
   command -v "${pair%%:*}" >/dev/null || need+=("${pair#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -18,7 +18,7 @@ export function loadReportInput(db: Db, campaignId?: number, now: () => Date = (
     error: t.error, startedAt: t.startedAt, finishedAt: t.finishedAt, runs: listBenchRuns(db, t.id), verdicts: listVerdicts(db, t.id),
   }));
   return {
-    campaign: { id: c.id, name: c.name, status: c.status, engine: c.engine, config: c.config, bestTrialId: c.bestTrialId, summary: c.summary, simulated: c.simulated, createdAt: c.createdAt, finishedAt: c.finishedAt },
+    campaign: { id: c.id, name: c.name, status: c.status, engine: c.engine, config: c.config, bestTrialId: c.bestTrialId, summary: c.summary, simulated: c.simulated, endState: c.endState, createdAt: c.createdAt, finishedAt: c.finishedAt },
     trials, actions: listActions(db, { campaignId: c.id }), generatedAt: now().toISOString(),
   };
 }

@@ -63,7 +63,9 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   const deployed = await deps.service.describeDeployed();
   const restarts = countRestarts(trials) + landing.restarts;
   const summary = (spec.simulated ? 'SIMULATED engine: ' : '') + summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
-  deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now() });
+  // The report's "what is running now"; a host that cannot be read now must not lose the campaign's result.
+  const endState = deps.service.readEndState ? await deps.service.readEndState(spec.keys).catch(() => null) : null;
+  deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now(), endState });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
   return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, summary };
 }

@@ -4,6 +4,7 @@ import type { BenchRun, RequestSample } from '../bench/types.js';
 import type { Verdict } from '../diagnose/types.js';
 import type { CapacityFacts } from '../engines/types.js';
 import type { EventSink } from '../events.js';
+import type { CampaignEndState } from '../store/index.js';
 import type { Proposal } from '../tune/step.js';
 import type { FeasibilityPrediction, ObjectiveSpec, ConstraintSpec, TrialRecord, TuneBudget, TuneConfig } from '../tune/types.js';
 
@@ -26,7 +27,13 @@ export interface TuneServicePort {
   markGood(): Promise<void>;
   /** The winning unit text to print: the drop-in and the resulting ExecStart. */
   describeDeployed(): Promise<string>;
+  /** What runs at the end (tuned settings, health, each unit's own and in-force ExecStart), stored for the report;
+   *  optional: a port without it leaves the report to say the end state was not recorded. */
+  readEndState?(keys: string[]): Promise<EndState>;
 }
+
+/** The end state as the service port reads it (the store adds when). */
+export type EndState = Omit<CampaignEndState, 'ts'>;
 
 /** Benchmarks the endpoint with the campaign's profile; `soak` may be longer. */
 export interface TuneBenchPort {
@@ -58,7 +65,7 @@ export interface TuneStorePort {
   markActive(campaignId: number, now: number): void;
   saveTrial(campaignId: number, trial: TrialRecord): void;
   saveSamples(campaignId: number, trialIndex: number, samples: RequestSample[]): void;
-  finishCampaign(campaignId: number, result: { bestTrial: number | null; summary: string; now: number }): void;
+  finishCampaign(campaignId: number, result: { bestTrial: number | null; summary: string; now: number; endState?: EndState | null }): void;
 }
 
 /** The campaign's goals and limits. */

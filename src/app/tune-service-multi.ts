@@ -14,8 +14,8 @@ import { renderShort } from '../service/journal.js';
 import { isStartingOrUp } from '../service/show.js';
 import { lastJournalCursor, measureClockOffsetMs, readJournalAfter, readKernelLog, showUnit } from '../service/systemd.js';
 import type { TuneConfig } from '../tune/types.js';
-import { createControllerServicePort, pickConfig, readCapacity } from './tune-service.js';
-import type { DeployOutcome, TuneServicePort } from './tune-ports.js';
+import { createControllerServicePort, pickConfig, readCapacity, readUnitSnapshot } from './tune-service.js';
+import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
 
 /** After the first rank fails, how long the others get to log their own end (the echo the diagnosis attributes). */
 const ECHO_WINDOW_MS = 3000;
@@ -207,6 +207,11 @@ class MultiServicePort implements TuneServicePort {
 
   async markGood(): Promise<void> {
     await Promise.all(this.ranks.map((c) => c.markGood()));
+  }
+
+  async readEndState(keys: string[]): Promise<EndState> {
+    const [first, units] = await Promise.all([createControllerServicePort(this.ranks[0], this.o.endpoint).readEndState!(keys), Promise.all(this.ranks.map(readUnitSnapshot))]);
+    return { ...first, units };
   }
 
   async describeDeployed(): Promise<string> {

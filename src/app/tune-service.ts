@@ -2,7 +2,7 @@
 import type { CapacityFacts } from '../engines/types.js';
 import { dropInPath, type ServiceController } from '../service/index.js';
 import type { TuneConfig } from '../tune/types.js';
-import type { DeployOutcome, TuneServicePort } from './tune-ports.js';
+import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
 
 /** /server_info answers fast or not at all. */
 const SERVER_INFO_TIMEOUT_MS = 3000;
@@ -31,6 +31,12 @@ export function pickConfig(settings: Record<string, unknown>, keys: string[]): T
     if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') out[k] = v;
   }
   return out;
+}
+
+// One unit as it is now, for the stored end state.
+export async function readUnitSnapshot(ctl: ServiceController): Promise<EndState['units'][number]> {
+  const e = await ctl.readExecStarts();
+  return { host: ctl.host.name, unit: ctl.unit, operatorExecStart: e.operator, execStart: e.inForce, dropInPath: e.dropInPath, dropIn: e.dropIn };
 }
 
 // Deploy through the controller: plan, apply (safe restart), wait ready or fail fast with a verdict.
@@ -68,6 +74,10 @@ export function createControllerServicePort(ctl: ServiceController, endpoint: st
       await ctl.rollback();
     },
     markGood: async () => { await ctl.markGood(); },
+    async readEndState(keys) {
+      const st = await ctl.status();
+      return { settings: pickConfig(st.settings, keys), healthy: st.health.ok, units: [await readUnitSnapshot(ctl)] };
+    },
     async describeDeployed() {
       const st = await ctl.status();
       const path = dropInPath(st.unit);

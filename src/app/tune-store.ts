@@ -97,7 +97,8 @@ export function createSqliteTuneStore(db: Db, engine: EngineName): TuneStorePort
     saveSamples(_campaignId, index, samples) { pending.set(index, samples); },
     finishCampaign(campaignId, r) {
       const best = r.bestTrial === null ? null : ids.get(r.bestTrial) ?? null;
-      updateCampaign(db, campaignId, { status: 'done', bestTrialId: best, summary: r.summary });
+      const endState = r.endState ? { ts: toIso(r.now), ...r.endState } : null;
+      updateCampaign(db, campaignId, { status: 'done', bestTrialId: best, summary: r.summary, endState });
     },
   };
 }

@@ -1,7 +1,8 @@
 // The Markdown report: summary, trials table, text charts, diagnoses and the timeline. Pure.
 import { renderChartText } from './charts.js';
 import { escapeCell, formatNumber, formatPercent, formatTime } from './format.js';
-import { summarizeModel } from './model.js';
+import { keepLines, latencyLines, levelLines, renderTrialChartText, runningLines } from './markdown-sections.js';
+import { SIMULATED_TEXT, summarizeModel } from './model.js';
 import type { ReportModel, TrialRow } from './types.js';
 
 // Header and separator of the trials table.
@@ -34,11 +35,15 @@ function failures(m: ReportModel): string[] {
 // Render the whole report as Markdown.
 export function renderMarkdown(m: ReportModel): string {
   const out = [
+    ...(m.simulated ? [`> **${SIMULATED_TEXT}**`, ''] : []),
     `# ${escapeCell(m.title)}`, '',
     `Status **${m.campaign.status}**, engine ${m.campaign.engine}, objective ${m.objective.goal} ${m.objective.metric} at concurrency ${m.objective.concurrency}. Generated ${formatTime(m.generatedAt)}.`, '',
     summarizeModel(m), '',
     ...(m.campaign.summary ? [`> ${escapeCell(m.campaign.summary)}`, ''] : []),
+    ...runningLines(m), ...keepLines(m),
+    '## Objective by trial', '', '```', renderTrialChartText(m.trialChart), '```', '',
     '## Trials', '', ...tableHead(m), ...m.rows.map((r) => tableRow(m, r)), '',
+    ...latencyLines(m), ...levelLines(m),
     '## Objective by parameter', '',
     ...m.charts.flatMap((c) => ['```', renderChartText(c), '```', '']),
     '## Failures and diagnoses', '', ...failures(m),

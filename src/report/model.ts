@@ -1,7 +1,9 @@
 // Build the report model from loaded store data: table rows, charts, timeline and diagnoses. Pure.
 import type { BenchRun } from '../bench/types.js';
 import type { ParamValue } from '../engines/types.js';
+import { buildKeep, buildRunning } from './end-state.js';
 import { formatConfig, formatNumber, formatPercent } from './format.js';
+import { buildLatency, buildLevelCharts, buildTrialChart, labelMetric } from './series.js';
 import type { ChartModel, FailureModel, ReportInput, ReportModel, ReportTrial, TimelineEntry, TrialRow } from './types.js';
 
 // The objective when the stored config does not say (spectune's default objective).
@@ -10,6 +12,10 @@ const DEFAULT_OBJECTIVE = { metric: 'decodeTokensPerSec.p50', concurrency: 1, go
 export const MAX_EVIDENCE_LINES = 12;
 // States in which the service was (re)started for the trial.
 const DEPLOYED = new Set(['measured', 'failed']);
+
+// The engine command of spectune's simulator ("node .../spectune.js sim ..."), and the demo's unit.
+const SIM_COMMAND = /(^|[\s/])spectune(\.m?js)?\s+sim(\s|$)/;
+const DEMO_UNIT_NAME = /(^|:)spectune-demo-sim\.service$/;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -92,7 +98,7 @@ function buildRows(input: ReportInput, keys: string[], levels: number[], objecti
 }
 
 // One chart per tuned key: the objective at each value, failures marked.
-function buildCharts(input: ReportInput, keys: string[], objective: ReportModel['objective']): ChartModel[] {
+function buildCharts(input: ReportInput, keys: string[], objective: ReportModel['objective'], bestSeq: number | null): ChartModel[] {
   return keys.map((key) => {
     const points = input.trials.filter((t) => key in t.params && t.state !== 'skipped' && t.state !== 'planned' && t.state !== 'running' && t.state !== 'deploying')
       .map((t) => ({
@@ -100,7 +106,7 @@ function buildCharts(input: ReportInput, keys: string[], objective: ReportModel[
         y: t.state === 'measured' ? t.objective : null,
         status: t.state === 'failed' ? 'failed' as const : t.state === 'infeasible' ? 'infeasible' as const : t.constraintsOk === false ? 'violates' as const : 'ok' as const,
       }));
-    return { key, yLabel: `${objective.metric} @ c=${objective.concurrency}`, points, numeric: points.every((p) => typeof p.x === 'number') };
+    return { key, yLabel: `${labelMetric(objective.metric)} (c=${objective.concurrency})`, points, numeric: points.every((p) => typeof p.x === 'number'), bestSeq };
   });
 }
 
@@ -146,6 +152,17 @@ function countRestarts(trials: ReportTrial[]): number {
   return n;
 }
 
+/** What every page of a simulated campaign's report says (HTML header and printed footer, Markdown top). */
+export const SIMULATED_TEXT = 'SIMULATED — this campaign ran on spectune\'s simulated engine (spectune sim), not on a real GPU server';
+
+// Whether the campaign ran on spectune's simulated engine: the store's flag when it has one, else what the store
+// shows of the unit (its engine command is `spectune sim`) or the demo's unit name.
+export function isSimulated(campaign: ReportInput['campaign']): boolean {
+  if (typeof campaign.simulated === 'boolean') return campaign.simulated;
+  const commands = (campaign.endState?.units ?? []).flatMap((u) => [u.operatorExecStart, u.execStart]);
+  return commands.some((c) => c !== null && SIM_COMMAND.test(c)) || DEMO_UNIT_NAME.test(campaign.name);
+}
+
 // The whole model.
 export function buildReportModel(input: ReportInput): ReportModel {
   const config = input.campaign.config;
@@ -154,10 +171,15 @@ export function buildReportModel(input: ReportInput): ReportModel {
   const concurrencies = [...new Set(input.trials.flatMap((t) => t.runs.map((r) => r.concurrency)))].sort((a, b) => a - b);
   const rows = buildRows(input, keys, concurrencies, objective);
   const t = input.trials;
+  const best = t.find((_, i) => rows[i].isBest) ?? null;
+  const baseline = t.find((_, i) => rows[i].isBaseline) ?? null;
   return {
     title: `spectune campaign ${input.campaign.id}: ${input.campaign.name}`, generatedAt: input.generatedAt, campaign: input.campaign,
     objective, keys, concurrencies, rows, best: rows.find((r) => r.isBest) ?? null, baseline: rows.find((r) => r.isBaseline) ?? null,
-    charts: buildCharts(input, keys, objective), timeline: buildTimeline(input, keys), failures: buildFailures(input, keys),
+    charts: buildCharts(input, keys, objective, best?.seq ?? null), trialChart: buildTrialChart(t, rows, objective),
+    levelCharts: buildLevelCharts(t, rows, concurrencies, objective), latency: buildLatency(t, rows, keys),
+    simulated: isSimulated(input.campaign), running: buildRunning(input.campaign.endState, best, keys), keep: buildKeep(input, best, baseline, keys),
+    timeline: buildTimeline(input, keys), failures: buildFailures(input, keys),
     counts: {
       trials: t.length, measured: t.filter((x) => x.state === 'measured').length, failed: t.filter((x) => x.state === 'failed').length,
       infeasible: t.filter((x) => x.state === 'infeasible').length, restarts: countRestarts(t),

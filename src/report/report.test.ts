@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchRun } from '../bench/types.js';
 import type { Verdict } from '../diagnose/types.js';
-import { buildReportModel, renderChartText, renderHtml, renderMarkdown, type ReportInput, type ReportTrial } from './index.js';
+import {
+  buildReportModel, isSimulated, renderChartText, renderHtml, renderLevelChartSvg, renderMarkdown, renderTrialChartSvg, SIMULATED_TEXT,
+  type ReportInput, type ReportTrial,
+} from './index.js';
+import { zeroScale } from './svg.js';
 
 // A seed-like campaign as report input (steps 1..10 on SGLang; steps=10 crash-loops on an init OOM).
 const s = (v: number) => ({ mean: v, p50: v, p90: v, p99: v });
@@ -149,12 +153,14 @@ describe('renderHtml', () => {
     expect(html).not.toMatch(/<script|<link|<img|<iframe|\bsrc=|\bhref=|url\(|https?:\/\//i);
   });
 
-  it('contains the table, one inline SVG per parameter with the failure marked, and the diagnosis', () => {
-    expect(html.match(/<svg /g)).toHaveLength(1);
-    expect(html.match(/<tbody>.*<\/tbody>/s)?.[0].match(/<tr/g)).toHaveLength(8);
+  it('contains the table, the charts (one per tuned parameter) with the failure marked, and the diagnosis', () => {
+    expect(html.match(/<svg class="chart param"/g)).toHaveLength(1);
+    expect(html.match(/<svg class="chart trials"/g)).toHaveLength(1);
+    expect(html.match(/<svg class="chart levels /g)).toHaveLength(5);
+    expect(html.match(/<h2>Trials<\/h2><table><thead>.*?<tbody>(.*?)<\/tbody>/s)?.[1].match(/<tr/g)).toHaveLength(8);
     expect(html).toContain('class="pt failed"');
     expect(html).toContain('class="pt infeasible"');
-    expect(html).toContain('<strong>crash_loop (kv_cache_oom)</strong>');
+    expect(html).toContain('<strong class="verdict">crash_loop (kv_cache_oom)</strong>');
     expect(html).toContain('RuntimeError: Not enough memory');
   });
 
@@ -164,5 +170,138 @@ describe('renderHtml', () => {
     const out = renderHtml(buildReportModel(input));
     expect(out).not.toContain('<script>');
     expect(out).toContain('&lt;script&gt;');
+  });
+});
+
+// The seed campaign as the store keeps it after the end: the unit ran the winner through spectune's drop-in.
+const OPERATOR_EXEC = '/usr/bin/python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps 1 --port 30000';
+function endedCampaign(execStart = OPERATOR_EXEC): ReportInput {
+  const input = seedCampaign();
+  const inForce = execStart.replace('--speculative-num-steps 1', '--speculative-num-steps 4');
+  input.campaign.endState = {
+    ts: '2026-03-09T22:40:00.000Z', settings: { speculative_num_steps: 4 }, healthy: true,
+    units: [{ host: 'gpu1', unit: 'sglang-qwen.service', operatorExecStart: execStart, execStart: inForce, dropInPath: '/etc/systemd/system/sglang-qwen.service.d/90-spectune.conf', dropIn: `[Service]\nExecStart=\nExecStart=${inForce}\n` }],
+  };
+  return input;
+}
+
+describe('what is running now and the flags to keep', () => {
+  it('patches the winner into the operator\'s own ExecStart, every other byte kept', () => {
+    const m = buildReportModel(endedCampaign());
+    expect(m.running).toMatchObject({ config: 'speculative_num_steps=4', healthy: true, isWinner: true });
+    expect(m.keep?.flags).toEqual([{ key: 'speculative_num_steps', flag: '--speculative-num-steps', value: '--speculative-num-steps 4', from: '--speculative-num-steps 1' }]);
+    const u = m.keep!.units[0];
+    expect(u.execStart).toBe(OPERATOR_EXEC.replace('--speculative-num-steps 1', '--speculative-num-steps 4'));
+    expect(u.dropInPath).toBe('/etc/systemd/system/sglang-qwen.service.d/override.conf');
+    expect(u.dropIn).toBe(`[Service]\nExecStart=\nExecStart=${u.execStart}\n`);
+    expect(m.keep!.note).toBeNull();
+    const md = renderMarkdown(m);
+    expect(md).toContain(`## The exact flags to keep`);
+    expect(md).toContain(`\`\`\`\nExecStart=${u.execStart}\n\`\`\``);
+    expect(md).toContain('| speculative_num_steps | `--speculative-num-steps 4` | `--speculative-num-steps 1` |');
+  });
+
+  it('says when the unit does not run the winner, and falls back to the flags when the store has no unit', () => {
+    const input = endedCampaign();
+    input.campaign.endState!.settings = { speculative_num_steps: 1 };
+    expect(buildReportModel(input).running?.isWinner).toBe(false);
+    const old = buildReportModel(seedCampaign());
+    expect(old.running).toBeNull();
+    expect(old.keep?.units).toEqual([]);
+    expect(old.keep?.note).toMatch(/^The store has no copy of the unit/);
+    expect(renderHtml(old)).toContain('Not recorded: the campaign did not finish');
+  });
+
+  it('warns that a redacted secret in the line must keep its own value, and says when the winner changes nothing', () => {
+    const m = buildReportModel(endedCampaign(`${OPERATOR_EXEC} --api-key ***`));
+    expect(m.keep!.units[0].execStart).toMatch(/--speculative-num-steps 4 --port 30000 --api-key \*\*\*$/);
+    expect(m.keep!.units[0].warnings).toEqual(['a secret in the command is shown as *** (reports never carry secrets): keep your own value there']);
+    const same = endedCampaign();
+    same.campaign.bestTrialId = same.trials[0].id;
+    expect(buildReportModel(same).keep?.note).toBe('The winner is the configuration the unit had before the campaign: there is nothing to change.');
+  });
+
+  it('names a unit whose ExecStart cannot be patched instead of printing a wrong line', () => {
+    const m = buildReportModel(endedCampaign('/opt/run-sglang.sh'));
+    expect(m.keep?.units).toEqual([]);
+    expect(m.keep?.note).toMatch(/^gpu1 sglang-qwen\.service: /);
+  });
+});
+
+describe('isSimulated', () => {
+  it('follows the store\'s flag, else the engine command or the demo unit', () => {
+    const c = seedCampaign().campaign;
+    expect(isSimulated(c)).toBe(false);
+    expect(isSimulated(endedCampaign().campaign)).toBe(false);
+    expect(isSimulated(endedCampaign('/usr/bin/node /opt/spectune/bin/spectune.js sim --sim-profile p --speculative-num-steps 1').campaign)).toBe(true);
+    expect(isSimulated({ ...c, name: 'local:spectune-demo-sim.service' })).toBe(true);
+    expect(isSimulated({ ...c, name: 'local:spectune-demo-sim.service', simulated: false })).toBe(false);
+    expect(isSimulated({ ...c, simulated: true })).toBe(true);
+  });
+
+  it('writes SIMULATED at the top of both reports and in the HTML print footer, and nowhere for a real campaign', () => {
+    const sim = buildReportModel({ ...seedCampaign(), campaign: { ...seedCampaign().campaign, simulated: true } });
+    expect(renderMarkdown(sim).startsWith(`> **${SIMULATED_TEXT}**\n`)).toBe(true);
+    const html = renderHtml(sim);
+    expect(html).toContain(`<title>SIMULATED — `);
+    expect(html).toContain(`<p class="simulated-banner" id="simulated">SIMULATED — `);
+    expect(html).toMatch(/<div class="print-footer">SIMULATED campaign — /);
+    expect(html).toMatch(/@media print\{[^@]*\.print-footer\{display:block;position:fixed;bottom:0/);
+    const real = buildReportModel(seedCampaign());
+    expect(renderHtml(real)).not.toContain('SIMULATED');
+    expect(renderMarkdown(real)).not.toContain('SIMULATED');
+  });
+});
+
+describe('per-trial charts and latency figures', () => {
+  const m = buildReportModel(seedCampaign());
+
+  it('charts the objective of every trial with the winner starred and the failures with their verdicts', () => {
+    expect(m.trialChart.bars.map((b) => [b.seq, b.y, b.status, b.isBest, b.verdict])).toEqual([
+      [1, 123, 'ok', false, null], [2, 186, 'ok', false, null], [3, 277, 'ok', true, null], [4, 279, 'violates', false, null], [5, 282, 'ok', false, null],
+      [6, null, 'failed', false, 'crash_loop (kv_cache_oom)'], [7, null, 'infeasible', false, 'predicted OOM (not deployed)'], [8, 276, 'ok', false, null],
+    ]);
+    const svg = renderTrialChartSvg(m.trialChart);
+    expect(svg.match(/class="winner"/g)).toHaveLength(1);
+    expect(svg).toMatch(/<g class="bar failed" data-seq="6">.*>crash_loop \(kv_cache_oom\)<\/text>/);
+  });
+
+  it('draws the objective metric, TTFT and ITL (mean and p99) against concurrency, a line per trial', () => {
+    expect(m.levelCharts.map((c) => [c.id, c.yLabel])).toEqual([
+      ['objective', 'tok/s per request, p50'], ['ttft-mean', 'TTFT mean (ms)'], ['ttft-p99', 'TTFT p99 (ms)'], ['itl-mean', 'ITL mean (ms)'], ['itl-p99', 'ITL p99 (ms)'],
+    ]);
+    const obj = m.levelCharts[0];
+    expect(obj.xs).toEqual([1, 16]);
+    expect(obj.series.map((s) => `${s.label}:${s.role}:${s.violates}`)).toEqual([
+      'trial 1 (baseline):baseline:false', 'trial 2:other:false', 'trial 3 ★ winner:best:false', 'trial 4:other:true', 'trial 5:other:false', 'trial 8:other:false',
+    ]);
+    expect(obj.series[2].points).toEqual([{ x: 1, y: 277 }, { x: 16, y: 1662 / 16 }]);
+    expect(obj.notPlotted).toEqual([
+      `trial 6 failed: crash_loop (kv_cache_oom), high confidence — ${OOM.summary}`, 'trial 7 infeasible: predicted OOM (not deployed)',
+    ]);
+    for (const c of m.levelCharts) expect(renderLevelChartSvg(c)).toContain('>★ winner (trial 3)</text>');
+  });
+
+  it('starts every y axis at zero, with round ticks above the largest value', () => {
+    const html = renderHtml(m);
+    const svgs = html.match(/<svg class="chart[\s\S]*?<\/svg>/g) ?? [];
+    expect(svgs).toHaveLength(7);
+    for (const svg of svgs) {
+      const ticks = [...svg.matchAll(/<text class="ytick" x="[\d.]+" y="([\d.]+)"[^>]*>([\d.]+)<\/text>/g)].map((t) => ({ y: Number(t[1]), v: Number(t[2]) }));
+      const axis = Number(/<line class="axis x" x1="\d+" y1="([\d.]+)"/.exec(svg)?.[1]);
+      expect(ticks[0]).toEqual({ y: axis + 4, v: 0 });
+      expect(ticks.length).toBeGreaterThanOrEqual(3);
+      expect(ticks.length).toBeLessThanOrEqual(8);
+    }
+    expect(zeroScale([282, 123])).toMatchObject({ max: 350, step: 50 });
+    expect(zeroScale([0.31])).toMatchObject({ max: 0.35, step: 0.05 });
+    expect(zeroScale([])).toMatchObject({ max: 1 });
+  });
+
+  it('puts TTFT, ITL and E2E at p50 and p99 of every trial and level in a table', () => {
+    expect(m.latency).toHaveLength(12);
+    expect(m.latency[4]).toEqual({ seq: 3, config: 'speculative_num_steps=4', concurrency: 1, isBest: true, tokPerSec: 277, ttftP50: 120, ttftP99: 120, itlP50: 4, itlP99: 4, e2eP50: 900, e2eP99: 900 });
+    expect(renderMarkdown(m)).toContain('| 3 ★ | speculative_num_steps=4 | 1 | 277 | 120 | 120 | 4 | 4 | 900 | 900 |');
+    expect(renderHtml(m)).toContain('<th>E2E p99 (ms)</th>');
   });
 });

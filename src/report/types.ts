@@ -2,6 +2,7 @@
 import type { BenchRun } from '../bench/types.js';
 import type { ActionRecord, EvidenceLine, Verdict } from '../diagnose/types.js';
 import type { CapacityFacts, ParamValue } from '../engines/types.js';
+import type { CampaignEndState } from '../store/campaigns.js';
 
 /** One trial as loaded from the store, with its bench runs and verdicts. */
 export interface ReportTrial {
@@ -35,6 +36,8 @@ export interface ReportInput {
     /** Sequence number of the best trial, when known. */
     bestSeq?: number | null;
     summary: string | null;
+    /** What the service ran when the campaign ended (null: not recorded). */
+    endState?: CampaignEndState | null;
     /** The store's own "simulated campaign" flag, when the store carries one (see isSimulated). */
     simulated?: boolean;
     createdAt: string;
@@ -80,6 +83,8 @@ export interface ChartModel {
   yLabel: string;
   points: ChartPoint[];
   numeric: boolean;
+  /** The winner's trial number (its point is marked), or null. */
+  bestSeq: number | null;
 }
 
 /** One line of the campaign timeline. */
@@ -100,6 +105,103 @@ export interface FailureModel {
   remediation: string[];
 }
 
+/** One trial's line on a per-concurrency chart. */
+export interface Series {
+  seq: number;
+  /** "trial 3", "trial 3 ★ winner", "trial 1 (baseline)". */
+  label: string;
+  role: 'best' | 'baseline' | 'other';
+  /** The trial violated a constraint (drawn dotted). */
+  violates: boolean;
+  points: { x: number; y: number }[];
+}
+
+/** A metric against the concurrency level, one line per measured trial. */
+export interface LineChartModel {
+  id: string;
+  title: string;
+  yLabel: string;
+  /** Concurrency levels, in order (drawn evenly spaced). */
+  xs: number[];
+  series: Series[];
+  /** Trials with nothing to draw, with why (failed with its verdict, refused as infeasible). */
+  notPlotted: string[];
+}
+
+/** One bar of the objective-by-trial chart. */
+export interface TrialBar {
+  seq: number;
+  y: number | null;
+  status: ChartPoint['status'];
+  isBest: boolean;
+  isBaseline: boolean;
+  /** Short verdict for a failed or refused trial ("crash_loop (kv_cache_oom)"), else null. */
+  verdict: string | null;
+}
+
+/** The objective of every trial in campaign order. */
+export interface BarChartModel {
+  title: string;
+  yLabel: string;
+  bars: TrialBar[];
+}
+
+/** Latency and throughput of one trial at one concurrency level. */
+export interface LatencyRow {
+  seq: number;
+  config: string;
+  concurrency: number;
+  isBest: boolean;
+  tokPerSec: number | null;
+  ttftP50: number | null;
+  ttftP99: number | null;
+  itlP50: number | null;
+  itlP99: number | null;
+  e2eP50: number | null;
+  e2eP99: number | null;
+}
+
+/** One unit as the campaign left it. */
+export interface RunningUnit {
+  host: string;
+  unit: string;
+  execStart: string | null;
+  dropInPath: string;
+  dropIn: string | null;
+}
+
+/** "What is running now": the config on the unit(s) when the campaign ended. */
+export interface RunningModel {
+  ts: string;
+  config: string;
+  healthy: boolean;
+  /** Whether that is the winner's config. */
+  isWinner: boolean;
+  units: RunningUnit[];
+}
+
+/** The lines to put into one unit to keep the winner. */
+export interface KeepUnit {
+  host: string;
+  unit: string;
+  /** The operator's own ExecStart with the winner's flags patched in (the engine adapter's patch). */
+  execStart: string;
+  /** A drop-in that carries it: path and text. */
+  dropInPath: string;
+  dropIn: string;
+  warnings: string[];
+}
+
+/** "The exact flags to keep": the winner's flags, and the ExecStart line per unit when the store has the unit. */
+export interface KeepModel {
+  config: string;
+  /** Engine flags as the engine spells them, with the value before the campaign when known. */
+  flags: { key: string; flag: string; value: string; from: string | null }[];
+  /** Empty when the store has no copy of the unit (then `note` says so). */
+  units: KeepUnit[];
+  note: string | null;
+}
+
 /** Everything renderers draw. */
 export interface ReportModel {
   title: string;
@@ -112,6 +214,15 @@ export interface ReportModel {
   best: TrialRow | null;
   baseline: TrialRow | null;
   charts: ChartModel[];
+  /** The objective of every trial (winner marked, failures with their verdicts). */
+  trialChart: BarChartModel;
+  /** The objective metric, TTFT and ITL (mean, p99) against concurrency, one line per trial. */
+  levelCharts: LineChartModel[];
+  latency: LatencyRow[];
+  /** SIMULATED campaign: every page says so. */
+  simulated: boolean;
+  running: RunningModel | null;
+  keep: KeepModel | null;
   timeline: TimelineEntry[];
   failures: FailureModel[];
   counts: { trials: number; measured: number; failed: number; infeasible: number; restarts: number };

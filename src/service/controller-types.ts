@@ -43,6 +43,14 @@ export interface ServiceStatus {
   health: HealthResult;
 }
 
+/** A unit's launch commands: the operator's own ExecStart, the one in force, spectune's drop-in (null when absent). */
+export interface ExecStarts {
+  operator: string | null;
+  inForce: string | null;
+  dropIn: string | null;
+  dropInPath: string;
+}
+
 /** The outcome of waiting for a start. */
 export type ReadyResult =
   | { status: 'ready'; elapsedMs: number }

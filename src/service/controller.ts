@@ -9,7 +9,7 @@ import type { Host } from '../host/types.js';
 import { createMemoryActionLog, type ActionLog } from './action-log.js';
 import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 import {
-  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackPlan, type RollbackResult, type ServiceControllerOptions,
+  RollbackFailedError, type ExecStarts, type FailedStart, type ReadyResult, type RollbackPlan, type RollbackResult, type ServiceControllerOptions,
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
@@ -28,7 +28,7 @@ import { DROPIN_NAME, dropInPath, effectiveEnvironment, effectiveListValue, norm
 
 export { RollbackFailedError } from './controller-types.js';
 export { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, type LastSeen } from './start-deadline.js';
-export type { FailedStart, ReadyResult, RollbackPlan, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
+export type { ExecStarts, FailedStart, ReadyResult, RollbackPlan, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
 
 /** How a follow ends when nothing fails: a monitoring window, or a start-up deadline. */
 type FollowMode = { monitorMs: number } | { deadlineMs: number };
@@ -186,6 +186,16 @@ export class ServiceController {
   // Mark what is deployed now as the last known-good version.
   markGood(): Promise<Version> {
     return markVersionGood(this.host, this.unit);
+  }
+
+  // The operator's own ExecStart (spectune's drop-in left out), the one in force, and spectune's drop-in: what a
+  // report needs to print the exact line to keep.
+  async readExecStarts(): Promise<ExecStarts> {
+    const files = await catUnit(this.host, this.unit);
+    const ours = ourDropIn(files);
+    const operator = effectiveListValue(files.filter((f) => f !== ours), 'Service', 'ExecStart');
+    const inForce = effectiveListValue(files, 'Service', 'ExecStart');
+    return { operator: operator?.value ?? null, inForce: inForce?.value ?? null, dropIn: ours?.text ?? null, dropInPath: dropInPath(this.unit) };
   }
 
   // Engine settings in force (unit file plus drop-ins).

@@ -7,6 +7,30 @@ import { fromJson, isoNow, toJson, toJsonOrNull, toText } from './json.js';
 /** Lifecycle of a campaign; "interrupted" is set by --resume when it finds the previous run gone. */
 export type CampaignStatus = 'running' | 'done' | 'aborted' | 'interrupted';
 
+/** One unit as the campaign left it: the operator's own ExecStart, the one in force, spectune's drop-in. */
+export interface UnitSnapshot {
+  host: string;
+  unit: string;
+  /** ExecStart as the operator wrote it (the unit file and its other drop-ins; spectune's drop-in left out). */
+  operatorExecStart: string | null;
+  /** ExecStart in force (spectune's drop-in included). */
+  execStart: string | null;
+  dropInPath: string;
+  /** spectune's drop-in text, or null when the unit runs the operator's own config. */
+  dropIn: string | null;
+}
+
+/** What the service runs when the campaign ends (read from the host after the final deploy). */
+export interface CampaignEndState {
+  /** When it was read (ISO-8601). */
+  ts: string;
+  /** The tuned settings in force. */
+  settings: EngineSettings;
+  healthy: boolean;
+  /** rank0 first for a multi-host target. */
+  units: UnitSnapshot[];
+}
+
 /** A stored campaign. */
 export interface Campaign {
   id: number;
@@ -21,6 +45,8 @@ export interface Campaign {
   summary: string | null;
   /** The campaign ran on spectune's SIMULATED engine (`spectune demo`): its config snapshot says `simulated: true`. */
   simulated: boolean;
+  /** The service's state when the campaign ended (null until it ends, and for stores of older versions). */
+  endState: CampaignEndState | null;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -28,7 +54,7 @@ export interface Campaign {
 
 interface CampaignRow {
   id: number; name: string; status: CampaignStatus; engine: EngineName; config_json: string; baseline_json: string | null;
-  best_trial_id: number | null; summary: string | null; created_at: string; updated_at: string; finished_at: string | null;
+  best_trial_id: number | null; summary: string | null; end_state_json?: string | null; created_at: string; updated_at: string; finished_at: string | null;
 }
 
 // Whether a campaign's config snapshot marks it as run on the simulated engine.
@@ -40,7 +66,7 @@ function isSimulatedConfig(config: unknown): boolean {
 function toCampaign(r: CampaignRow): Campaign {
   return {
     id: r.id, name: r.name, status: r.status, engine: r.engine, config: fromJson(r.config_json) ?? {},
-    baseline: fromJson(r.baseline_json), bestTrialId: r.best_trial_id, summary: r.summary, simulated: isSimulatedConfig(fromJson(r.config_json)),
+    baseline: fromJson(r.baseline_json), bestTrialId: r.best_trial_id, summary: r.summary, simulated: isSimulatedConfig(fromJson(r.config_json)), endState: fromJson(r.end_state_json ?? null),
     createdAt: r.created_at, updatedAt: r.updated_at, finishedAt: r.finished_at,
   };
 }
@@ -72,18 +98,18 @@ export function listCampaigns(db: Db): Campaign[] {
   return (db.prepare('SELECT * FROM campaigns ORDER BY id DESC').all() as CampaignRow[]).map(toCampaign);
 }
 
-// Update status, baseline, best trial or summary.
+// Update status, baseline, best trial, summary or end state.
 export function updateCampaign(
   db: Db, id: number,
-  patch: { status?: CampaignStatus; baseline?: EngineSettings; bestTrialId?: number | null; summary?: string; ts?: string },
+  patch: { status?: CampaignStatus; baseline?: EngineSettings; bestTrialId?: number | null; summary?: string; endState?: CampaignEndState | null; ts?: string },
 ): Campaign {
   const cur = getCampaign(db, id);
   const ts = isoNow(patch.ts);
   const status = patch.status ?? cur.status;
   const finished = status === 'done' || status === 'aborted' ? cur.finishedAt ?? ts : null;
-  db.prepare('UPDATE campaigns SET status = ?, baseline_json = ?, best_trial_id = ?, summary = ?, updated_at = ?, finished_at = ? WHERE id = ?').run(
+  db.prepare('UPDATE campaigns SET status = ?, baseline_json = ?, best_trial_id = ?, summary = ?, end_state_json = ?, updated_at = ?, finished_at = ? WHERE id = ?').run(
     status, toJsonOrNull(patch.baseline ?? cur.baseline), patch.bestTrialId === undefined ? cur.bestTrialId : patch.bestTrialId,
-    toText(patch.summary ?? cur.summary), ts, finished, id,
+    toText(patch.summary ?? cur.summary), toJsonOrNull(patch.endState === undefined ? cur.endState : patch.endState), ts, finished, id,
   );
   return getCampaign(db, id);
 }

@@ -112,4 +112,16 @@ describe('redaction and the action log', () => {
     expect(d).toMatchObject({ status: 'done', summary: 'best steps=4', finishedAt: '2026-01-01T01:00:00Z' });
     expect(() => updateCampaign(db, 99, {})).toThrow(expect.objectContaining({ code: 'E_CAMPAIGN_NOT_FOUND' }));
   });
+
+  it('keeps the end state (what runs, the operator\'s own ExecStart) redacted, and keeps it across later updates', () => {
+    const db = store();
+    const c = createCampaign(db, { name: 'c', engine: 'sglang', config: {} });
+    expect(c.endState).toBeNull();
+    const exec = 'python -m sglang.launch_server --api-key hunter2secret --speculative-num-steps 3';
+    const unit = { host: 'gpu1', unit: 'sglang.service', operatorExecStart: exec, execStart: exec.replace('3', '4'), dropInPath: '/etc/systemd/system/sglang.service.d/90-spectune.conf', dropIn: null };
+    updateCampaign(db, c.id, { status: 'done', endState: { ts: '2026-01-01T01:00:00Z', settings: { speculative_num_steps: 4 }, healthy: true, units: [unit] } });
+    const d = updateCampaign(db, c.id, { summary: 'later' });
+    expect(d.endState).toEqual({ ts: '2026-01-01T01:00:00Z', settings: { speculative_num_steps: 4 }, healthy: true, units: [{ ...unit, operatorExecStart: exec.replace('hunter2secret', '***'), execStart: exec.replace('hunter2secret', '***').replace('3', '4') }] });
+    expect(JSON.stringify(db.prepare('SELECT * FROM campaigns').all())).not.toContain('hunter2secret');
+  });
 });

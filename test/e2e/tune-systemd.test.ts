@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTestHosts, type TestHost } from './helpers/testhosts.js';
-import { installSimUnit, readStepsInForce, removeSimUnit, runCli, writeTuneConfig, type CliRun } from './tune-support.js';
+import { installSimUnit, readStepsInForce, removeSimUnit, renderSimUnit, runCli, writeTuneConfig, type CliRun } from './tune-support.js';
 import { trueOptimum } from './tune-optimum.js';
 
 const UNIT = 'spectune-tune-e2e.service';
@@ -18,11 +18,14 @@ describe('spectune tune on a real systemd host', () => {
   let host: TestHost;
   let run: CliRun;
   let result: { status: string; restarts: number; best: TrialJson; trials: TrialJson[]; deployed: string };
+  let dir: string;
 
   beforeAll(async () => {
     host = loadTestHosts().find((h) => h.name === 'th2') ?? loadTestHosts()[0];
     installSimUnit(host, UNIT, PORT);
-    const { config } = writeTuneConfig(host, UNIT, PORT);
+    const written = writeTuneConfig(host, UNIT, PORT);
+    const config = written.config;
+    dir = written.dir;
     const env = { SPECTUNE_ACTION_LOG: join(mkdtempSync(join(tmpdir(), 'spectune-actions-')), 'actions.jsonl') };
     run = await runCli(['tune', '-c', config, '--json', '--confirm-probes', '--ssh-config', host.sshConfig], env);
     expect(run.code, `spectune tune failed:\n${run.stderr.slice(-3000)}`).toBe(0);
@@ -60,5 +63,17 @@ describe('spectune tune on a real systemd host', () => {
     const res = await fetch(`http://${host.ip}:${PORT}/health`);
     expect(res.status).toBe(200);
     expect(result.deployed).toContain(`--speculative-num-steps ${result.best.config.speculative_num_steps}`);
+  });
+
+  it('reports what runs on the host and the operator\'s own ExecStart with the winner patched in', async () => {
+    const steps = result.best.config.speculative_num_steps;
+    const md = await runCli(['report', '--db', join(dir, 'tune.db')], {});
+    expect(md.code, md.stderr).toBe(0);
+    const own = /^ExecStart=(.*)$/m.exec(renderSimUnit(UNIT, PORT))![1];
+    expect(md.stdout).toContain(`the service ran **speculative_num_steps=${steps}**, the winner; it was healthy.`);
+    const keep = md.stdout.slice(md.stdout.indexOf('## The exact flags to keep'));
+    expect(keep).toMatch(new RegExp(`^### \\S+ ${UNIT.replace(/\./g, '\\.')}$`, 'm'));
+    expect(keep).toContain(`\`\`\`\nExecStart=${own.replace(/--speculative-num-steps \d+/, `--speculative-num-steps ${steps}`)}\n\`\`\``);
+    expect(md.stdout.split('\n')[0]).toMatch(/^> \*\*SIMULATED/);
   });
 });

@@ -25,6 +25,8 @@ describe('service controller', () => {
     expect(actionLog.records.map((a) => `${a.action}:${a.by}`)).toEqual(['deploy:spectune', 'restart:spectune']);
     expect(sd.host.unmatched).toEqual([]);
     expect(await c.currentSettings()).toMatchObject({ speculative_num_steps: 4 });
+    expect(await c.readExecStarts()).toEqual({ operator: EXEC, inForce: plan.newExecStart, dropIn: plan.dropInText, dropInPath: DROPIN });
+    expect(plan.newExecStart).toContain('--speculative-num-steps 4');
   });
 
   it('reports a crash loop with its cause as soon as the unit restarts after a fatal line, then stops the loop', async () => {

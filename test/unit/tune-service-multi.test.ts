@@ -86,6 +86,15 @@ describe('multi-host service port', () => {
     expect(text).toContain('# rank1');
     expect(text).toContain('root@th-b');
   });
+
+  it('reads the end state of every rank for the report, rank0 first, with each unit\'s own ExecStart', async () => {
+    const { port } = setup();
+    const end = await port.readEndState!(['speculative_num_steps']);
+    expect(end.settings).toEqual({ speculative_num_steps: 3 });
+    expect(end.units.map((u) => u.host)).toEqual(['root@th-a', 'root@th-b']);
+    for (const u of end.units) expect(u).toMatchObject({ unit: UNIT, dropIn: null, execStart: u.operatorExecStart, dropInPath: DROPIN });
+    expect(end.units[0].operatorExecStart).toContain('--speculative-num-steps 3');
+  });
 });
 
 describe('multi-host helpers', () => {

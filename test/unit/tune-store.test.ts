@@ -6,11 +6,30 @@ import { describe, expect, it } from 'vitest';
 import { runCampaign } from '../../src/app/tune.js';
 import { createSqliteTuneStore } from '../../src/app/tune-store.js';
 import {
-  closeStore, createCampaign, listRunSegments, listTrials, markTrialState, migrate, MIGRATIONS, openStore, recordTrialResult, recordTrialStart,
+  closeStore, createCampaign, getCampaign, listRunSegments, listTrials, markTrialState, migrate, MIGRATIONS, openStore, recordTrialResult, recordTrialStart,
 } from '../../src/store/index.js';
 import { createFakeDeps, createWorld, TEST_SPEC } from './tune-fakes.js';
 
 describe('campaign on the SQLite store', () => {
+  it('stores the end state the service port reads after the final deploy, for the report', async () => {
+    const db = openStore(':memory:');
+    const world = createWorld();
+    const base = createFakeDeps(world);
+    const unit = { host: 'gpu1', unit: 'sim.service', operatorExecStart: 'sim --speculative-num-steps 1', execStart: null, dropInPath: '/etc/systemd/system/sim.service.d/90-spectune.conf', dropIn: null };
+    const asked: string[][] = [];
+    const service = { ...base.service, readEndState: async (keys: string[]) => { asked.push(keys); return { settings: await base.service.readConfig(keys), healthy: true, units: [unit] }; } };
+    const r = await runCampaign({ ...base, service, store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {});
+    expect(asked).toEqual([TEST_SPEC.keys]);
+    const end = getCampaign(db, r.campaignId).endState;
+    expect(end).toMatchObject({ settings: r.best?.config, healthy: true, units: [unit] });
+    expect(Date.parse(end!.ts)).toBeGreaterThan(0);
+    const failing = { ...base.service, readEndState: async () => { throw new Error('ssh: connection reset'); } };
+    const r2 = await runCampaign({ ...createFakeDeps(createWorld()), service: failing, store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {});
+    expect(r2.status).toBe('done');
+    expect(getCampaign(db, r2.campaignId)).toMatchObject({ status: 'done', endState: null });
+    closeStore(db);
+  });
+
   it('survives an interruption: the in-flight trial is skipped, every finished trial kept once', async () => {
     const db = openStore(':memory:');
     const world = createWorld();

@@ -1,6 +1,7 @@
 // The ordered list of schema migrations; PRAGMA user_version records how many have been applied.
 import { SQL as INIT } from './001-init.js';
 import { SQL as RUN_SEGMENTS } from './002-run-segments.js';
+import { SQL as END_STATE } from './003-end-state.js';
 
 /** One migration: its number (1-based, equal to the user_version after it) and SQL. */
 export interface Migration {
@@ -13,4 +14,5 @@ export interface Migration {
 export const MIGRATIONS: Migration[] = [
   { version: 1, name: '001-init', sql: INIT },
   { version: 2, name: '002-run-segments', sql: RUN_SEGMENTS },
+  { version: 3, name: '003-end-state', sql: END_STATE },
 ];
