@@ -32,7 +32,7 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   try {
     const { config, warnings } = await loadConfig(input.configPath);
     for (const w of warnings) onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: w });
-    const w = await wireCampaign(config, { env: input.io.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, onEvent });
+    const w = await wireCampaign(config, { env: input.io.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, onEvent, dryRun: input.dryRun });
     try {
       if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
       const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);

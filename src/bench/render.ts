@@ -23,7 +23,7 @@ export function formatLevelLine(r: BenchRun): string {
     `ITL ms ${fmtSummary(r.itlMs, 2)}`,
     `E2E ms ${fmtSummary(r.e2eMs, 0)}`,
     `decode tok/s ${fmtSummary(r.decodeTokensPerSec)}`,
-    `accept ${fmt(r.acceptLength, 2)}`,
+    `accept ${fmt(r.acceptLength, 2)}${r.acceptRate !== undefined && r.acceptRate !== null ? ` (rate ${fmt(r.acceptRate, 2)})` : ''}`,
     `errors ${errs}`,
   ];
   if (!r.usageFromServer && r.requests.ok > 0) parts.push('token counts from chunks (no server usage)');
@@ -40,7 +40,8 @@ export function formatProgress(e: Extract<SpectuneEvent, { type: 'bench:progress
 }
 
 // The `--json` document: the fields issue 5 promises, in its order, then how the streams were read.
-export function toJsonRuns(runs: BenchRun[], transport?: string): { runs: Record<string, unknown>[]; transport?: string } {
+// acceptRate/acceptSource follow acceptLength; cachePolicy says how each level started from the same cache state.
+export function toJsonRuns(runs: BenchRun[], transport?: string, cachePolicy?: string): { runs: Record<string, unknown>[]; transport?: string; cachePolicy?: string } {
   return {
     runs: runs.map((r) => ({
       concurrency: r.concurrency,
@@ -52,8 +53,11 @@ export function toJsonRuns(runs: BenchRun[], transport?: string): { runs: Record
       e2eMs: r.e2eMs,
       decodeTokensPerSec: r.decodeTokensPerSec,
       acceptLength: r.acceptLength,
+      acceptRate: r.acceptRate ?? null,
+      acceptSource: r.acceptSource ?? null,
       errors: r.errors,
     })),
     ...(transport ? { transport } : {}),
+    ...(cachePolicy ? { cachePolicy } : {}),
   };
 }

@@ -9,10 +9,12 @@ import { EXIT } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 
 const USAGE = `usage: spectune bench --url URL [--api chat|completions|sglang] [--model M] [--api-key K]
-  [--concurrency 1,16,64] [--requests N | --duration S] [--input-tokens N] [--output-tokens N]
+  [--concurrency 1,16,64] [--requests N | N1,N2,.. (one per level) | --duration S] [--input-tokens N] [--output-tokens N]
   [--warmup N] [--rate R] [--prompts FILE] [--first-token-timeout S] [--stall-timeout S]
-  [--transport auto|native|js] [--json]
-  The API key may also come from SPECTUNE_API_KEY. With --rate, --concurrency caps requests in flight (default ${1024}).`;
+  [--transport auto|native|js] [--engine sglang|vllm|llamacpp|none] [--json]
+  --engine picks how every level starts from the same prefix-cache state (the engine's own reset: SGLang
+  /flush_cache, vLLM /reset_prefix_cache, llama.cpp cache_prompt=false); default a unique random prefix per
+  request; none keeps the cache. The API key may also come from SPECTUNE_API_KEY. With --rate, --concurrency caps requests in flight (default ${1024}).`;
 
 // Open-loop default cap on requests in flight: high enough not to shape the load, low enough for one event loop.
 const DEFAULT_RATE_CAP = 1024;
@@ -22,8 +24,15 @@ const FLAGS = {
   concurrency: { type: 'string' }, requests: { type: 'string' }, duration: { type: 'string' },
   'input-tokens': { type: 'string' }, 'output-tokens': { type: 'string' }, warmup: { type: 'string' },
   rate: { type: 'string' }, prompts: { type: 'string' }, 'first-token-timeout': { type: 'string' },
-  'stall-timeout': { type: 'string' }, transport: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  'stall-timeout': { type: 'string' }, transport: { type: 'string' }, engine: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
+
+// --requests N (every level) or N1,N2,... (one count per concurrency level).
+function requestCounts(raw: string | undefined): { requests: number | null; requestsPerLevel: number[] | null } {
+  if (raw === undefined) return { requests: null, requestsPerLevel: null };
+  const list = numberListFlag('requests', raw, []);
+  return list.length > 1 ? { requests: Math.max(...list), requestsPerLevel: list } : { requests: list[0], requestsPerLevel: null };
+}
 
 // Turn flags into the benchmark request (validation of values happens in the library).
 function toRequest(v: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): BenchRequest {
@@ -39,7 +48,7 @@ function toRequest(v: Record<string, string | boolean | undefined>, env: NodeJS.
     model: s('model') ?? null,
     apiKey: s('api-key') ?? env.SPECTUNE_API_KEY ?? null,
     concurrency: numberListFlag('concurrency', s('concurrency'), rate !== null ? [DEFAULT_RATE_CAP] : [1]),
-    requests: opt('requests'),
+    ...requestCounts(s('requests')),
     durationSec: opt('duration'),
     inputTokens: opt('input-tokens') ?? undefined,
     outputTokens: opt('output-tokens') ?? undefined,
@@ -49,6 +58,7 @@ function toRequest(v: Record<string, string | boolean | undefined>, env: NodeJS.
     timeouts,
     stopAtSaturation: true,
     transport: (s('transport') ?? 'auto') as BenchRequest['transport'],
+    cacheEngine: s('engine') ?? null,
   };
 }
 
@@ -93,7 +103,7 @@ export const run: Command = async (argv, io) => {
   const r = createRenderer(io, json);
   try {
     const result = await benchEndpoint(toRequest(values, io.env), r.sink);
-    if (json) io.stdout.write(`${JSON.stringify(toJsonRuns(result.runs, result.transport))}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(toJsonRuns(result.runs, result.transport, result.cachePolicy))}\n`);
     const failed = result.runs.some((x) => x.requests.ok === 0);
     return failed ? EXIT.failure : EXIT.ok;
   } finally {
