@@ -130,6 +130,7 @@ phase_report() {
     local dir; dir=$(dirname "$d")
     $SPECTUNE report --db "$d" --html "$dir/report.html" --md "$dir/report.md" 2>> "$RESULTS/progress.log" && say "report: $dir/report.html"
   done
+  node "$HERE/summarize.mjs" "$RESULTS" > /dev/null 2>> "$RESULTS/progress.log" && say "summary: $RESULTS/summary.md"
 }
 
 trap stop_gpu_sampler EXIT

@@ -1,5 +1,6 @@
 // The end state of a campaign: deploy the winner (or restore the original), verify it healthy, print the drop-in.
 import { findBest, configKey } from '../tune/best.js';
+import { describeBestPerConcurrency, findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
 import { findDisqualified } from '../tune/step.js';
 import type { NextStep, TrialRecord, TuneConfig } from '../tune/types.js';
 import type { TrialContext } from './trial.js';
@@ -17,6 +18,8 @@ export interface CampaignResult {
   restarts: number;
   /** Why the winner won although another config measured higher (tied within noise, safer), else null. */
   winnerNote: string | null;
+  /** The best measured config at each concurrency level (by output tok/s): where speculation pays depends on load. */
+  bestPerConcurrency: ConcurrencyBest[];
   summary: string;
 }
 
@@ -62,8 +65,10 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   if (!health.healthy) await deps.service.recover(`end state not healthy: ${health.reason}`);
   const deployed = await deps.service.describeDeployed();
   const restarts = countRestarts(trials) + landing.restarts;
-  const summary = summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
+  const perLevel = findBestPerConcurrency(trials);
+  const byLoad = perLevel.length > 1 ? `\n${describeBestPerConcurrency(perLevel)}` : '';
+  const summary = summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config') + byLoad;
   deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now() });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
-  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, summary };
+  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, bestPerConcurrency: perLevel, summary };
 }

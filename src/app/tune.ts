@@ -178,7 +178,7 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
       await handleAbort(st);
       return {
         campaignId: stored.id, status: 'interrupted', best: null, baseline: baseline ?? null, trials: st.trials, deployed: null,
-        restarts: st.trials.reduce((n, t) => n + t.restarts, 0), winnerNote: null, summary: 'interrupted; run with --resume to continue',
+        restarts: st.trials.reduce((n, t) => n + t.restarts, 0), winnerNote: null, bestPerConcurrency: [], summary: 'interrupted; run with --resume to continue',
       };
     }
     throw e;

@@ -2,6 +2,7 @@
 import { renderChartSvg } from './charts.js';
 import { escapeHtml, formatNumber, formatPercent, formatTime } from './format.js';
 import { summarizeModel } from './model.js';
+import { renderLevelBestsHtml } from './per-concurrency.js';
 import type { ReportModel, TrialRow } from './types.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#111827}
@@ -50,7 +51,7 @@ export function renderHtml(m: ReportModel): string {
     + `<title>${escapeHtml(m.title)}</title><style>${STYLE}</style></head><body>`
     + `<h1>${escapeHtml(m.title)}</h1><p>Status <strong>${escapeHtml(m.campaign.status)}</strong>, engine ${escapeHtml(m.campaign.engine)}, objective ${escapeHtml(`${m.objective.goal} ${m.objective.metric}`)} at concurrency ${m.objective.concurrency}. Generated ${escapeHtml(formatTime(m.generatedAt))}.</p>`
     + `<p class="summary">${escapeHtml(summarizeModel(m))}</p>${m.campaign.summary ? `<blockquote>${escapeHtml(m.campaign.summary)}</blockquote>` : ''}`
-    + `<h2>Trials</h2>${table(m)}<h2>Objective by parameter</h2>${legend}<div class="charts">${charts}</div>`
+    + `<h2>Trials</h2>${table(m)}${renderLevelBestsHtml(m)}<h2>Objective by parameter</h2>${legend}<div class="charts">${charts}</div>`
     + `<h2>Failures and diagnoses</h2>${failures(m)}`
     + `<h2>Timeline</h2><ol class="timeline">${m.timeline.map((e) => `<li class="${e.kind}"><time>${escapeHtml(formatTime(e.ts))}</time> ${escapeHtml(e.text)}</li>`).join('')}</ol>`
     + '</body></html>\n';

@@ -2,6 +2,7 @@
 import { renderChartText } from './charts.js';
 import { escapeCell, formatNumber, formatPercent, formatTime } from './format.js';
 import { summarizeModel } from './model.js';
+import { renderLevelBestsMarkdown } from './per-concurrency.js';
 import type { ReportModel, TrialRow } from './types.js';
 
 // Header and separator of the trials table.
@@ -39,6 +40,7 @@ export function renderMarkdown(m: ReportModel): string {
     summarizeModel(m), '',
     ...(m.campaign.summary ? [`> ${escapeCell(m.campaign.summary)}`, ''] : []),
     '## Trials', '', ...tableHead(m), ...m.rows.map((r) => tableRow(m, r)), '',
+    ...renderLevelBestsMarkdown(m),
     '## Objective by parameter', '',
     ...m.charts.flatMap((c) => ['```', renderChartText(c), '```', '']),
     '## Failures and diagnoses', '', ...failures(m),

@@ -151,7 +151,7 @@ describe('renderHtml', () => {
 
   it('contains the table, one inline SVG per parameter with the failure marked, and the diagnosis', () => {
     expect(html.match(/<svg /g)).toHaveLength(1);
-    expect(html.match(/<tbody>.*<\/tbody>/s)?.[0].match(/<tr/g)).toHaveLength(8);
+    expect(html.match(/<tbody>.*?<\/tbody>/s)?.[0].match(/<tr/g)).toHaveLength(8);
     expect(html).toContain('class="pt failed"');
     expect(html).toContain('class="pt infeasible"');
     expect(html).toContain('<strong>crash_loop (kv_cache_oom)</strong>');
