@@ -12,8 +12,13 @@
 #   LLAMA_SERVER an existing llama-server binary (skips the build)  CUDA_ARCH  e.g. 90 (default: from nvidia-smi)
 #   VOCAB        llama-spm vocab GGUF (default $LLAMA_SRC/models/ggml-vocab-llama-spm.gguf)
 #   LAYERS       target layers (default 16: 7.2 GB f16 at 7B width)   POOR_SCALE  dead-layer scale of the poor pair (0.05)
+#   REQS         requests per concurrency level (default 12,48,96,192)   FLOORS  constraints, e.g. 16:0.9,64:0.8 (output
+#                tok/s at concurrency 16 >= 90 % and at 64 >= 80 % of the target without speculation)
 #   TINY=1       a CPU smoke run: small models, -ngl 0, concurrency 1,2, few requests (checks the recipe, not the GPU)
 #   SPECTUNE     how to run spectune (default: node <repo>/bin/spectune.js)
+#   DEADLINE_EPOCH  stop by this time (epoch s): a phase that cannot start a minute before it is deferred, and a
+#                tune still running then is stopped with Ctrl-C (safe stop); the next run resumes it (--resume).
+# Phases already done (build, models, fixture logs, nospec.json, a finished tune) are skipped on a re-run.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd); REPO=$(cd "$HERE/../.." && pwd)
 RESULTS=$(mkdir -p "${RESULTS:-./gpu-results}" && cd "${RESULTS:-./gpu-results}" && pwd)
@@ -27,12 +32,13 @@ if [ "$TINY" = 1 ]; then
   OUT_TOK=16; IN_TOK=64; VALUES=1,4; START=1; EXTRA="--threads 2"
 else
   LAYERS=${LAYERS:-16}; SHAPE="--embd 4096 --heads 32 --ff 11008 --ctx 8192"; NGL=99; CTX=65536; NP=64; CONC=1,4,16,64
-  REQS=12,16,32,64; OUT_TOK=128; IN_TOK=256; VALUES=1,2,4,8,16; START=4; EXTRA=""
+  REQS=${REQS:-12,48,96,192}; OUT_TOK=128; IN_TOK=256; VALUES=1,2,4,8,16; START=4; EXTRA=""
 fi
 MODELS=$WORK/models
 LLAMA_SERVER=${LLAMA_SERVER:-$WORK/llama-build/bin/llama-server}
 export SPECTUNE_READER_RT=${SPECTUNE_READER_RT:-1}
 
+remaining() { [ -n "${DEADLINE_EPOCH:-}" ] && echo $(( DEADLINE_EPOCH - $(date +%s) )) || echo 999999; }
 say() { echo "[campaign $(date -u +%T)] $*" | tee -a "$RESULTS/progress.log" >&2; }
 have_gpu() { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
 
@@ -72,6 +78,7 @@ phase_fixtures() {
   mkdir -p "$RESULTS/fixtures"
   for f in "$REPO"/test/fixtures/journal/*/real-gpu-*/produce.$1; do
     local name; name=$(basename "$(dirname "$f")"); local out="$RESULTS/fixtures/$name"; mkdir -p "$out"
+    [ -s "$out/engine.log" ] && continue
     say "fixture $name"
     LLAMA_SERVER=$LLAMA_SERVER MODELS=$MODELS LAYERS=$LAYERS timeout 120 \
       $( [ "${f##*.}" = py ] && echo python3 || echo bash ) "$f" "$out" > "$out/produce.out" 2>&1
@@ -93,6 +100,7 @@ wait_health() {
 # The target without speculation: the reference every speculative config is compared with.
 phase_nospec() {
   local port=8090 log="$RESULTS/nospec-server.log"
+  grep -q '"runs":\[{' "$RESULTS/nospec.json" 2>/dev/null && { say "nospec: done before"; return 0; }
   say "nospec: target without a draft, bench at concurrency $CONC"
   "$LLAMA_SERVER" -m "$MODELS/target-${LAYERS}L-good.gguf" -ngl $NGL -c $CTX -np $NP $EXTRA --host 127.0.0.1 --port $port --metrics > "$log" 2>&1 &
   local pid=$!
@@ -110,15 +118,18 @@ phase_nospec() {
 run_tune() {
   local name=$1 pair=$2 strategy=$3 port=$4 metrics=$5 dir="$RESULTS/$1"
   mkdir -p "$dir"
-  local floor=(); [ -f "$RESULTS/nospec.json" ] && floor=(--nospec "$RESULTS/nospec.json" --floor 0.85)
+  local floor=(); [ -f "$RESULTS/nospec.json" ] && floor=(--nospec "$RESULTS/nospec.json" --floors "${FLOORS:-16:0.9,64:0.8}")
   local envs=(); [ -n "${LD_LIBRARY_PATH:-}" ] && envs=(--env "LD_LIBRARY_PATH=$LD_LIBRARY_PATH")
   node "$HERE/write-campaign.mjs" --dir "$dir" --name "$name" --server "$LLAMA_SERVER" --target "$MODELS/target-${LAYERS}L-$pair.gguf" \
     --draft "$MODELS/draft-1L.gguf" --port "$port" --strategy "$strategy" --values "$VALUES" --start "$START" --ngl $NGL --ctx $CTX \
     --parallel $NP --concurrency "$CONC" --requests "$REQS" --input-tokens $IN_TOK --output-tokens $OUT_TOK --metrics "$metrics" \
     ${EXTRA:+--threads 2} "${floor[@]}" "${envs[@]}" >> "$RESULTS/progress.log"
-  say "tune $name: $pair pair, $strategy search over spec_draft_n_max $VALUES (start $START), results in $dir"
+  local resume=()
+  if grep -q '"status":"done"\|"status":"no-winner"' "$dir/tune.json" 2>/dev/null; then say "tune $name: done before"; return 0; fi
+  [ -f "$dir/store.db" ] && resume=(--resume)
+  say "tune $name: $pair pair, $strategy search over spec_draft_n_max $VALUES (start $START) ${resume[*]}, results in $dir"
   local t0; t0=$(date +%s)
-  (cd "$dir" && SPECTUNE_ACTION_LOG="$dir/actions.jsonl" $SPECTUNE tune -c spectune.yaml --json > tune.json 2> tune.ndjson)
+  (cd "$dir" && SPECTUNE_ACTION_LOG="$dir/actions.jsonl" timeout -s INT -k 45 "$(remaining)" $SPECTUNE tune -c spectune.yaml --json "${resume[@]}" > tune.json 2>> tune.ndjson)
   local rc=$?
   say "tune $name: exit $rc after $(( $(date +%s) - t0 )) s: $(tail -c 400 "$dir/tune.json" | tr -d '\n' | cut -c1-300)"
   cp "$dir/procman/procman/journal.jsonl" "$dir/journal.jsonl" 2>/dev/null
@@ -140,15 +151,15 @@ say "start: phases ${phases[*]} (TINY=$TINY, layers $LAYERS, results $RESULTS)"
 have_gpu && nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv > "$RESULTS/gpu.csv" 2>/dev/null
 status=0
 for ph in "${phases[@]}"; do
+  if [ "$(remaining)" -lt 60 ] && [ "$ph" != report ]; then say "phase $ph deferred: $(remaining) s left before the deadline"; status=3; continue; fi
   case $ph in
     build) phase_build || status=1 ;;
     models) phase_models || status=1 ;;
     prepare)
-      phase_fixtures py > "$RESULTS/fixtures-torch.log" 2>&1 &
-      fx=$!
+      fx=""; [ "${SKIP_FIXTURES:-0}" = 1 ] || { phase_fixtures py > "$RESULTS/fixtures-torch.log" 2>&1 & fx=$!; }
       phase_models & mp=$!
       phase_build || status=1
-      wait $mp || status=1; wait $fx ;;
+      wait $mp || status=1; [ -n "$fx" ] && wait $fx ;;
     fixtures-torch) phase_fixtures py ;;
     fixtures-llama) phase_fixtures sh ;;
     nospec) phase_nospec || status=1 ;;

@@ -3,8 +3,8 @@
 #   DEST/spectune.tar.xz   dist/, bin/, package.json, profiles/, prompts/, schema/, scripts/, native/build, the
 #                          real-gpu-* fixture scripts, and the production node_modules (better-sqlite3, yaml, zod, ...)
 #   DEST/node.xz           this machine's node binary (runs as is on Ubuntu 24.04 x86-64)
-#   DEST/llama-src.tar.xz  the llama.cpp source bundled in node-llama-cpp@3.21.1, without .git, build/, models/ and
-#                          media/, plus the llama-spm vocab
+#   DEST/llama-src.tar.xz  the llama.cpp source bundled in node-llama-cpp@3.21.1, without .git, build/, models/ and media/
+#   DEST/vocab.gguf        its models/ggml-vocab-llama-spm.gguf (the tokenizer the generated models copy)
 # Usage: scripts/gpu/make-bundle.sh DEST [LLAMA_SRC_PARENT]   (run `npm run build` first)
 set -euo pipefail
 dest=$1; src_parent=${2:-/var/lib/spectune-llama/build}
@@ -20,7 +20,8 @@ tar -chf - --exclude='node_modules/better-sqlite3/deps' --exclude='node_modules/
 [ -f "$dest/node.xz" ] || xz -T2 -6 -c "$(command -v node)" > "$dest/node.xz"
 if [ ! -f "$dest/llama-src.tar.xz" ]; then
   (cd "$src_parent" && tar --exclude='llama.cpp/.git' --exclude='llama.cpp/build' --exclude='llama.cpp/models' --exclude='llama.cpp/media' \
-    -cf - llama.cpp llama.cpp/models/ggml-vocab-llama-spm.gguf | xz -T2 -6 > "$dest/llama-src.tar.xz")
+    -cf - llama.cpp | xz -T2 -6 > "$dest/llama-src.tar.xz")
 fi
+cp "${VOCAB:-/var/lib/spectune-llama/vocab/ggml-vocab-llama-spm.gguf}" "$dest/vocab.gguf"
 cp "$repo/scripts/gpu/device-run.sh" "$dest/device-run.sh"
 ls -la "$dest"

@@ -3,9 +3,9 @@
 // Usage: node scripts/gpu/write-campaign.mjs --dir DIR --name NAME --server BIN --target GGUF --draft GGUF
 //   --port N --strategy adaptive|grid [--values 1,2,4,8,16] [--start 4] [--ngl 99] [--ctx 65536] [--parallel 64]
 //   [--concurrency 1,4,16,64] [--requests 12,16,32,64] [--input-tokens 256] [--output-tokens 128]
-//   [--nospec nospec.json --floor 0.85] [--metrics on|off] [--env K=V]...
-// With --nospec (a `spectune bench --json` of the same target without speculation) every concurrency level above 1
-// that the campaign measures at 16 or more gets a constraint: output tok/s >= floor x the no-speculation figure.
+//   [--nospec nospec.json --floors 16:0.9,64:0.8] [--metrics on|off] [--env K=V]...
+// With --nospec (a `spectune bench --json` of the same target without speculation) each level named in --floors gets
+// a constraint: output tok/s >= floor x the no-speculation figure at that level.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -37,10 +37,10 @@ writeFileSync(join(dir, 'procman/etc/systemd/system', unit), unitText);
 const constraints = [];
 const nospecFile = arg('nospec');
 if (nospecFile) {
-  const floor = Number(arg('floor', '0.85'));
+  const floors = Object.fromEntries(arg('floors', '16:0.9,64:0.8').split(',').map((kv) => kv.split(':').map(Number)));
   const runs = JSON.parse(readFileSync(nospecFile, 'utf8')).runs;
-  for (const r of runs.filter((x) => x.concurrency >= 16 && concurrency.includes(x.concurrency))) {
-    constraints.push({ metric: 'outputTokensPerSec', concurrency: r.concurrency, op: '>=', value: Math.round(r.outputTokensPerSec * floor * 10) / 10 });
+  for (const r of runs.filter((x) => floors[x.concurrency] !== undefined && concurrency.includes(x.concurrency))) {
+    constraints.push({ metric: 'outputTokensPerSec', concurrency: r.concurrency, op: '>=', value: Math.round(r.outputTokensPerSec * floors[r.concurrency] * 10) / 10 });
   }
 }
 const config = {
