@@ -59,8 +59,10 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   const winner = step.best ? null : findBest(trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(trials, spec.objective.goal));
   const best = step.best ?? (winner ? winner.trials[winner.trials.length - 1] : null);
   const winnerNote = step.best ? step.winnerNote : winner?.why ?? null;
-  const target = restore ? baseline?.config : best?.config;
-  const landing = target ? await deployFinal(ctx, trials, target, restore ? 'restore the original config (--restore)' : 'deploy the campaign winner') : { ok: true, restarts: 0 };
+  // No winner (every config failed or broke a constraint): back to the operator's config, not the last one tried.
+  const target = restore || !best ? baseline?.config : best.config;
+  const why = restore ? 'restore the original config (--restore)' : best ? 'deploy the campaign winner' : 'no winner: restore the original config';
+  const landing = target ? await deployFinal(ctx, trials, target, why) : { ok: true, restarts: 0 };
   const health = await deps.service.waitHealthy(ctx.signal);
   if (!health.healthy) await deps.service.recover(`end state not healthy: ${health.reason}`);
   const deployed = await deps.service.describeDeployed();
