@@ -68,7 +68,7 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   const deployed = await deps.service.describeDeployed();
   const restarts = countRestarts(trials) + landing.restarts;
   const perLevel = findBestPerConcurrency(trials);
-  const byLoad = perLevel.length > 1 ? `\n${describeBestPerConcurrency(perLevel)}` : '';
+  const byLoad = perLevel.length > 1 ? `; ${describeBestPerConcurrency(perLevel)}` : '';
   const summary = summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config') + byLoad;
   deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now() });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
