@@ -42,4 +42,14 @@ describe('best config per concurrency in the report', () => {
     expect(html).toContain('<h2>Best config per concurrency</h2>');
     expect(html).toMatch(/<td class="num">16<\/td><td>spec_draft_n_max=1<\/td><td class="num">560<\/td>/);
   });
+
+  it('says so when no config met the constraints: a soak that breaks one disqualifies the config (as on the GPU)', () => {
+    const inp = input();
+    inp.campaign.bestTrialId = null;
+    inp.trials = inp.trials.map((t) => ({ ...t, constraintsOk: t.seq === 3 ? true : t.purpose === 'soak' || t.purpose === 'baseline' ? false : t.constraintsOk }));
+    inp.trials = inp.trials.filter((t) => t.seq !== 3);
+    const m = buildReportModel(inp);
+    expect(m.best).toBeNull();
+    expect(renderMarkdown(m)).toContain('No config met the objective and the constraints.');
+  });
 });
