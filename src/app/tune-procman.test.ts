@@ -59,6 +59,8 @@ describe.runIf(BUILT)('spectune tune with manager: process', () => {
     expect(r.result.trials[2].verdict?.class).toMatch(/crash_loop|kv_cache_oom/);
     expect(c.text()).toMatch(/process manager: starting sim-tune\.service/);
     expect(c.text()).toMatch(/rollback/i);
+    // The SGLang adapter's cache reset (POST /flush_cache before each measured level) is answered by the sim.
+    expect(c.text()).not.toMatch(/flush_cache failed/);
     expect(r.result.bestPerConcurrency.map((b) => b.concurrency)).toEqual([1, 2]);
     expect(r.result.summary).toMatch(/best by load \(output tok\/s\): c=1 speculative_num_steps=\d/);
     // The journal of the manager holds the sim's own lines; nothing answers on the port after exit.
