@@ -1,5 +1,6 @@
 // The end state of a campaign: deploy the winner (or restore the original), verify it healthy, print the drop-in.
 import { findBest, configKey } from '../tune/best.js';
+import { describeBestPerConcurrency, findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
 import { findDisqualified } from '../tune/step.js';
 import type { NextStep, TrialRecord, TuneConfig } from '../tune/types.js';
 import type { TrialContext } from './trial.js';
@@ -17,6 +18,8 @@ export interface CampaignResult {
   restarts: number;
   /** Why the winner won although another config measured higher (tied within noise, safer), else null. */
   winnerNote: string | null;
+  /** The best measured config at each concurrency level (by output tok/s): where speculation pays depends on load. */
+  bestPerConcurrency: ConcurrencyBest[];
   summary: string;
 }
 
@@ -56,16 +59,20 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   const winner = step.best ? null : findBest(trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(trials, spec.objective.goal));
   const best = step.best ?? (winner ? winner.trials[winner.trials.length - 1] : null);
   const winnerNote = step.best ? step.winnerNote : winner?.why ?? null;
-  const target = restore ? baseline?.config : best?.config;
-  const landing = target ? await deployFinal(ctx, trials, target, restore ? 'restore the original config (--restore)' : 'deploy the campaign winner') : { ok: true, restarts: 0 };
+  // No winner (every config failed or broke a constraint): back to the operator's config, not the last one tried.
+  const target = restore || !best ? baseline?.config : best.config;
+  const why = restore ? 'restore the original config (--restore)' : best ? 'deploy the campaign winner' : 'no winner: restore the original config';
+  const landing = target ? await deployFinal(ctx, trials, target, why) : { ok: true, restarts: 0 };
   const health = await deps.service.waitHealthy(ctx.signal);
   if (!health.healthy) await deps.service.recover(`end state not healthy: ${health.reason}`);
   const deployed = await deps.service.describeDeployed();
   const restarts = countRestarts(trials) + landing.restarts;
-  const summary = (spec.simulated ? 'SIMULATED engine: ' : '') + summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config');
+  const perLevel = findBestPerConcurrency(trials);
+  const byLoad = perLevel.length > 1 ? `; ${describeBestPerConcurrency(perLevel)}` : '';
+  const summary = (spec.simulated ? 'SIMULATED engine: ' : '') + summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config') + byLoad;
   // The report's "what is running now"; a host that cannot be read now must not lose the campaign's result.
   const endState = deps.service.readEndState ? await deps.service.readEndState(spec.keys).catch(() => null) : null;
   deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now(), endState });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
-  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, summary };
+  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, bestPerConcurrency: perLevel, summary };
 }

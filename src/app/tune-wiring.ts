@@ -13,6 +13,7 @@ import { createControllerServicePort } from './tune-service.js';
 import { createMultiHostServicePort, withoutRankDiagnoses } from './tune-service-multi.js';
 import { createSqliteTuneStore } from './tune-store.js';
 import { createSearchPort } from './tune-search.js';
+import { openProcmanTarget } from './tune-procman.js';
 
 /** Everything a campaign run holds open; close() releases it. */
 export interface CampaignWiring {
@@ -41,7 +42,7 @@ export interface WiringOptions {
   search?: TuneSearchPort;
   /** Deploy a probe the memory predictor refuses, once, to confirm the prediction. */
   confirmProbes?: boolean;
-  /** A dry run writes nothing: the store is in memory and actions are not logged to a file. */
+  /** A dry run writes nothing: the store is in memory, actions are not logged to a file, a `manager: process` target is not started. */
   dryRun?: boolean;
   /** The campaign runs on spectune's simulated engine (the demo): recorded in the campaign so reports say so. */
   simulated?: boolean;
@@ -70,17 +71,17 @@ export function resolveApiKey(cfg: SpectuneConfig, env: NodeJS.ProcessEnv): stri
 export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Promise<CampaignWiring> {
   const first = cfg.target.hosts[0];
   if (!first) throw new ToolError('E_CONFIG_INVALID', 'target.hosts: expected at least one host');
-  if (cfg.target.manager === 'process' && !opts.servicePort) {
-    throw new ToolError('E_CONFIG_INVALID', 'target.manager: "process" services live inside one spectune process; `spectune tune` tunes systemd units', {
-      hint: 'run `spectune demo` for the process manager, or set target.manager: systemd',
-    });
-  }
   if (!opts.dryRun) assertSqliteFile('store', resolve(opts.baseDir, cfg.store), false);
   const ranks = orderRanks(cfg.target.hosts);
   const hosts: Host[] = [];
-  const closeHosts = async () => { await Promise.all(hosts.map((h) => h.close().catch(() => {}))); };
+  const procman = cfg.target.manager === 'process' && !opts.servicePort ? await openProcmanTarget(cfg, opts.baseDir, opts.onEvent, { dryRun: opts.dryRun }) : null;
+  const closeHosts = async () => {
+    await Promise.all(hosts.map((h) => h.close().catch(() => {})));
+    await procman?.close();
+  };
   try {
-    for (const r of ranks) hosts.push(await openHost({ target: r.host ?? undefined, sshConfig: opts.sshConfig }));
+    if (procman) hosts.push(procman.host);
+    else for (const r of ranks) hosts.push(await openHost({ target: r.host ?? undefined, sshConfig: opts.sshConfig }));
   } catch (e) {
     await closeHosts();
     throw e;

@@ -2,6 +2,7 @@
 import type { EventSink, SpectuneEvent, TrialPhase } from '../events.js';
 import { ToolError } from '../errors.js';
 import { findBest, configKey } from '../tune/best.js';
+import { findBestPerConcurrency } from '../tune/per-concurrency.js';
 import { decideNextStep, findDisqualified, reconcileTrials } from '../tune/step.js';
 import { trialNumber, type NextStep, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import { createTrialRecord, deployAndMeasure, measureTrial, runPhase, type TrialContext } from './trial.js';
@@ -171,7 +172,7 @@ function interruptedResult(st: RunState, campaignId: number, baseline: TrialReco
   const sofar = best && cfg ? `best so far: trial ${trialNumber(best.index)} ${cfg}: ${best.objective?.toFixed(1)}; ` : 'no usable trial yet; ';
   return {
     campaignId, status: 'interrupted', best, baseline, trials: st.trials, deployed: null,
-    restarts: st.trials.reduce((n, t) => n + t.restarts, 0), winnerNote: w?.why ?? null,
+    restarts: st.trials.reduce((n, t) => n + t.restarts, 0), winnerNote: w?.why ?? null, bestPerConcurrency: findBestPerConcurrency(st.trials),
     summary: `${spec.simulated ? 'SIMULATED engine: ' : ''}interrupted; ${sofar}run with --resume to continue`,
   };
 }

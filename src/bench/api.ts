@@ -24,8 +24,10 @@ const PATHS: Record<BenchApi, string> = {
 
 // Build one streamed request with a fixed output length (ignore_eos, min_tokens = max_tokens) and the id
 // `bench-<n>` in the header and in the body (`rid` for SGLang, `user` for OpenAI APIs) so server logs can be matched.
-export function planRequest(api: BenchApi, model: string | null, prompt: BenchPrompt, id: string, outputTokens: number, apiKey: string | null): PlannedRequest {
-  const body = api === 'sglang' ? sglangBody(prompt, id, outputTokens) : openAiBody(api, model, prompt, id, outputTokens);
+// `extraFields` (the cache policy's, e.g. llama.cpp `cache_prompt: false`) are added to the body's top level.
+export function planRequest(api: BenchApi, model: string | null, prompt: BenchPrompt, id: string, outputTokens: number, apiKey: string | null, extraFields?: Record<string, unknown>): PlannedRequest {
+  const base = api === 'sglang' ? sglangBody(prompt, id, outputTokens) : openAiBody(api, model, prompt, id, outputTokens);
+  const body = extraFields ? { ...base, ...extraFields } : base;
   const json = JSON.stringify(body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -23,7 +23,11 @@ export interface LevelContext {
   transport: Transport;
   url: URL;
   nextId: () => string;
-  nextPrompt: () => BenchPrompt;
+  nextPrompt: (id: string) => BenchPrompt;
+  /** The body fields the cache policy adds to every request (llama.cpp `cache_prompt: false`). */
+  extraFields?: Record<string, unknown>;
+  /** Whether the engine's cache reset endpoint is still worth calling (false after it failed once). */
+  cacheReset?: { available: boolean };
   onEvent: EventSink;
   signal?: AbortSignal;
   /** Called once when half of the level is done (mid-level engine scrape). */
@@ -126,7 +130,7 @@ class LevelRun {
     if (count) this.issued++;
     const o = this.ctx.opts;
     const id = this.ctx.nextId();
-    const plan = planRequest(o.api, o.model, this.ctx.nextPrompt(), id, o.outputTokens, o.apiKey);
+    const plan = planRequest(o.api, o.model, this.ctx.nextPrompt(id), id, o.outputTokens, o.apiKey, this.ctx.extraFields);
     const f = this.ctx.transport.send(this.ctx.url, plan, id, o.now, o.outputTokens + 2, scheduledMs);
     this.inflight.add(f);
     const out = await f.done;

@@ -59,6 +59,8 @@ export interface RequestOutcome {
   /** Server-reported completion tokens, or -1 when the server sent no usage. */
   completionTokens: number;
   promptTokens: number;
+  /** llama-server's per-request draft counts from the final chunk's `timings` (-1 when absent). */
+  draft?: { drafted: number; accepted: number; predicted: number };
 }
 
 // Build the stored sample of one request: TTFT, E2E and decode tok/s = (tokens - 1) / (last - first).
@@ -98,6 +100,8 @@ export class LevelStats {
   failed = 0;
   outputTokens = 0;
   usageMissing = 0;
+  /** Sums of llama-server's per-request `timings` over successful requests that carried draft counts. */
+  draft = { requests: 0, drafted: 0, accepted: 0, predicted: 0 };
   /** Token frames of successful requests, and those that shared a read with the frame before them. */
   frames = 0;
   sharedFrames = 0;
@@ -120,6 +124,12 @@ export class LevelStats {
     }
     this.ok++;
     if (out.completionTokens < 0) this.usageMissing++;
+    if (out.draft && out.draft.drafted >= 0 && out.draft.accepted >= 0) {
+      this.draft.requests++;
+      this.draft.drafted += out.draft.drafted;
+      this.draft.accepted += out.draft.accepted;
+      this.draft.predicted += Math.max(0, out.draft.predicted);
+    }
     this.frames += tl.frames;
     this.sharedFrames += tl.shared;
     if (sample.ttftMs !== null) this.ttft.record(sample.ttftMs);

@@ -1,6 +1,8 @@
 // Benchmark options: what the CLI and the tuner pass in, with defaults filled and checked in one place.
 import { ToolError } from '../errors.js';
 import type { BenchApi, BenchPrompt } from './api.js';
+import type { CachePolicy } from './cache.js';
+import { UNIQUE_PREFIX_POLICY } from './cache.js';
 import type { TransportChoice } from './transport.js';
 
 /** Options of one benchmark (every level of it). */
@@ -17,6 +19,8 @@ export interface BenchOptions {
   concurrency?: number[];
   /** Measured requests per level; default max(16, 4 x concurrency) unless durationSec is set. */
   requests?: number | null;
+  /** One measured request count per concurrency level (same order); overrides `requests`. */
+  requestsPerLevel?: number[] | null;
   /** Measure each level for this long instead of a request count (in-flight requests finish). */
   durationSec?: number | null;
   /** Prompt length of the shipped prompt set, in tokens (approximate; the server's usage is reported). */
@@ -45,6 +49,8 @@ export interface BenchOptions {
   seed?: number;
   /** How streams are read: the native reader when built (auto, default), `native` (required) or `js`. */
   transport?: TransportChoice;
+  /** How every level starts from the same prefix-cache state (default: a unique random prefix per request). */
+  cachePolicy?: CachePolicy;
 }
 
 /** Time limits by phase (ms). */
@@ -55,10 +61,11 @@ export interface BenchTimeouts {
 }
 
 /** Options with every default applied. */
-export type ResolvedBenchOptions = Required<Omit<BenchOptions, 'timeouts' | 'prompts' | 'requests' | 'durationSec' | 'warmup' | 'rate' | 'model' | 'apiKey'>> & {
+export type ResolvedBenchOptions = Required<Omit<BenchOptions, 'timeouts' | 'prompts' | 'requests' | 'requestsPerLevel' | 'durationSec' | 'warmup' | 'rate' | 'model' | 'apiKey'>> & {
   timeouts: BenchTimeouts;
   prompts: BenchPrompt[] | null;
   requests: number | null;
+  requestsPerLevel: number[] | null;
   durationSec: number | null;
   warmup: number | null;
   rate: number | null;
@@ -82,6 +89,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     apiKey: o.apiKey ?? null,
     concurrency: o.concurrency ?? [1],
     requests: o.requests ?? null,
+    requestsPerLevel: o.requestsPerLevel ?? null,
     durationSec: o.durationSec ?? null,
     inputTokens: o.inputTokens ?? DEFAULT_LENGTHS.inputTokens,
     outputTokens: o.outputTokens ?? DEFAULT_LENGTHS.outputTokens,
@@ -96,6 +104,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     epochOffsetMs: o.epochOffsetMs ?? (o.now ? Date.now() - o.now() : performance.timeOrigin),
     seed: o.seed ?? 1,
     transport: o.transport ?? 'auto',
+    cachePolicy: o.cachePolicy ?? UNIQUE_PREFIX_POLICY,
   };
   checkBenchOptions(r);
   return r;
@@ -113,6 +122,9 @@ function checkBenchOptions(r: ResolvedBenchOptions): void {
     throw new ToolError('E_USAGE', `--concurrency: expected integers 1..${MAX_CONCURRENCY}, got ${r.concurrency.join(',')}`, { hint: 'e.g. --concurrency 1,16,64' });
   }
   positive('requests', r.requests, true);
+  if (r.requestsPerLevel !== null && (r.requestsPerLevel.length !== r.concurrency.length || r.requestsPerLevel.some((n) => !Number.isInteger(n) || n < 1))) {
+    throw new ToolError('E_USAGE', `requests per level: expected ${r.concurrency.length} positive integers (one per concurrency level), got ${r.requestsPerLevel.join(',')}`);
+  }
   positive('duration', r.durationSec, false);
   positive('input-tokens', r.inputTokens, true);
   positive('output-tokens', r.outputTokens, true);

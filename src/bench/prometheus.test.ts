@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeAcceptLength, parsePrometheus, summarizeEngineView } from './prometheus.js';
+import { computeAcceptance, computeAcceptLength, parsePrometheus, summarizeEngineView } from './prometheus.js';
 
 const SGLANG = `# HELP sglang:num_running_reqs The number of running requests.
 # TYPE sglang:num_running_reqs gauge
@@ -55,5 +55,36 @@ describe('computeAcceptLength', () => {
     expect(computeAcceptLength(null, view(0, 2.2))).toBe(2.2);
     expect(computeAcceptLength(null, view(null, null))).toBeNull();
     expect(computeAcceptLength(null, null)).toBeNull();
+  });
+});
+
+// llama-server --metrics counters (tools/server/server-task.cpp server_task_result_metrics::to_metrics), as exposed.
+const llamacpp = (draftTokens: number, accepted: number, drafts: number) => [
+  '# HELP llamacpp:spec_decode_num_draft_tokens_total Speculative: Total draft tokens generated',
+  '# TYPE llamacpp:spec_decode_num_draft_tokens_total counter', `llamacpp:spec_decode_num_draft_tokens_total ${draftTokens}`,
+  '# HELP llamacpp:spec_decode_num_accepted_tokens_total Speculative: Total draft tokens accepted by the target model',
+  '# TYPE llamacpp:spec_decode_num_accepted_tokens_total counter', `llamacpp:spec_decode_num_accepted_tokens_total ${accepted}`,
+  '# HELP llamacpp:spec_decode_num_drafts_total Speculative: Total speculative decoding verification steps',
+  '# TYPE llamacpp:spec_decode_num_drafts_total counter', `llamacpp:spec_decode_num_drafts_total ${drafts}`, '',
+].join('\n');
+
+describe('computeAcceptance (llama-server)', () => {
+  it('reads the --metrics counter deltas: 1 + accepted / verification steps, rate = accepted / drafted', () => {
+    const before = summarizeEngineView(parsePrometheus(llamacpp(1000, 800, 250)), null);
+    const after = summarizeEngineView(parsePrometheus(llamacpp(3000, 2400, 750)), null);
+    expect(computeAcceptance(before, after, null, null)).toEqual({ acceptLength: 1 + 1600 / 500, acceptRate: 0.8, source: 'metrics' });
+  });
+
+  it('without --metrics, falls back to the streams\' own timings: (generated - 1) / (generated - 1 - accepted) per request', () => {
+    // Two requests of 128 tokens; 96 draft tokens accepted of 120 drafted in all.
+    const a = computeAcceptance(null, null, null, { requests: 2, drafted: 120, accepted: 96, predicted: 256 });
+    expect(a.source).toBe('stream');
+    expect(a.acceptRate).toBeCloseTo(0.8, 9);
+    expect(a.acceptLength).toBeCloseTo(254 / 158, 9);
+  });
+
+  it('is null without speculation (no counters, no draft timings)', () => {
+    expect(computeAcceptance(null, summarizeEngineView(parsePrometheus('llamacpp:requests_processing 0\n'), null), null, { requests: 0, drafted: 0, accepted: 0, predicted: 0 }))
+      .toEqual({ acceptLength: null, acceptRate: null, source: null });
   });
 });

@@ -72,8 +72,9 @@ export function summarizeEngineView(samples: PromSample[] | null, serverInfo: un
     kvUsage: meanOf(s, ['sglang:token_usage', 'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc']),
     specAcceptLength: meanOf(s, ['sglang:spec_accept_length']),
     specAcceptRate: meanOf(s, ['sglang:spec_accept_rate']),
-    specDraftsTotal: sumOf(s, ['vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts']),
-    specAcceptedTotal: sumOf(s, ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens']),
+    specDraftsTotal: sumOf(s, ['vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts', 'llamacpp:spec_decode_num_drafts_total']),
+    specAcceptedTotal: sumOf(s, ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens', 'llamacpp:spec_decode_num_accepted_tokens_total']),
+    specDraftTokensTotal: sumOf(s, ['vllm:spec_decode_num_draft_tokens_total', 'llamacpp:spec_decode_num_draft_tokens_total']),
     generationTokensTotal: sumOf(s, ['sglang:generation_tokens_total', 'vllm:generation_tokens_total', 'llamacpp:tokens_predicted_total']),
     genThroughput: meanOf(s, ['sglang:gen_throughput']),
     serverAvgAcceptLength: readServerInfoAcceptLength(serverInfo),
@@ -103,7 +104,7 @@ function readServerInfoNumber(info: unknown, key: string): number | null {
   return null;
 }
 
-// Acceptance length of a level: vLLM counters' delta (1 + accepted/drafts); else SGLang's interval gauge, read
+// Acceptance length of a level: vLLM's (or llama-server's --metrics) counters' delta (1 + accepted/drafts); else SGLang's interval gauge, read
 // mid-level first (it drops to 0 once the server idles) then after; else the lifetime average from /server_info;
 // null when the engine runs without speculative decoding.
 export function computeAcceptLength(before: EngineView | null, after: EngineView | null, during: EngineView | null = null): number | null {
@@ -119,4 +120,36 @@ export function computeAcceptLength(before: EngineView | null, after: EngineView
 
 function delta(a: number | null | undefined, b: number | null | undefined): number | null {
   return typeof a === 'number' && typeof b === 'number' ? b - a : null;
+}
+
+/** Sums of llama-server's per-request `timings` draft counts over one level. */
+export interface StreamDraftCounts {
+  requests: number;
+  drafted: number;
+  accepted: number;
+  predicted: number;
+}
+
+/** A level's acceptance: tokens per target step, accepted / drafted, and where the figures came from. */
+export interface LevelAcceptance {
+  acceptLength: number | null;
+  acceptRate: number | null;
+  source: 'metrics' | 'stream' | null;
+}
+
+// A level's acceptance: the engine's counters first (exact), else the streams' own `timings` (llama-server without
+// --metrics): tokens per target decode step = (generated - 1) / (generated - 1 - accepted), rate = accepted / drafted.
+export function computeAcceptance(before: EngineView | null, after: EngineView | null, during: EngineView | null, stream: StreamDraftCounts | null): LevelAcceptance {
+  const fromEngine = computeAcceptLength(before, after, during);
+  const draftTokens = delta(before?.specDraftTokensTotal, after?.specDraftTokensTotal);
+  const accepted = delta(before?.specAcceptedTotal, after?.specAcceptedTotal);
+  const engineRate = draftTokens !== null && accepted !== null && draftTokens > 0 ? accepted / draftTokens : null;
+  if (fromEngine !== null) {
+    const rate = engineRate ?? (stream && stream.drafted > 0 ? stream.accepted / stream.drafted : null);
+    return { acceptLength: fromEngine, acceptRate: rate, source: 'metrics' };
+  }
+  if (!stream || stream.requests === 0 || stream.drafted <= 0) return { acceptLength: null, acceptRate: null, source: null };
+  const steps = stream.predicted - stream.requests - stream.accepted;
+  const length = steps > 0 ? (stream.predicted - stream.requests) / steps : null;
+  return { acceptLength: length, acceptRate: stream.accepted / stream.drafted, source: 'stream' };
 }

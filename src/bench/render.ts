@@ -23,7 +23,7 @@ export function formatLevelLine(r: BenchRun): string {
     `ITL ms ${fmtSummary(r.itlMs, 2)}`,
     `E2E ms ${fmtSummary(r.e2eMs, 0)}`,
     `decode tok/s ${fmtSummary(r.decodeTokensPerSec)}`,
-    `accept ${fmt(r.acceptLength, 2)}`,
+    `accept ${fmt(r.acceptLength, 2)}${r.acceptRate !== undefined && r.acceptRate !== null ? ` (rate ${fmt(r.acceptRate, 2)})` : ''}`,
     `errors ${errs}`,
   ];
   if (!r.usageFromServer && r.requests.ok > 0) parts.push('token counts from chunks (no server usage)');
@@ -47,8 +47,9 @@ export function formatProgress(e: Extract<SpectuneEvent, { type: 'bench:progress
 }
 
 // The `--json` document: the fields issue 5 promises, in its order, then the frames read together, the engine's own
-// view around the level and why it stopped early; how the streams were read; the levels skipped and why.
-export function toJsonRuns(runs: BenchRun[], transport?: string, skipped: { concurrency: number; reason: string }[] = []): { runs: Record<string, unknown>[]; transport?: string; skipped: { concurrency: number; reason: string }[] } {
+// view around the level and why it stopped early; how the streams were read; the levels skipped and why; how each level
+// started from the same cache state (cachePolicy). acceptRate/acceptSource follow acceptLength.
+export function toJsonRuns(runs: BenchRun[], transport?: string, skipped: { concurrency: number; reason: string }[] = [], cachePolicy?: string): { runs: Record<string, unknown>[]; transport?: string; skipped: { concurrency: number; reason: string }[]; cachePolicy?: string } {
   return {
     runs: runs.map((r) => ({
       concurrency: r.concurrency,
@@ -60,6 +61,8 @@ export function toJsonRuns(runs: BenchRun[], transport?: string, skipped: { conc
       e2eMs: r.e2eMs,
       decodeTokensPerSec: r.decodeTokensPerSec,
       acceptLength: r.acceptLength,
+      acceptRate: r.acceptRate ?? null,
+      acceptSource: r.acceptSource ?? null,
       errors: r.errors,
       sharedReadFrames: r.sharedReadFrames,
       engine: r.engine,
@@ -67,5 +70,6 @@ export function toJsonRuns(runs: BenchRun[], transport?: string, skipped: { conc
     })),
     ...(transport ? { transport } : {}),
     skipped,
+    ...(cachePolicy ? { cachePolicy } : {}),
   };
 }

@@ -35,7 +35,7 @@ export function createRequestState(id: string, timeline: RequestTimeline, scanne
   const finish = (ok: boolean, phase: keyof BenchErrors | null, error: string | null): void => {
     if (settled) return;
     settled = true;
-    settle({ id, ok, errorPhase: phase, error, endMs: now(), completionTokens: scanner.completionTokens, promptTokens: scanner.promptTokens });
+    settle({ id, ok, errorPhase: phase, error, endMs: now(), completionTokens: scanner.completionTokens, promptTokens: scanner.promptTokens, draft: streamDraft(scanner) });
   };
   const inflight: InFlight = {
     id, timeline, scanner, phase: 'connect', lastActivityMs: timeline.startMs, done,
@@ -54,4 +54,9 @@ export function createRequestState(id: string, timeline: RequestTimeline, scanne
       else finish(true, null, null);
     },
   };
+}
+
+// llama-server's draft counts of one request, when its final chunk carried them.
+function streamDraft(s: SseScanner): RequestOutcome['draft'] {
+  return s.draftTokens >= 0 && s.draftAccepted >= 0 ? { drafted: s.draftTokens, accepted: s.draftAccepted, predicted: s.predictedTokens } : undefined;
 }

@@ -4,10 +4,11 @@ import { ToolError } from '../errors.js';
 import { ignoreEvents, type EventSink } from '../events.js';
 import { redactText } from '../redact.js';
 import { joinUrl, planRequest, type BenchPrompt } from './api.js';
+import { applyPromptPolicy, createRunNonce, resetEngineCache } from './cache.js';
 import { runLevel, type LevelContext, type LevelOutcome } from './load.js';
 import { LevelStats, round, summarizeHistogram } from './metrics.js';
 import { defaultRequests, resolveBenchOptions, type BenchOptions, type ResolvedBenchOptions } from './options.js';
-import { computeAcceptLength, type EngineView } from './prometheus.js';
+import { computeAcceptance, type EngineView } from './prometheus.js';
 import { loadShippedCorpus } from './prompt-files.js';
 import { createListPromptSource, createShippedPromptSource } from './prompts.js';
 import { createScraper, type Scraper } from './scrape.js';
@@ -27,14 +28,20 @@ export async function runBench(options: BenchOptions, onEvent: EventSink = ignor
   const resolved = resolveBenchOptions(options);
   const transport = createTransport(new URL(resolved.url), resolved.transport);
   const o = { ...resolved, model: resolved.model ?? (await discoverModel(transport, resolved)) };
+  const prompts = await createPromptSource(o);
+  const nonce = createRunNonce();
   const ctx: LevelContext = {
     opts: o, transport, onEvent, signal,
     url: joinUrl(o.url, planRequest(o.api, null, { text: '' }, 'x', 1, null).path),
     nextId: createIdSource(),
-    nextPrompt: await createPromptSource(o),
+    nextPrompt: (id) => applyPromptPolicy(o.cachePolicy, nonce, id, prompts()),
+    extraFields: o.cachePolicy.requestFields,
+    cacheReset: { available: o.cachePolicy.resetEndpoint !== undefined },
   };
   const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey, o.timeouts.firstToken) : null;
-  const result: BenchOutput = { url: redactText(o.url), api: o.api, model: o.model, transport: transport.name, runs: [], skipped: [], samples: [] };
+  const result: BenchOutput = {
+    url: redactText(o.url), api: o.api, model: o.model, transport: transport.name, cachePolicy: o.cachePolicy.description, runs: [], skipped: [], samples: [],
+  };
   try {
     for (const c of o.concurrency) {
       if (signal?.aborted) break;
@@ -87,9 +94,11 @@ async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: n
     const w = await runLevel(ctx, Math.min(c, warm), { requests: warm, durationMs: null }, false);
     if (first && !ctx.signal?.aborted) assertServerAnswers(w, o.url);
   }
+  await resetCacheBeforeLevel(ctx, c);
   const before = scraper ? await scraper.scrape() : null;
   let during: Promise<EngineView | null> = Promise.resolve(null);
-  const budget = { requests: o.durationSec !== null ? null : (o.requests ?? defaultRequests(c)), durationMs: o.durationSec !== null ? o.durationSec * 1000 : null };
+  const perLevel = o.requestsPerLevel?.[o.concurrency.indexOf(c)];
+  const budget = { requests: o.durationSec !== null ? null : (perLevel ?? o.requests ?? defaultRequests(c)), durationMs: o.durationSec !== null ? o.durationSec * 1000 : null };
   const level = await runLevel({ ...ctx, onHalfway: () => { if (scraper) during = scraper.scrape(); } }, c, budget, true);
   if (first && warm === 0 && !ctx.signal?.aborted) assertServerAnswers(level, o.url);
   const after = scraper ? await scraper.scrape() : null;
@@ -98,6 +107,20 @@ async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: n
   }
   warnSharedReads(ctx, c, level.stats);
   return { run: buildRun(c, o, level, { before, after, during: await during }), samples: level.samples };
+}
+
+// The engine's own cache reset (SGLang /flush_cache, vLLM /reset_prefix_cache) after the warm-up: the level starts
+// cold as every other level and run does. A failed reset is a warning, not a failed benchmark.
+// After one failure the run stops calling it (said once).
+async function resetCacheBeforeLevel(ctx: LevelContext, c: number): Promise<void> {
+  if (!ctx.cacheReset?.available) return;
+  const out = await resetEngineCache(ctx.opts.url, ctx.opts.cachePolicy, ctx.opts.apiKey);
+  if (out && !out.ok) {
+    ctx.cacheReset.available = false;
+    const path = ctx.opts.cachePolicy.resetEndpoint?.path ?? '';
+    const rest = ctx.opts.cachePolicy.uniquePrefix ? 'unique prompt prefixes still keep cached prefixes out of the measurement' : 'levels may reuse cached prefixes';
+    ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: the engine's cache reset ${path} failed (${out.error}); not calling it again in this run; ${rest}` });
+  }
 }
 
 // Above this share of token frames read together with the one before, ITL percentiles deserve a warning.
@@ -135,6 +158,7 @@ function assertServerAnswers(l: LevelOutcome, url: string): void {
 function buildRun(c: number, o: ResolvedBenchOptions, l: LevelOutcome, engine: BenchRun['engine']): BenchRun {
   const s: LevelStats = l.stats;
   const ms = s.durationMs();
+  const acc = computeAcceptance(engine.before, engine.after, engine.during ?? null, s.draft);
   return {
     concurrency: c,
     rate: o.rate,
@@ -146,7 +170,9 @@ function buildRun(c: number, o: ResolvedBenchOptions, l: LevelOutcome, engine: B
     itlMs: summarizeHistogram(s.itl),
     e2eMs: summarizeHistogram(s.e2e),
     decodeTokensPerSec: summarizeHistogram(s.decode, 2),
-    acceptLength: round(computeAcceptLength(engine.before, engine.after, engine.during ?? null), 3),
+    acceptLength: round(acc.acceptLength, 3),
+    acceptRate: round(acc.acceptRate, 4),
+    acceptSource: acc.source,
     usageFromServer: s.ok > 0 && s.usageMissing === 0,
     sharedReadFrames: s.sharedFrames,
     errors: { ...s.errors },

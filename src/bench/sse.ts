@@ -18,6 +18,10 @@ const KEY_TEXT = bytes('text"');
 const KEY_COMPLETION = bytes('completion_tokens"');
 const KEY_PROMPT = bytes('prompt_tokens"');
 const KEY_ERROR = bytes('error"');
+// llama-server's `timings` object (final chunk; tools/server/server-common.cpp server_slot_stats::to_json).
+const KEY_DRAFT_N = bytes('draft_n"');
+const KEY_DRAFT_ACCEPTED = bytes('draft_n_accepted"');
+const KEY_PREDICTED_N = bytes('predicted_n"');
 // An error frame is kept for the message, cut to a readable length.
 const MAX_ERROR_CHARS = 300;
 // A line longer than this without a newline is not SSE; stop buffering it (bounded memory per request).
@@ -60,6 +64,11 @@ export class SseScanner {
   completionTokens = -1;
   /** Last `prompt_tokens` the server reported, or -1. */
   promptTokens = -1;
+  /** llama-server's per-request draft counts (`timings.draft_n`, `timings.draft_n_accepted`) and generated
+   *  tokens (`timings.predicted_n`), or -1 when the stream did not carry them. */
+  draftTokens = -1;
+  draftAccepted = -1;
+  predictedTokens = -1;
   /** `data: [DONE]` seen. */
   done = false;
   /** Payload of an error frame, if the server streamed one. */
@@ -130,6 +139,10 @@ export class SseScanner {
         if (matchAt(buf, k, end, KEY_REASONING)) token |= hasText(buf, skipColon(buf, k + KEY_REASONING.length, end), end);
       } else if (c === 0x70 /* p */) {
         if (matchAt(buf, k, end, KEY_PROMPT)) this.promptTokens = readInt(buf, skipColon(buf, k + KEY_PROMPT.length, end), end);
+        else if (matchAt(buf, k, end, KEY_PREDICTED_N)) this.predictedTokens = readInt(buf, skipColon(buf, k + KEY_PREDICTED_N.length, end), end);
+      } else if (c === 0x64 /* d */) {
+        if (matchAt(buf, k, end, KEY_DRAFT_N)) this.draftTokens = readInt(buf, skipColon(buf, k + KEY_DRAFT_N.length, end), end);
+        else if (matchAt(buf, k, end, KEY_DRAFT_ACCEPTED)) this.draftAccepted = readInt(buf, skipColon(buf, k + KEY_DRAFT_ACCEPTED.length, end), end);
       } else if (c === 0x65 /* e */ && matchAt(buf, k, end, KEY_ERROR) && buf[skipColon(buf, k + KEY_ERROR.length, end)] !== 0x6e /* null */) {
         this.errorMessage = new TextDecoder().decode(buf.subarray(p, end)).slice(0, MAX_ERROR_CHARS);
       }

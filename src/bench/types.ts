@@ -32,7 +32,12 @@ export interface BenchRun {
   itlMs: Summary;
   e2eMs: Summary;
   decodeTokensPerSec: Summary;
+  /** Tokens per target step under speculative decoding (1 + accepted drafts per step); null without speculation. */
   acceptLength: number | null;
+  /** Accepted / drafted tokens, when the engine reports both. */
+  acceptRate?: number | null;
+  /** Where the acceptance came from: the engine's metrics, or the streams' own per-request timings (llama-server). */
+  acceptSource?: 'metrics' | 'stream' | null;
   /** Token counts came from the server's usage (true) or from counting chunks (false). */
   usageFromServer: boolean;
   /** Token frames that arrived in the same read as the frame before them, so without an arrival time of their own
@@ -74,6 +79,8 @@ export interface BenchResult {
   model: string | null;
   /** How the streams were read: native reader (kernel receive stamps), JS sockets, or node:https. */
   transport?: TransportName;
+  /** How every level started from the same prefix-cache state (the cache policy's description). */
+  cachePolicy?: string;
   runs: BenchRun[];
   /** Levels asked for but not run (the saturation guard, or a level that stopped early), each with why. */
   skipped?: { concurrency: number; reason: string }[];

@@ -72,6 +72,9 @@ function normalizeConstraints(raw: RawConfig, p: Problems): SpectuneConfig['cons
   });
 }
 
+/** Where a `manager: process` target keeps its units and state when the config names no processDir. */
+const DEFAULT_PROCESS_DIR = './spectune-procman';
+
 // Normalise the target section: hosts get a role, gpuMemory becomes bytes.
 function normalizeTarget(t: RawConfig['target'], p: Problems): SpectuneConfig['target'] {
   let gpuMemoryBytes: number | null = null;
@@ -80,7 +83,16 @@ function normalizeTarget(t: RawConfig['target'], p: Problems): SpectuneConfig['t
     if (gpuMemoryBytes === null) p.errors.push(`target.gpuMemory: expected a size such as "96GiB", got ${JSON.stringify(t.gpuMemory)}`);
   }
   const hosts = t.hosts.map((h, i) => ({ host: h.host ?? null, unit: h.unit, role: h.role ?? (i === 0 ? 'rank0' : 'rank1') } as const));
-  return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, gpuMemoryBytes };
+  return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, processDir: t.processDir ?? DEFAULT_PROCESS_DIR, gpuMemoryBytes };
+}
+
+// Requests per level: one count for every level, or a list with one count per concurrency level.
+function normalizeRequests(concurrency: number[], requests: number | number[], p: Problems): { requests: number; requestsPerLevel: number[] | null } {
+  if (!Array.isArray(requests)) return { requests, requestsPerLevel: null };
+  if (requests.length !== concurrency.length) {
+    p.errors.push(`benchmark.requests: expected one count per concurrency level (${concurrency.length}), got ${requests.length}`);
+  }
+  return { requests: Math.max(...requests), requestsPerLevel: requests };
 }
 
 // Resolve every unit of a schema-valid config; problems with units are pushed, not thrown.
@@ -95,7 +107,7 @@ export function normalizeConfig(raw: RawConfig, p: Problems): SpectuneConfig {
     objective: { ...raw.objective, goal: raw.objective.goal ?? (isLatencyMetric(raw.objective.metric) ? 'minimize' : 'maximize') },
     constraints: normalizeConstraints(raw, p),
     benchmark: {
-      concurrency: b.concurrency, requests: b.requests, inputTokens: b.inputTokens, outputTokens: b.outputTokens, warmup: b.warmup,
+      concurrency: b.concurrency, ...normalizeRequests(b.concurrency, b.requests, p), inputTokens: b.inputTokens, outputTokens: b.outputTokens, warmup: b.warmup,
       timeouts: {
         readyMs: durationOr('benchmark.timeouts.ready', t.ready, p), connectMs: durationOr('benchmark.timeouts.connect', t.connect, p),
         firstTokenMs: durationOr('benchmark.timeouts.firstToken', t.firstToken, p), stallMs: durationOr('benchmark.timeouts.stall', t.stall, p),

@@ -70,6 +70,9 @@ function checkHosts(cfg: SpectuneConfig, _ctx: RuleContext, p: Problems): void {
   if (cfg.target.manager === 'process' && cfg.target.hosts.some((h) => h.host !== null)) {
     p.errors.push('target.manager: expected systemd for remote hosts, got process (the process manager runs services on this machine only)');
   }
+  if (cfg.target.manager === 'process' && cfg.target.hosts.length > 1) {
+    p.errors.push(`target.hosts: expected one host under manager: process, got ${cfg.target.hosts.length} (a model split across hosts needs systemd on each)`);
+  }
 }
 
 // Secrets: one source only, and literal keys are discouraged.

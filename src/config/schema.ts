@@ -44,6 +44,9 @@ export const targetSchema = z.strictObject({
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe('environment variable with the API key'),
   /** Service manager: systemd, or spectune's local process manager (used by `spectune demo`). */
   manager: z.enum(['systemd', 'process']).default('systemd').describe('systemd, or the local process manager'),
+  /** manager: process only: the manager's root (holds etc/systemd/system/<unit>, written by the operator, and the
+   *  manager's state), relative to the config file; default "./spectune-procman". */
+  processDir: z.string().min(1).optional().describe('process manager root with etc/systemd/system/<unit> (manager: process)'),
   /** GPU memory per rank, e.g. "96GiB"; helps the feasibility predictor before any capacity line is known. */
   gpuMemory: quantity.optional().describe('GPU memory per rank, e.g. "96GiB"'),
 });
@@ -112,7 +115,8 @@ export const benchmarkSchema = z.strictObject({
   /** Concurrency levels, run in order. */
   concurrency: z.array(z.number().int().positive()).min(1).default([1, 16]).describe('concurrency levels'),
   /** Requests per level. */
-  requests: z.number().int().positive().default(32).describe('requests per level'),
+  requests: z.union([z.number().int().positive(), z.array(z.number().int().positive()).min(1)]).default(32)
+    .describe('requests per level, or one count per concurrency level, e.g. [8, 16, 32, 64]'),
   /** Prompt length in tokens. */
   inputTokens: z.number().int().positive().default(512).describe('prompt tokens'),
   /** Generated tokens per request. */

@@ -50,6 +50,8 @@ export interface SpectuneConfig {
     apiKey: string | null;
     apiKeyEnv: string | null;
     manager: 'systemd' | 'process';
+    /** manager: process: the manager's root directory (as written; resolved against the config's directory). */
+    processDir: string;
     gpuMemoryBytes: number | null;
   };
   space: Dimension[];
@@ -64,7 +66,10 @@ export interface SpectuneConfig {
   constraints: Constraint[];
   benchmark: {
     concurrency: number[];
+    /** Requests per level (the largest of requestsPerLevel when that is set). */
     requests: number;
+    /** One request count per concurrency level, in the same order; null = `requests` at every level. */
+    requestsPerLevel: number[] | null;
     inputTokens: number;
     outputTokens: number;
     warmup: number;

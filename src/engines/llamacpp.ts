@@ -158,6 +158,11 @@ export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
   params: LLAMACPP_PARAMS,
   healthPath: '/health',
+  cachePolicy: {
+    requestFields: { cache_prompt: false },
+    uniquePrefix: false,
+    description: 'llama.cpp: cache_prompt=false on every request (no KV reuse between requests; tools/server server-task.h)',
+  },
   readyPattern: /(?:server is )?listening on https?:\/\//,
   readSettings: (argv) => readFlagSettings(argv, LLAMACPP_PARAMS, GRAMMAR, skipInvocation(argv)),
   patchArgv: patchLlamaArgv,

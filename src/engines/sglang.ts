@@ -111,6 +111,11 @@ export const sglang: EngineAdapter = {
   name: 'sglang',
   params: SGLANG_PARAMS,
   healthPath: '/health',
+  cachePolicy: {
+    resetEndpoint: { method: 'POST', path: '/flush_cache' },
+    uniquePrefix: true,
+    description: 'SGLang: POST /flush_cache before each measured level, and a random prefix unique to the run and the request',
+  },
   readyPattern: /The server is fired up and ready to roll!/,
   readSettings: (argv) => readFlagSettings(argv, SGLANG_PARAMS, GRAMMAR, skipInvocation(argv)),
   patchArgv: patchSglangArgv,

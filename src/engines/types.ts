@@ -58,6 +58,18 @@ export interface ArgvProblem {
   replacement?: string;
 }
 
+/** How a benchmark of this engine starts every level from the same prefix-cache state (the bench's CachePolicy). */
+export interface EngineCachePolicy {
+  /** Fields added to every request body (llama.cpp `cache_prompt: false`). */
+  requestFields?: Record<string, string | number | boolean>;
+  /** The engine's endpoint that empties its prefix cache, called before each measured level. */
+  resetEndpoint?: { method: 'POST'; path: string };
+  /** A random prefix unique to the run and the request on every prompt. */
+  uniquePrefix: boolean;
+  /** One line for bench --json and the report. */
+  description: string;
+}
+
 /** Everything spectune knows about one engine. */
 export interface EngineAdapter {
   name: EngineName;
@@ -65,6 +77,8 @@ export interface EngineAdapter {
   params: ParamSpec[];
   /** Path that answers 200 when the server is ready. */
   healthPath: string;
+  /** How every measured level starts from the same prefix-cache state on this engine. */
+  cachePolicy: EngineCachePolicy;
   /** A log line that means "ready to serve". */
   readyPattern: RegExp;
   /** Read the settings in force from an argv (the engine's own argv, after any wrapper). */

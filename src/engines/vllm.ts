@@ -106,6 +106,11 @@ export const vllm: EngineAdapter = {
   name: 'vllm',
   params: VLLM_PARAMS,
   healthPath: '/health',
+  cachePolicy: {
+    resetEndpoint: { method: 'POST', path: '/reset_prefix_cache' },
+    uniquePrefix: true,
+    description: 'vLLM: POST /reset_prefix_cache before each measured level (served with VLLM_SERVER_DEV_MODE=1), and a random prefix unique to the run and the request',
+  },
   readyPattern: /Application startup complete\.|Starting vLLM API server \d+ on /,
   readSettings: readVllmSettings,
   patchArgv: patchVllmArgv,

@@ -2,6 +2,7 @@
 import { escapeHtml, formatNumber, formatPercent, formatTime } from './format.js';
 import { chartsSection, keepSection, latencySection, runningSection } from './html-sections.js';
 import { SIMULATED_TEXT, summarizeModel } from './model.js';
+import { renderLevelBestsHtml } from './per-concurrency.js';
 import type { ReportModel, TrialRow } from './types.js';
 
 const STYLE = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1180px;padding:0 20px;color:#111827}
@@ -69,7 +70,7 @@ export function renderHtml(m: ReportModel): string {
     + `<header>${sim.banner}<h1>${escapeHtml(m.title)}</h1><p>Status <strong>${escapeHtml(m.campaign.status)}</strong>, engine ${escapeHtml(m.campaign.engine)}, objective ${escapeHtml(`${m.objective.goal} ${m.objective.metric}`)} at concurrency ${m.objective.concurrency}. Generated ${escapeHtml(formatTime(m.generatedAt))}.</p></header>`
     + `<p class="summary">${escapeHtml(summarizeModel(m))}</p>${m.campaign.summary ? `<blockquote>${escapeHtml(m.campaign.summary)}</blockquote>` : ''}`
     + runningSection(m) + keepSection(m) + chartsSection(m)
-    + `<h2>Trials</h2>${table(m)}` + latencySection(m)
+    + `<h2>Trials</h2>${table(m)}${renderLevelBestsHtml(m)}` + latencySection(m)
     + `<h2>Failures and diagnoses</h2>${failures(m)}`
     + `<h2>Timeline</h2><ol class="timeline">${m.timeline.map((e) => `<li class="${e.kind}"><time>${escapeHtml(formatTime(e.ts))}</time> ${escapeHtml(e.text)}</li>`).join('')}</ol>`
     + '</body></html>\n';

@@ -3,6 +3,7 @@ import { renderChartText } from './charts.js';
 import { escapeCell, formatNumber, formatPercent, formatTime } from './format.js';
 import { keepLines, latencyLines, levelLines, renderTrialChartText, runningLines } from './markdown-sections.js';
 import { SIMULATED_TEXT, summarizeModel } from './model.js';
+import { renderLevelBestsMarkdown } from './per-concurrency.js';
 import type { ReportModel, TrialRow } from './types.js';
 
 // Header and separator of the trials table.
@@ -43,7 +44,7 @@ export function renderMarkdown(m: ReportModel): string {
     ...runningLines(m), ...keepLines(m),
     '## Objective by trial', '', '```', renderTrialChartText(m.trialChart), '```', '',
     '## Trials', '', ...tableHead(m), ...m.rows.map((r) => tableRow(m, r)), '',
-    ...latencyLines(m), ...levelLines(m),
+    ...latencyLines(m), ...levelLines(m), ...renderLevelBestsMarkdown(m),
     '## Objective by parameter', '',
     ...m.charts.flatMap((c) => ['```', renderChartText(c), '```', '']),
     '## Failures and diagnoses', '', ...failures(m),

@@ -75,12 +75,14 @@ function relative(v: number | null, base: number | null, goal: 'maximize' | 'min
   return goal === 'maximize' ? r : -r;
 }
 
-// Pick the best trial: the campaign's, else the best usable measured search/baseline trial.
+// Pick the best trial: the campaign's, else the best usable measured search/baseline trial of a config that never
+// broke a constraint (a soak that breaks one disqualifies the config, as in the tuner).
 function findBest(input: ReportInput, goal: 'maximize' | 'minimize'): ReportTrial | null {
   const c = input.campaign;
   const stored = input.trials.find((t) => (c.bestTrialId != null && t.id === c.bestTrialId) || (c.bestSeq != null && t.seq === c.bestSeq));
   if (stored) return stored;
-  const usable = input.trials.filter((t) => t.state === 'measured' && t.objective !== null && t.constraintsOk !== false && t.purpose !== 'soak');
+  const broken = new Set(input.trials.filter((t) => t.constraintsOk === false).map((t) => JSON.stringify(t.params)));
+  const usable = input.trials.filter((t) => t.state === 'measured' && t.objective !== null && t.constraintsOk !== false && t.purpose !== 'soak' && !broken.has(JSON.stringify(t.params)));
   return usable.reduce<ReportTrial | null>((b, t) => (!b || (goal === 'maximize' ? t.objective! > b.objective! : t.objective! < b.objective!) ? t : b), null);
 }
 

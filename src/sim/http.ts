@@ -86,6 +86,8 @@ export async function handleRequest(ctx: SimContext, req: IncomingMessage, res: 
       return sendMetrics(ctx, req, res);
     case '/ping':
       return sendJson(ctx, req, res, 200, {});
+    case '/flush_cache':
+      return sendFlushCache(ctx, req, res);
     default:
       return sendJson(ctx, req, res, 404, { detail: 'Not Found' });
   }
@@ -107,6 +109,15 @@ async function handleHealth(ctx: SimContext, req: IncomingMessage, res: ServerRe
     return sendEmpty(ctx, req, res, 503);
   }
   return sendEmpty(ctx, req, res, 200);
+}
+
+// SGLang's /flush_cache (http_server.py): plain text, 200; the simulator has no prefix cache to empty.
+function sendFlushCache(ctx: SimContext, req: IncomingMessage, res: ServerResponse): void {
+  logAccess(ctx, req, 200);
+  ctx.logger.main('Cache flushed successfully!');
+  const text = 'Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n';
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 function sendEmpty(ctx: SimContext, req: IncomingMessage, res: ServerResponse, status: number): void {

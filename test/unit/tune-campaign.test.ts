@@ -37,6 +37,15 @@ describe('runCampaign with fakes', () => {
     expect(world.current).toEqual({ speculative_num_steps: 1 });
   });
 
+  it('with no winner (every config breaks a constraint) ends on the original config, not the last one tried', async () => {
+    const world = createWorld();
+    const spec = { ...TEST_SPEC, constraints: [{ metric: 'outputTokensPerSec' as const, concurrency: 1, op: '>=' as const, value: 1e9, relative: false }] };
+    const res = await runCampaign(createFakeDeps(world), spec, { resume: false, restore: false }, () => {});
+    expect(res.status).toBe('no-winner');
+    expect(res.trials.filter((t) => t.status === 'ok').length).toBeGreaterThan(1);
+    expect(world.current).toEqual({ speculative_num_steps: 1 });
+  });
+
   it('counts infeasible predictions without spending a restart', async () => {
     const world = createWorld();
     const deps = createFakeDeps(world);

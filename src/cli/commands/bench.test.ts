@@ -34,9 +34,10 @@ describe('spectune bench', () => {
     const doc = JSON.parse(c.text.stdout) as { runs: Record<string, unknown>[]; transport: string };
     expect(doc.runs).toHaveLength(2);
     expect(doc.transport).toBe('native');
-    expect(Object.keys(doc.runs[0])).toEqual(['concurrency', 'requests', 'outputTokensPerSec', 'requestsPerSec', 'ttftMs', 'itlMs', 'e2eMs', 'decodeTokensPerSec', 'acceptLength', 'errors', 'sharedReadFrames', 'engine', 'stoppedEarly']);
+    expect(Object.keys(doc.runs[0])).toEqual(['concurrency', 'requests', 'outputTokensPerSec', 'requestsPerSec', 'ttftMs', 'itlMs', 'e2eMs', 'decodeTokensPerSec', 'acceptLength', 'acceptRate', 'acceptSource', 'errors', 'sharedReadFrames', 'engine', 'stoppedEarly']);
     expect(doc.runs[0]).toMatchObject({ sharedReadFrames: expect.any(Number), engine: expect.objectContaining({ before: null, after: null }) });
     expect(doc).toMatchObject({ skipped: [] });
+    expect((doc as { cachePolicy?: string }).cachePolicy).toMatch(/random prefix unique to the run and the request/);
     expect(doc.runs[1]).toMatchObject({ concurrency: 2, requests: { ok: 4, failed: 0 } });
     expect(c.text.stderr).toContain('concurrency 2:');
   });

@@ -18,7 +18,8 @@ const USAGE = `usage: spectune bench --url URL [flags]
   --model M                 model name sent (default: the first of /v1/models)
   --api-key K               bearer token (default: $SPECTUNE_API_KEY)
   --concurrency 1,16,64     closed-loop levels, in order (default 1; with --rate: the in-flight cap, default ${DEFAULT_RATE_CAP})
-  --requests N | --duration S   measured requests per level (default max(16, 4 x concurrency)) or seconds per level
+  --requests N | N1,N2,.. | --duration S   measured requests per level, one count for all or one per level
+                            (default max(16, 4 x concurrency)), or seconds per level
   --input-tokens N          prompt length of the shipped prompt set (default ${DEFAULT_LENGTHS.inputTokens})
   --output-tokens N         fixed output length (default ${DEFAULT_LENGTHS.outputTokens})
   --warmup N                warm-up requests per level, not measured (default: the level's concurrency)
@@ -30,7 +31,10 @@ const USAGE = `usage: spectune bench --url URL [flags]
   --no-saturation-guard     run every level; by default a level that adds < 5% output tok/s over a lower one ends the
                             sweep, and the skipped levels are reported (stderr, "skipped" in --json)
   --transport auto|native|js   how streams are read (default auto: the native reader when built)
-  --json                    {"runs": [...], "transport", "skipped"} on stdout; progress stays on stderr
+  --engine sglang|vllm|llamacpp|none   how every level starts from the same prefix-cache state: the engine's own
+                            reset (SGLang /flush_cache, vLLM /reset_prefix_cache, llama.cpp cache_prompt=false);
+                            default a random prefix unique to each request; none keeps the cache
+  --json                    {"runs": [...], "transport", "skipped", "cachePolicy"} on stdout; progress on stderr
 examples:
   spectune bench --url http://127.0.0.1:30000
   spectune bench --url http://gpu1:30000 --concurrency 1,16,64 --requests 64 --output-tokens 256 --json
@@ -41,14 +45,21 @@ const FLAGS = {
   concurrency: { type: 'string' }, requests: { type: 'string' }, duration: { type: 'string' },
   'input-tokens': { type: 'string' }, 'output-tokens': { type: 'string' }, warmup: { type: 'string' },
   rate: { type: 'string' }, prompts: { type: 'string' }, 'connect-timeout': { type: 'string' }, 'first-token-timeout': { type: 'string' },
-  'stall-timeout': { type: 'string' }, 'no-saturation-guard': { type: 'boolean' }, transport: { type: 'string' }, json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
+  'stall-timeout': { type: 'string' }, 'no-saturation-guard': { type: 'boolean' }, transport: { type: 'string' }, engine: { type: 'string' },
+  json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // A timeout flag in seconds as milliseconds, when given.
 function timeoutFlag(v: Record<string, string | boolean | undefined>, flag: string): number | undefined {
   const raw = v[flag] as string | undefined;
   return raw === undefined ? undefined : numberFlag(flag, raw, NaN) * 1000;
+}
+
+// --requests N (every level) or N1,N2,... (one count per concurrency level).
+function requestCounts(raw: string | undefined): { requests: number | null; requestsPerLevel: number[] | null } {
+  if (raw === undefined) return { requests: null, requestsPerLevel: null };
+  const list = numberListFlag('requests', raw, []);
+  return list.length > 1 ? { requests: Math.max(...list), requestsPerLevel: list } : { requests: list[0], requestsPerLevel: null };
 }
 
 // Turn flags into the benchmark request (validation of values happens in the library).
@@ -67,7 +78,7 @@ function toRequest(v: Record<string, string | boolean | undefined>, env: NodeJS.
     model: s('model') ?? null,
     apiKey: s('api-key') ?? env.SPECTUNE_API_KEY ?? null,
     concurrency: numberListFlag('concurrency', s('concurrency'), rate !== null ? [DEFAULT_RATE_CAP] : [1]),
-    requests: opt('requests'),
+    ...requestCounts(s('requests')),
     durationSec: opt('duration'),
     inputTokens: opt('input-tokens') ?? undefined,
     outputTokens: opt('output-tokens') ?? undefined,
@@ -77,6 +88,7 @@ function toRequest(v: Record<string, string | boolean | undefined>, env: NodeJS.
     timeouts,
     stopAtSaturation: v['no-saturation-guard'] !== true,
     transport: (s('transport') ?? 'auto') as BenchRequest['transport'],
+    cacheEngine: s('engine') ?? null,
   };
 }
 
@@ -138,7 +150,7 @@ export const run: Command = async (argv, io) => {
     if (skipped.length) {
       io.stderr.write(`spectune: warn: skipped concurrency ${skipped.map((s) => s.concurrency).join(',')} of the levels asked for (${redactText(skipped[0].reason)})${skipped[0].reason.startsWith('server saturated') ? '; pass --no-saturation-guard to run every level' : ''}\n`);
     }
-    if (json) io.stdout.write(`${JSON.stringify(redactValue(toJsonRuns(result.runs, result.transport, skipped)))}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(redactValue(toJsonRuns(result.runs, result.transport, skipped, result.cachePolicy)))}\n`);
     const failed = result.runs.some((x) => x.requests.ok === 0);
     return failed ? EXIT.failure : EXIT.ok;
   } finally {

@@ -61,6 +61,16 @@ export const CUDA_RULES: DiagnosisRule[] = [
     ],
   },
   {
+    // Captured on an H200 (test/fixtures/journal/llamacpp/real-gpu-cuda-no-device): with no GPU visible to CUDA
+    // (CUDA_VISIBLE_DEVICES naming a GPU the host lacks), `--device CUDA0` is then rejected as an invalid flag value.
+    id: 'llamacpp.cuda_init_failed', class: 'cuda_error', engines: ['llamacpp'], confidence: 'high', fatal: false, refines: ['bad_config'],
+    title: 'CUDA could not be initialised, so the GPU named on the command line does not exist',
+    patterns: [/ggml_cuda_init: failed to initialize CUDA: (?<cuda_error>.+)/],
+    remediation: [
+      { text: 'CUDA sees no usable GPU: check CUDA_VISIBLE_DEVICES in the unit (Environment=) against `nvidia-smi -L`, and the driver (`nvidia-smi`, `journalctl -k | grep NVRM`)' },
+    ],
+  },
+  {
     id: 'cuda.runtime_error', class: 'cuda_error', confidence: 'high',
     title: 'A CUDA runtime error',
     patterns: [

@@ -75,6 +75,17 @@ export const MEMORY_RULES: DiagnosisRule[] = [
     ],
   },
   {
+    // Captured on an H200 (test/fixtures/journal/llamacpp/real-gpu-draft-no-fit): the target loads, the draft's
+    // cudaMalloc fails, and llama-server reports "failed to load draft model" — a GPU memory failure, not a bad draft.
+    id: 'llamacpp.draft_cuda_oom', class: 'cuda_oom', engines: ['llamacpp'], confidence: 'high', fatal: false, refines: ['speculative_error'],
+    title: 'The draft model did not fit in the GPU memory the target left',
+    patterns: [/allocating (?<alloc_mib>[\d.]+) MiB on device (?<device>\d+): cudaMalloc failed: out of memory/],
+    remediation: [
+      { text: 'target and draft do not fit together: offload fewer draft layers (-ngld) or keep the draft on the CPU', setting: 'spec_draft_ngl', direction: 'decrease' },
+      { text: 'or make room: lower --ctx-size (the target KV cache), or free the GPU memory other processes hold (nvidia-smi)', setting: 'ctx_size', direction: 'decrease' },
+    ],
+  },
+  {
     id: 'llamacpp.cuda_malloc_oom', class: 'cuda_oom', engines: ['llamacpp'], confidence: 'high',
     title: 'llama.cpp cudaMalloc ran out of GPU memory',
     patterns: [
