@@ -117,7 +117,9 @@ const MEMORY_LEVELS = new Set<DiagnosisClass>(['kv_cache_oom', 'cuda_oom', 'cuda
 
 // Do two classes tell the same failure at different levels (so neither contradicts the other)?
 function nested(a: DiagnosisClass, b: DiagnosisClass): boolean {
-  return MEMORY_LEVELS.has(a) && MEMORY_LEVELS.has(b);
+  if (MEMORY_LEVELS.has(a) && MEMORY_LEVELS.has(b)) return true;
+  // A CUDA error raised inside graph capture is the capture failure itself.
+  return (a === 'cuda_graph_capture_failure' && b === 'cuda_error') || (b === 'cuda_graph_capture_failure' && a === 'cuda_error');
 }
 
 // Confidence discipline: `high` only when no other firm failure of another class competes in the same lifetime.

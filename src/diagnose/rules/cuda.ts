@@ -45,7 +45,7 @@ export const CUDA_RULES: DiagnosisRule[] = [
     ],
   },
   {
-    id: 'cuda.stream_capture_unsupported', class: 'cuda_graph_capture_failure', confidence: 'high', detail: 'capture_unsupported_op',
+    id: 'cuda.stream_capture_unsupported', class: 'cuda_graph_capture_failure', confidence: 'high', detail: 'capture_unsupported_op', priority: -1,
     title: 'An operation that CUDA graphs cannot record ran during capture',
     patterns: [/cudaErrorStreamCaptureUnsupported|operation not permitted when stream is capturing|cudaErrorStreamCaptureInvalidated/],
     remediation: [

@@ -18,10 +18,7 @@ export const SPECULATIVE_RULES: DiagnosisRule[] = [
     id: 'sglang.speculative_worker_failed', class: 'speculative_error', engines: ['sglang'], confidence: 'medium', fatal: false,
     refines: ['unknown', 'bad_config', 'cuda_error'],
     title: 'The error was raised in SGLang speculative-decoding code',
-    patterns: [
-      /File "[^"]*(?:speculative\/\w+|server_args)\.py", line \d+, in (?<where>\w*(?:speculative|[Ee]agle|EAGLE|draft)\w*)$/,
-      /File "[^"]*\/speculative\/(?<file>\w+)\.py", line \d+, in (?<where>\w+)$/,
-    ],
+    patterns: [/File "[^"]*(?:speculative\/\w+|server_args)\.py", line \d+, in (?<where>\w*(?:speculative|[Ee]agle|EAGLE|draft)\w*)$/],
     remediation: [REVISIT_SPEC],
   },
   {
