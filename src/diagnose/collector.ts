@@ -68,13 +68,19 @@ function bare(text: string): AppLine {
   return { text, prefixed: false, tag: null, appTs: null, dialect: null, head: '' };
 }
 
-/** Fixed-format lines a busy server prints by the million (batch stats, access log): no rule can match them. */
+/**
+ * Fixed-format lines a busy server prints by the million (batch stats, access log), and request logs that quote the
+ * user's prompt (SGLang --log-requests, vLLM "Received request"): no rule may match them — a prompt that mentions
+ * "CUDA out of memory" is not a crash.
+ */
 const ROUTINE_PREFIXES = ['Decode batch', 'Prefill batch', 'Engine 0', 'slot '];
+const REQUEST_LOG_PREFIXES = ['Receive: obj=', 'Finish: obj=', 'Received request '];
 const ACCESS_LINE = /^INFO: +[\w.:[\]-]+ - "/;
 
 // Is this one of the routine lines that can be skipped by the rules (the markers have already seen it)?
 function isRoutine(text: string): boolean {
   for (const p of ROUTINE_PREFIXES) if (text.startsWith(p)) return !text.includes('rror');
+  for (const p of REQUEST_LOG_PREFIXES) if (text.startsWith(p)) return true;
   return text.charCodeAt(0) === 73 && ACCESS_LINE.test(text);
 }
 

@@ -30,6 +30,8 @@ const ABORT = /Fatal Python error: (?<reason>.+)|GGML_ASSERT\((?<assert>.*)\) fa
 const ENGINE_START = /server_args=ServerArgs\(|vLLM API server version|^(?:main: )?build(?: =|:) \d+/;
 /** docker compose's own line when a container stops: "name exited with code 127 (restarting)". */
 const DOCKER_EXIT = /^[\w.-]+ exited with code (?<status>\d+)(?<restarting> \(restarting\))?$/;
+/** Line starts that never carry a lifecycle event: by far the most frequent lines of a busy server. */
+const NOT_LIFECYCLE = ['Decode batch', 'Prefill batch', 'Receive: obj=', 'Finish: obj=', 'Received request '];
 const JOB_VERBS: Record<string, MarkerKind> = { Starting: 'starting', Started: 'started', Stopping: 'stop_requested', Stopped: 'stopped' };
 
 // Named groups of a match as plain strings.
@@ -65,6 +67,8 @@ export function readKernelMarker(text: string): Marker | null {
 export function readAppMarker(text: string, dialect: Dialect | null): Marker | null {
   let m: RegExpExecArray | null;
   if (text.includes(' HTTP/1.') && (m = ACCESS.exec(text))) return { kind: 'request', fields: groups(m) };
+  // Batch statistics and request logs (which quote the user's prompt) are never lifecycle lines.
+  if (NOT_LIFECYCLE.some((p) => text.startsWith(p))) return null;
   if (text.includes('total time =')) return { kind: 'request', fields: {} };
   if (text.includes('The server is fired up and ready to roll!')) return { kind: 'ready', fields: {} };
   if (dialect !== 'sglang' && (m = READY_VLLM.exec(text))) return { kind: 'ready', fields: groups(m) };
