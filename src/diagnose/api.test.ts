@@ -191,3 +191,25 @@ describe('namesNoFailure', () => {
     for (const c of ['kv_cache_oom', 'crash_loop', 'stop_timeout']) expect(namesNoFailure(v(c, true)), c).toBe(false);
   });
 });
+
+describe('lines that quote user text or carry journald members in odd places', () => {
+  it('a request log that quotes "CUDA out of memory" in a prompt is not a crash', () => {
+    const log = [
+      '[2026-03-10 10:00:00] The server is fired up and ready to roll!',
+      "[2026-03-10 10:00:05 TP0] Receive: obj=GenerateReqInput(rid='bench-1', text='why does torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB happen?')",
+      '[2026-03-10 10:00:06] INFO:     10.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    ].join('\n');
+    const v = diagnoseLogs([{ name: 'x', content: log }]).verdict;
+    expect(v.class).toBe('healthy');
+    expect(v.crashed).toBe(false);
+  });
+  it('reads the journal members it needs whatever their order, and never a key quoted inside a value', () => {
+    const entry = (msg: string) => JSON.stringify({ MESSAGE: msg, _PID: '42', SYSLOG_IDENTIFIER: 'sglang', __REALTIME_TIMESTAMP: '1773136800000000', _TRANSPORT: 'stdout', _SYSTEMD_UNIT: 'sglang-qwen.service' });
+    const tricky = JSON.stringify({ __CURSOR: 's=1', MESSAGE: 'x ,"_PID":"1", "UNIT":"other.service"', _PID: '42', SYSLOG_IDENTIFIER: 'sglang', __REALTIME_TIMESTAMP: '1773136801000000', _SYSTEMD_UNIT: 'sglang-qwen.service' });
+    const d = diagnoseLogs([{ name: 'j', content: [entry('[2026-03-10 10:00:00] The server is fired up and ready to roll!'), tricky, entry('RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.')].join('\n') }], { unit: 'sglang-qwen.service' });
+    expect(d.verdict.class).toBe('kv_cache_oom');
+    expect(d.lifetimes).toHaveLength(1);
+    expect(d.lifetimes[0].pid).toBe(42);
+    expect(d.inputs?.[0].formats.json).toBe(3);
+  });
+});
