@@ -6,11 +6,10 @@
 // The default noise is the sim profiles' own jitter (1%).
 // Target (issue 6): within 2% of the true optimum with at most half the grid's restarts, on every profile. Noise makes
 // each campaign a draw, so the target is checked on the mean over seeds; the worst seed is printed next to it.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // The gap and restart targets of the issue.
@@ -42,27 +41,13 @@ if (args.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
 else printTable(rows);
 process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
 
-// Compile the pure modules the benchmark needs (search + sim model) to plain JS, so no build of the whole package is needed.
+// The pure modules the benchmark needs (search + sim model), from the built package (`npm run build`): a copied
+// source list went stale once (src/random.ts was not in it) and failed on a clean checkout.
 async function loadSources() {
-  const out = join(ROOT, 'node_modules', '.cache', 'spectune-bench');
-  const files = [...walk(join(ROOT, 'src', 'search')), ...['model', 'settings'].map((f) => join(ROOT, 'src', 'sim', `${f}.ts`))]
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
-  for (const f of files) {
-    const js = ts.transpileModule(readFileSync(f, 'utf8'), { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false } }).outputText;
-    const dest = join(out, relative(join(ROOT, 'src'), f)).replace(/\.ts$/, '.js');
-    mkdirSync(dirname(dest), { recursive: true });
-    writeFileSync(dest, js);
-  }
-  writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
-  const imp = (p) => import(pathToFileURL(join(out, p)).href);
+  const imp = (p) => import(pathToFileURL(join(ROOT, 'dist', p)).href).catch(() => {
+    console.error(`bench/search-vs-grid.mjs: dist/${p} is missing: run \`npm run build\` first`); process.exit(2);
+  });
   return { search: await imp('search/index.js'), model: await imp('sim/model.js'), settings: await imp('sim/settings.js') };
-}
-
-function* walk(dir) {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory()) yield* walk(join(dir, e.name));
-    else yield join(dir, e.name);
-  }
 }
 
 function range(a, b) {
