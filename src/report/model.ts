@@ -157,12 +157,14 @@ function countRestarts(trials: ReportTrial[]): number {
 /** What every page of a simulated campaign's report says (HTML header and printed footer, Markdown top). */
 export const SIMULATED_TEXT = 'SIMULATED — this campaign ran on spectune\'s simulated engine (spectune sim), not on a real GPU server';
 
-// Whether the campaign ran on spectune's simulated engine: the store's flag when it has one, else what the store
-// shows of the unit (its engine command is `spectune sim`) or the demo's unit name.
+// Whether the campaign ran on spectune's simulated engine: the store's flag (the demo sets it), or what the store
+// shows of the unit (its engine command is `spectune sim`), or, for stores without the flag, the demo's unit name.
 export function isSimulated(campaign: ReportInput['campaign']): boolean {
-  if (typeof campaign.simulated === 'boolean') return campaign.simulated;
+  // The demo says so; any other campaign is simulated when the unit it tuned runs `spectune sim`.
+  if (campaign.simulated === true) return true;
   const commands = (campaign.endState?.units ?? []).flatMap((u) => [u.operatorExecStart, u.execStart]);
-  return commands.some((c) => c !== null && SIM_COMMAND.test(c)) || DEMO_UNIT_NAME.test(campaign.name);
+  if (commands.some((c) => c !== null && SIM_COMMAND.test(c))) return true;
+  return campaign.simulated === undefined && DEMO_UNIT_NAME.test(campaign.name);
 }
 
 // The whole model.
