@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { CliIo } from '../cli/io.js';
 import { chooseRenderMode, createRenderer } from '../cli/render/index.js';
 import { loadConfig } from '../config/index.js';
+import { trialNumber } from '../tune/types.js';
 import { runCampaign, type CampaignResult } from './tune.js';
 import { planCampaignDryRun, type DryRunPlan } from './tune-dry-run.js';
 import { wireCampaign } from './tune-wiring.js';
@@ -44,4 +45,14 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   } finally {
     renderer.close();
   }
+}
+
+/** A trial in `tune --json`: its record plus `number`, the 1-based trial number progress, summary and report print. */
+export type NumberedTrial<T> = T & { number: number };
+
+// The `tune --json` document: the campaign result with every trial (and best/baseline) numbered as the report numbers
+// them; `index` stays 0-based for programs that already read it.
+export function toTuneJson(result: CampaignResult): Omit<CampaignResult, 'trials' | 'best' | 'baseline'> & { trials: NumberedTrial<CampaignResult['trials'][number]>[]; best: NumberedTrial<NonNullable<CampaignResult['best']>> | null; baseline: NumberedTrial<NonNullable<CampaignResult['baseline']>> | null } {
+  const num = <T extends { index: number }>(t: T): NumberedTrial<T> => ({ number: trialNumber(t.index), ...t });
+  return { ...result, trials: result.trials.map(num), best: result.best ? num(result.best) : null, baseline: result.baseline ? num(result.baseline) : null };
 }

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadReportModel } from '../../src/app/report.js';
 import { runCampaign } from '../../src/app/tune.js';
+import { toTuneJson } from '../../src/app/tune-command.js';
 import { createSqliteTuneStore, markCampaignInterrupted } from '../../src/app/tune-store.js';
 import { formatEvent } from '../../src/cli/render/format.js';
 import type { SpectuneEvent } from '../../src/events.js';
@@ -35,6 +36,10 @@ describe('one numbering and one verdict for progress, summary and report', () =>
     }
     for (const e of ends.filter((x) => x.status === 'ok')) expect(model.rows.find((r) => r.seq === e.trial)?.verdict).toBe('ok');
     expect(model.best?.seq).toBe(res.best!.index + 1);
+    // tune --json numbers the trials as progress and the report do
+    const doc = toTuneJson(res);
+    expect(doc.trials.map((t) => t.number)).toEqual(rows.map((r) => r.seq));
+    expect(doc.best?.number).toBe(model.best?.seq);
   });
 
   it('after Ctrl-C the summary names the best so far, and the report names the same trial', async () => {

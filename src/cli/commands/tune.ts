@@ -1,7 +1,7 @@
 // `spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json]`: parse, wire, run the campaign, render.
 import { setMaxListeners } from 'node:events';
 import { dirname } from 'node:path';
-import { runTuneCommand, type TuneCommandResult } from '../../app/tune-command.js';
+import { runTuneCommand, toTuneJson, type TuneCommandResult } from '../../app/tune-command.js';
 import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
 import { redactText, redactValue } from '../../redact.js';
 import { formatConfig } from '../render/index.js';
@@ -67,7 +67,7 @@ export const run: Command = async (argv, io) => {
       configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
       restore: values.restore === true, json, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true, io, signal: ac.signal,
     });
-    if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : r.result))}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : toTuneJson(r.result)))}\n`);
     else printResult(io, r);
     if (r.kind === 'dry-run') return EXIT.ok;
     if (r.result.status === 'interrupted') return EXIT_INTERRUPTED;
