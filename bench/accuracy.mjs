@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { judged } from './lib/smoke.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 // The nominal schedule of the issue: first token after 50 ms, then one every 10 ms.
@@ -260,7 +261,7 @@ async function measure() {
   for (const transport of transports) printTable(rows.filter((r) => r.transport === transport), transport);
   if (values.json) console.log(JSON.stringify(rows));
   console.log('C floor = CPU per read of bench/read-floor.c (epoll rounds 1 ms apart + one recvmsg per socket, no runtime, no parsing) on the same kind of sockets');
-  process.exitCode = rows.filter((r) => r.transport === transports[0]).every((r) => r.pass) ? 0 : 1;
+  process.exitCode = judged(rows.filter((r) => r.transport === transports[0]).every((r) => r.pass));
 }
 
 async function measureLevel(runBench, child, port, c, tokens, transport) {

@@ -9,6 +9,7 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'no
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { judged } from './lib/smoke.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const args = process.argv.slice(2);
@@ -147,7 +148,7 @@ async function main() {
     const ok = mb / diag.seconds >= TARGET_MBPS && (diag.rssMb ?? 0) < TARGET_RSS_MB;
     const cpuOk = diag.cpu !== null && mb / diag.cpu >= TARGET_MBPS;
     console.log(`targets: >= ${TARGET_MBPS} MB/s and < ${TARGET_RSS_MB} MB peak RSS: ${ok ? 'met' : 'NOT met'} (wall clock); throughput per CPU-second ${cpuOk ? 'meets' : 'misses'} the target`);
-    process.exitCode = ok ? 0 : 1;
+    process.exitCode = judged(ok);
   } finally {
     if (!KEEP) rmSync(dir, { recursive: true, force: true });
   }

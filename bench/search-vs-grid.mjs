@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { judged } from './lib/smoke.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // The gap and restart targets of the issue.
@@ -39,7 +40,7 @@ const rows = [];
 for (const profile of profiles) for (const space of spaces) rows.push(benchOne(profile, space, Number(args.seeds), Number(args.noise)));
 if (args.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
 else printTable(rows);
-process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
+process.exitCode = judged(rows.every((r) => r.pass));
 
 // The pure modules the benchmark needs (search + sim model), from the built package (`npm run build`): a copied
 // source list went stale once (src/random.ts was not in it) and failed on a clean checkout.

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { judged } from './lib/smoke.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SEED = { 1: 123, 2: 186, 3: 234, 4: 277, 5: 282 };
@@ -101,4 +102,4 @@ for (const r of results) {
   ok &&= Math.abs(err) <= TOLERANCE && (!SEED_MRR[r.steps] || SEED_MRR[r.steps] === r.mrr);
 }
 console.log(ok ? 'calibration OK (within ±5%)' : 'calibration FAILED');
-process.exitCode = ok ? 0 : 1;
+process.exitCode = judged(ok);
