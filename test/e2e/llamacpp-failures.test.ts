@@ -43,6 +43,16 @@ async function waitStopped(h: TestHost, unit: string, timeoutMs = 60_000): Promi
   }
 }
 
+// Wait until the unit's journal holds a line: journald stores a service's stdout through its own stream socket, so
+// under load the last lines of a dead process can land after PID 1's exit notice (seen once in CI).
+async function waitJournalLine(h: TestHost, unit: string, since: string, needle: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!sshRun(h, `journalctl -u ${unit} --since '${since}' --no-pager -o cat; true`).includes(needle)) {
+    if (Date.now() > deadline) throw new Error(`${unit}: no "${needle}" in the journal after ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
 // Save the real journal as fixture real-<name> and check the fixture alone gives the same class.
 function saveFixture(h: TestHost, name: string, unit: string, since: string, expected: Record<string, unknown>): void {
   const cap = captureJournal(h, unit, since);
@@ -88,6 +98,7 @@ describe('real llama-server failures under systemd, diagnosed from the real jour
     const args = ['-m', hostModel(PAIRS.perfect.target), '-md', hostModel('draft-1L.gguf'), '--spec-type', 'draft-simple', '--draft-max', '8', ...serveArgs(PORTS.flag)];
     installLlamaUnit(host, UNITS.flag, args);
     await waitStopped(host, UNITS.flag);
+    await waitJournalLine(host, UNITS.flag, since, 'error while handling argument');
     const v = await diagnoseLive(host, UNITS.flag, since);
     expect(v.class, v.summary).toBe('bad_config');
     expect(v.facts?.argument).toBe('--draft-max');
@@ -102,6 +113,7 @@ describe('real llama-server failures under systemd, diagnosed from the real jour
     const since = hostEpoch(host);
     installLlamaUnit(host, UNITS.portB, ['-m', hostModel(PAIRS.poor.target), ...serveArgs(PORTS.shared)]);
     await waitStopped(host, UNITS.portB);
+    await waitJournalLine(host, UNITS.portB, since, "couldn't bind HTTP server socket");
     const v = await diagnoseLive(host, UNITS.portB, since);
     expect(v.class, v.summary).toBe('port_in_use');
     expect(v.facts?.port).toBe(PORTS.shared);
@@ -113,6 +125,7 @@ describe('real llama-server failures under systemd, diagnosed from the real jour
     const since = hostEpoch(host);
     installLlamaUnit(host, UNITS.model, ['-m', hostModel('no-such-model.gguf'), ...serveArgs(PORTS.model)]);
     await waitStopped(host, UNITS.model);
+    await waitJournalLine(host, UNITS.model, since, 'no-such-model.gguf');
     const v = await diagnoseLive(host, UNITS.model, since);
     expect(v.class, v.summary).toBe('model_load_error');
     expect(v.evidence.map((e) => e.text).join('\n')).toContain('no-such-model.gguf');
