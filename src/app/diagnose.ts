@@ -36,14 +36,20 @@ async function readText(path: string): Promise<string> {
   }
 }
 
+// A read error of an input as the user's mistake it usually is (missing file, a directory), else as it came.
+function inputError(e: unknown, name: string): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new ToolError('E_FILE_NOT_FOUND', `${name}: no such file`);
+  if (code === 'EISDIR') return new ToolError('E_INPUT_UNUSABLE', `${name}: is a directory`);
+  return e;
+}
+
 // Stream one readable into the diagnoser under a source name.
 async function pump(stream: NodeJS.ReadableStream, name: string, push: (n: string, c: Buffer) => void): Promise<void> {
   try {
     for await (const chunk of stream) push(name, chunk as Buffer);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ToolError('E_FILE_NOT_FOUND', `${name}: no such file`);
-    if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new ToolError('E_INPUT_UNUSABLE', `${name}: is a directory`);
-    throw e;
+    throw inputError(e, name);
   }
 }
 
@@ -55,8 +61,7 @@ function pumpFile(path: string, push: (n: string, c: Buffer) => void): void {
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ToolError('E_FILE_NOT_FOUND', `${path}: no such file`);
-    throw e;
+    throw inputError(e, path);
   }
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
   try {
@@ -65,8 +70,7 @@ function pumpFile(path: string, push: (n: string, c: Buffer) => void): void {
       try {
         n = readSync(fd, buf, 0, CHUNK_BYTES, null);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'EISDIR') throw new ToolError('E_INPUT_UNUSABLE', `${path}: is a directory`);
-        throw e;
+        throw inputError(e, path);
       }
       if (n === 0) return;
       push(path, buf.subarray(0, n));

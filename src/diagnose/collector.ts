@@ -2,7 +2,7 @@
 import { detach, detachAll } from './detach.js';
 import { LifetimeTracker, type LifeState, type RuleHit, type Sighting } from './lifetimes.js';
 import { createLineSplitter, type LineSplitter } from './lines.js';
-import { readAppMarker, readKernelMarker, readSystemdMarker, type Marker } from './markers.js';
+import { BATCH_PREFIXES, readAppMarker, readKernelMarker, readSystemdMarker, REQUEST_LOG_PREFIXES, type Marker } from './markers.js';
 import { APP_FAILURE_CLASSES, type RuleMatcher } from './matcher.js';
 import { stripAppPrefix, type AppLine, type Dialect } from './prefix.js';
 import { parseLine, type LineFormat, type LogRecord } from './records.js';
@@ -68,13 +68,8 @@ function bare(text: string): AppLine {
   return { text, prefixed: false, tag: null, appTs: null, dialect: null, head: '' };
 }
 
-/**
- * Fixed-format lines a busy server prints by the million (batch stats, access log), and request logs that quote the
- * user's prompt (SGLang --log-requests, vLLM "Received request"): no rule may match them — a prompt that mentions
- * "CUDA out of memory" is not a crash.
- */
-const ROUTINE_PREFIXES = ['Decode batch', 'Prefill batch', 'Engine 0', 'slot '];
-const REQUEST_LOG_PREFIXES = ['Receive: obj=', 'Finish: obj=', 'Received request '];
+/** Fixed-format lines a busy server prints by the million (batch stats, access log): no rule can match them. */
+const ROUTINE_PREFIXES = [...BATCH_PREFIXES, 'Engine 0', 'slot '];
 const ACCESS_LINE = /^INFO: +[\w.:[\]-]+ - "/;
 
 // Is this one of the routine lines that can be skipped by the rules (the markers have already seen it)?

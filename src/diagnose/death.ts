@@ -202,7 +202,8 @@ function judgeUnexplained(life: LifeState, exit: { code: string; status: number 
     }
     return { ...base, class: 'unknown', crashed: ended, confidence: 'low', evidence: [rq, ...tail] };
   }
-  const child = life.hits.find((h) => h.ruleId === 'sglang.child_killed' || h.ruleId === 'vllm.worker_fatal_signal' || h.ruleId === 'process.killed_by_signal');
+  // A low-confidence kill hint (a child or worker died of a signal, a shell says "Killed"): who sent it is unknown.
+  const child = life.hits.find((h) => h.class === 'external_kill' && ruleOf(h).confidence === 'low');
   if ((exit && exit.code === 'killed') || child) {
     const ev = [...q(life, m.sigterm), ...(child ? [{ ...child, source: child.source }] : []), ...tail];
     return { ...base, ended: true, class: 'external_kill', crashed: true, confidence: 'low', evidence: ev };

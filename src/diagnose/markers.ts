@@ -30,8 +30,12 @@ const ABORT = /Fatal Python error: (?<reason>.+)|GGML_ASSERT\((?<assert>.*)\) fa
 const ENGINE_START = /server_args=ServerArgs\(|vLLM API server version|^(?:main: )?build(?: =|:) \d+/;
 /** docker compose's own line when a container stops: "name exited with code 127 (restarting)". */
 const DOCKER_EXIT = /^[\w.-]+ exited with code (?<status>\d+)(?<restarting> \(restarting\))?$/;
-/** Line starts that never carry a lifecycle event: by far the most frequent lines of a busy server. */
-const NOT_LIFECYCLE = ['Decode batch', 'Prefill batch', 'Receive: obj=', 'Finish: obj=', 'Received request '];
+/** Batch statistics, by far the most frequent lines of a busy server: never a lifecycle event. */
+export const BATCH_PREFIXES = ['Decode batch', 'Prefill batch'];
+/** Request logs (SGLang --log-requests, vLLM "Received request"): they quote the user's prompt, so no marker or rule
+ * may read them — a prompt that mentions "CUDA out of memory" is not a crash. */
+export const REQUEST_LOG_PREFIXES = ['Receive: obj=', 'Finish: obj=', 'Received request '];
+const NOT_LIFECYCLE = [...BATCH_PREFIXES, ...REQUEST_LOG_PREFIXES];
 const JOB_VERBS: Record<string, MarkerKind> = { Starting: 'starting', Started: 'started', Stopping: 'stop_requested', Stopped: 'stopped' };
 
 // Named groups of a match as plain strings.

@@ -17,12 +17,14 @@ export interface LogRecord {
   message: string;
 }
 
-const SHORT_LINE = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) (\S+) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
-const ISO_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) (\S+) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
+/**
+ * journalctl short / short-precise and short-iso lines: stamp, host, identifier[pid], message. The host is optional
+ * (`--no-hostname`, snap logs) and lazy: "ts ident[pid]: msg" is tried first, so a host is only taken when the
+ * word after the stamp is not itself followed by a colon.
+ */
+const SHORT_LINE = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) (?:(\S+) )??([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
+const ISO_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) (?:(\S+) )??([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
 const PASTED_SYSTEMD = /^([\w:@.-]+\.(?:service|scope)): (?:Main process exited|Failed with result|State '|Scheduled restart job|Start request repeated|Deactivated successfully|Sending signal|Killing process|A process of this unit has been killed|Consumed )/;
-/** `journalctl -o short-iso --no-hostname` (and snap logs): the identifier follows the stamp directly. */
-const ISO_NO_HOST = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
-const SHORT_NO_HOST = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) ([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
 const META_LINE = /^-- (?:Boot [0-9a-f]+|No entries|Logs begin|Journal begins|Reboot)/;
 /** `journalctl -o json-seq` starts each entry with an ASCII record separator. */
 const RECORD_SEPARATOR = 0x1e;
@@ -55,9 +57,7 @@ function fromJson(line: string): LogRecord | null {
 
 // A journalctl short / short-precise / short-iso line, or null.
 function fromText(line: string): LogRecord | null {
-  const n = ISO_NO_HOST.exec(line) ?? SHORT_NO_HOST.exec(line);
-  // "ts host ident[pid]: msg" also matches the no-host form with the host as identifier, unless the host has no colon.
-  const m = n ? [n[0], n[1], '', n[2], n[3], n[4]] : SHORT_LINE.exec(line) ?? ISO_LINE.exec(line);
+  const m = SHORT_LINE.exec(line) ?? ISO_LINE.exec(line);
   if (!m) return null;
   const pid = m[4] ? Number(m[4]) : null;
   const ident = m[3];
