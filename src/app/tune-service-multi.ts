@@ -21,6 +21,9 @@ import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
 const ECHO_WINDOW_MS = 3000;
 /** A deploy restarts every rank once; the campaign counts it as one restart of the service, as for one host. */
 const RESTARTS_PER_DEPLOY = 1;
+/** After a rollback, how long a worker still starting (activating) gets to become active once rank0 is ready. */
+const WORKER_SETTLE_MS = 30_000;
+const WORKER_POLL_MS = 250;
 
 /** What the multi-host port is built from; ranks[0] is rank0 (the endpoint), the rest are workers. */
 export interface MultiServiceOptions {
@@ -112,10 +115,17 @@ function pause(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref?.());
 }
 
-// The workers that are not running now, named.
-async function downWorkers(ranks: ServiceController[]): Promise<string[]> {
-  const states = await Promise.all(ranks.slice(1).map(async (c) => ({ c, s: await showUnit(c.host, c.unit) })));
-  return states.filter(({ s }) => !isStartingOrUp(s) || s.activeState !== 'active').map(({ c, s }) => `${nameOf(c)} is ${s.activeState}/${s.subState}`);
+// The workers that are not running, named; a worker still starting (activating) gets up to graceMs to become active.
+async function downWorkers(ranks: ServiceController[], graceMs = 0): Promise<string[]> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const states = await Promise.all(ranks.slice(1).map(async (c) => ({ c, s: await showUnit(c.host, c.unit) })));
+    const starting = states.filter(({ s }) => isStartingOrUp(s) && s.activeState !== 'active');
+    if (!starting.length || Date.now() >= deadline) {
+      return states.filter(({ s }) => s.activeState !== 'active').map(({ c, s }) => `${nameOf(c)} is ${s.activeState}/${s.subState}`);
+    }
+    await pause(WORKER_POLL_MS);
+  }
 }
 
 /** The group's outcome: ready, or the first rank that failed (fail fast: the others are stopped). */
@@ -201,7 +211,7 @@ class MultiServicePort implements TuneServicePort {
       await Promise.all(this.ranks.map((c) => c.stopLoop('rollback of the group failed').catch(() => {})));
       throw first && 'error' in first ? first.error : new RollbackFailedError('rollback of the group ended without a verdict', null);
     }
-    const down = await downWorkers(this.ranks);
+    const down = await downWorkers(this.ranks, WORKER_SETTLE_MS);
     if (down.length) throw new RollbackFailedError(`rollback of the group: rank0 is ready but ${down.join('; ')}`, null);
   }
 

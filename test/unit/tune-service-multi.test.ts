@@ -7,7 +7,7 @@ import { createMultiHostServicePort, mergeGroupVerdict, withoutRankDiagnoses } f
 import { orderRanks } from '../../src/config/index.js';
 import type { FailedStart } from '../../src/service/index.js';
 import { DROPIN, EXEC, UNIT } from './service-fakes.js';
-import { abortsOnNccl, comesUp, createRanks, diesOfOom } from './tune-multi-fakes.js';
+import { abortsOnNccl, comesUp, createRanks, diesOfOom, later } from './tune-multi-fakes.js';
 
 // The port over two fake ranks.
 function setup() {
@@ -77,6 +77,18 @@ describe('multi-host service port', () => {
     const rollbacks = actionLog.records.filter((a) => a.action === 'rollback').map((a) => a.host).sort();
     expect(rollbacks).toEqual(['root@th-a', 'root@th-b']);
     expect(await port.readConfig(['speculative_num_steps'])).toEqual({ speculative_num_steps: 3 });
+  });
+
+  it('waits for a worker still starting after rank0 is ready, and fails the rollback when it fails instead', async () => {
+    for (const worker of ['slow', 'fails'] as const) {
+      const { ranks, port } = setup();
+      for (const r of ranks) r.sd.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'signal' };
+      ranks[0].onStart = comesUp(0);
+      ranks[1].onStart = worker === 'slow' ? (sd, pid) => later(600, () => { sd.state = { active: 'active', sub: 'running', pid, restarts: 0 }; }) : diesOfOom(600);
+      const out = await port.recover('trial 2 failed').then(() => 'recovered', (e: Error) => e.message);
+      if (worker === 'slow') expect(out).toBe('recovered');
+      else expect(out).toContain('root@th-b sim-e2e.service is failed/failed');
+    }
   });
 
   it('describes what is deployed on every rank', async () => {
