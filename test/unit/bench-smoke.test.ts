@@ -1,7 +1,7 @@
 // Every script under bench/ runs in CI at tiny sizes (SPECTUNE_BENCH_SMOKE=1: figures printed, not judged), so none
 // can break unseen again (search-vs-grid.mjs once failed on a clean checkout and nobody saw it).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -15,13 +15,17 @@ const RUNS: Record<string, { args: string[]; expect: RegExp }> = {
   'accuracy.mjs': { args: ['--levels', '1', '--tokens', '20'], expect: /^C floor = CPU per read/m },
 };
 
+/** Scripts that need the real test hosts: their short run is an e2e test instead. */
+const IN_E2E: Record<string, string> = { 'faults.mjs': 'test/e2e/faults.test.ts' };
+
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist/cli/main.js'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
 }, 180_000);
 
 describe('bench/ scripts in smoke mode', () => {
   it('are all listed here (a new script gets a smoke run)', () => {
-    expect(readdirSync(join(ROOT, 'bench')).filter((f) => f.endsWith('.mjs')).sort()).toEqual(Object.keys(RUNS).sort());
+    expect(readdirSync(join(ROOT, 'bench')).filter((f) => f.endsWith('.mjs')).sort()).toEqual([...Object.keys(RUNS), ...Object.keys(IN_E2E)].sort());
+    for (const [script, test] of Object.entries(IN_E2E)) expect(readFileSync(join(ROOT, test), 'utf8')).toContain(`bench/${script}`);
   });
   it.each(Object.entries(RUNS))('%s runs from the built package and prints its figures', (script, run) => {
     const r = spawnSync(process.execPath, [join(ROOT, 'bench', script), ...run.args], {
