@@ -3,7 +3,7 @@
 import type { Diagnosis, Verdict } from '../diagnose/types.js';
 import type { EngineSettings } from '../engines/types.js';
 import { isToolError, type ToolError } from '../errors.js';
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import type { Changes, DeployPlan, RollbackResult } from '../service/index.js';
 import { openService, type ServiceTarget } from './service-target.js';
 

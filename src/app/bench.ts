@@ -1,5 +1,5 @@
 // Use case behind `spectune bench`: read the user's prompt file if any, then run the shared library benchmark.
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import { KEEP_CACHE_POLICY, loadPromptFile, runBench, UNIQUE_PREFIX_POLICY, type BenchOptions, type BenchOutput, type CachePolicy } from '../bench/index.js';
 import { getEngine } from '../engines/index.js';
 

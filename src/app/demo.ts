@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { validateConfig, type SpectuneConfig } from '../config/index.js';
 import { InternalError } from '../errors.js';
 import { ensureOutputDir } from '../local-files.js';
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import { createProcessManager, type ProcessManager } from '../procman/index.js';
 import { createFileActionLog, createServiceController } from '../service/index.js';
 import { openStore, type Db } from '../store/index.js';

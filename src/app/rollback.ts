@@ -1,6 +1,6 @@
 // `spectune rollback`: return to the last known-good drop-in (or none, or --to VERSION), restart, verify readiness; a plan only
 // under --dry-run; nothing at all (no restart) when spectune never deployed to the unit.
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import type { RollbackPlan } from '../service/index.js';
 import type { Version } from '../service/deploy.js';
 import type { ServiceJson } from './apply.js';

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { orderRanks } from '../config/ranks.js';
 import { ToolError } from '../errors.js';
 import type { EngineName } from '../engines/types.js';
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import { openHost } from '../host/open.js';
 import { DEFAULT_PORTS } from '../onboard/index.js';
 import type { Host } from '../host/types.js';

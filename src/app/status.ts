@@ -1,5 +1,5 @@
 // `spectune status`: unit state, engine settings in force, health.
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import type { ServiceStatus } from '../service/index.js';
 import { openService, type ServiceTarget } from './service-target.js';
 

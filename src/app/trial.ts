@@ -1,6 +1,6 @@
 // Performs one trial's phases (feasibility → deploy → ready → warm-up → bench → record), emitting events.
-import type { EventSink } from '../events.js';
-import type { TrialPhase } from '../events.js';
+import type { EventSink } from '../tune/events.js';
+import type { TrialPhase } from '../tune/events.js';
 import { checkConstraints, evaluateObjective } from '../tune/objective.js';
 import { trialNumber, type TrialKind, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import type { TuneDeps, TuneSpec } from './tune-ports.js';

@@ -1,8 +1,8 @@
-// The `spectune tune` use case as the CLI calls it: load the config, wire, run (or dry-run), render events.
+// The `spectune tune` use case as the CLI calls it: load the config, wire, run (or dry-run); progress goes to the
+// caller's sink (the CLI passes its renderer).
 import { resolve } from 'node:path';
-import type { CliIo } from '../cli/io.js';
-import { chooseRenderMode, createRenderer } from '../cli/render/index.js';
 import { loadConfig } from '../config/index.js';
+import type { EventSink } from '../tune/events.js';
 import { trialNumber } from '../tune/types.js';
 import { runCampaign, type CampaignResult } from './tune.js';
 import { planCampaignDryRun, type DryRunPlan } from './tune-dry-run.js';
@@ -16,34 +16,30 @@ export interface TuneCommandInput {
   resume: boolean;
   dryRun: boolean;
   restore: boolean;
-  json: boolean;
   sshConfig?: string;
   confirmProbes?: boolean;
-  io: CliIo;
+  /** The environment (secrets named in the config are read from it). */
+  env: NodeJS.ProcessEnv;
+  onEvent: EventSink;
   signal: AbortSignal;
 }
 
 /** What the command prints. */
 export type TuneCommandResult = { kind: 'dry-run'; plan: DryRunPlan } | { kind: 'campaign'; result: CampaignResult };
 
-// Run the command; progress goes to stderr through the chosen renderer.
+// Run the command; progress goes to input.onEvent.
 export async function runTuneCommand(input: TuneCommandInput): Promise<TuneCommandResult> {
-  const renderer = createRenderer(chooseRenderMode({ json: input.json, isTTY: input.io.stderr.isTTY, env: input.io.env }), input.io.stderr);
-  const onEvent = renderer.onEvent.bind(renderer);
+  const { onEvent } = input;
+  const { config, warnings } = await loadConfig(input.configPath);
+  for (const w of warnings) onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: w });
+  const w = await wireCampaign(config, { env: input.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, dryRun: input.dryRun, onEvent });
   try {
-    const { config, warnings } = await loadConfig(input.configPath);
-    for (const w of warnings) onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: w });
-    const w = await wireCampaign(config, { env: input.io.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, dryRun: input.dryRun, onEvent });
-    try {
-      if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
-      const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
-      if (result.status === 'interrupted') markCampaignInterrupted(w.db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary });
-      return { kind: 'campaign', result };
-    } finally {
-      await w.close();
-    }
+    if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
+    const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
+    if (result.status === 'interrupted') markCampaignInterrupted(w.db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary });
+    return { kind: 'campaign', result };
   } finally {
-    renderer.close();
+    await w.close();
   }
 }
 

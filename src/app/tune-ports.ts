@@ -3,7 +3,7 @@
 import type { BenchRun, RequestSample } from '../bench/types.js';
 import type { Verdict } from '../diagnose/types.js';
 import type { CapacityFacts } from '../engines/types.js';
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import type { CampaignEndState } from '../store/index.js';
 import type { Proposal } from '../tune/step.js';
 import type { FeasibilityPrediction, ObjectiveSpec, ConstraintSpec, TrialRecord, TuneBudget, TuneConfig } from '../tune/types.js';

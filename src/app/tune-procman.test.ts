@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createRenderer } from '../cli/render/index.js';
 import { runTuneCommand } from './tune-command.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -41,7 +42,8 @@ function io() {
   const err = new PassThrough();
   let stderr = '';
   err.on('data', (d) => { stderr += d; });
-  return { io: { stdout: new PassThrough(), stderr: err, env: {} }, text: () => stderr };
+  const renderer = createRenderer('plain', err);
+  return { io: { env: {}, onEvent: renderer.onEvent.bind(renderer) }, text: () => stderr };
 }
 
 describe.runIf(BUILT)('spectune tune with manager: process', () => {
@@ -50,7 +52,7 @@ describe.runIf(BUILT)('spectune tune with manager: process', () => {
     const config = writeFiles(port, [3, 4, 10]);
     const c = io();
     // confirmProbes: the memory predictor refuses steps=10; deploying it once shows the real failure and the rollback.
-    const r = await runTuneCommand({ configPath: config, baseDir: dir, resume: false, dryRun: false, restore: false, json: false, confirmProbes: true, io: c.io, signal: new AbortController().signal });
+    const r = await runTuneCommand({ configPath: config, baseDir: dir, resume: false, dryRun: false, restore: false, confirmProbes: true, ...c.io, signal: new AbortController().signal });
     expect(r.kind).toBe('campaign');
     if (r.kind !== 'campaign') return;
     const byStatus = r.result.trials.map((t) => [t.config.speculative_num_steps, t.status]);
@@ -71,7 +73,7 @@ describe.runIf(BUILT)('spectune tune with manager: process', () => {
   it('refuses a missing unit file with its path and creates nothing', async () => {
     const config = join(dir, 'missing.yaml');
     writeFileSync(config, "target: { engine: sglang, endpoint: 'http://127.0.0.1:9', manager: process, processDir: ./nowhere, hosts: [{ unit: x.service }] }\nspace: { speculative_num_steps: { values: [3, 4] } }\n");
-    const run = (dryRun: boolean) => runTuneCommand({ configPath: config, baseDir: dir, resume: false, dryRun, restore: false, json: false, io: io().io, signal: new AbortController().signal });
+    const run = (dryRun: boolean) => runTuneCommand({ configPath: config, baseDir: dir, resume: false, dryRun, restore: false, ...io().io, signal: new AbortController().signal });
     await expect(run(false)).rejects.toThrow(/target\.processDir: no unit file .*nowhere\/etc\/systemd\/system\/x\.service/);
     expect(existsSync(join(dir, 'nowhere'))).toBe(false);
   });

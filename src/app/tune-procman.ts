@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { SpectuneConfig } from '../config/index.js';
 import { ToolError } from '../errors.js';
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import { createProcessManager } from '../procman/index.js';
 import { createProcmanHost, type ProcmanHost } from './demo-host.js';
 

@@ -5,7 +5,7 @@ import { namesNoFailure } from '../diagnose/index.js';
 import type { Verdict } from '../diagnose/types.js';
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import {
   RollbackFailedError, diagnoseCollaborators, type ActionLog, type Collaborators, type DeployPlan, type FailedStart,
   type ReadyResult, type ServiceController,

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { orderRanks, type SpectuneConfig } from '../config/index.js';
 import { ToolError } from '../errors.js';
 import { assertSqliteFile } from '../local-files.js';
-import type { EventSink } from '../events.js';
+import type { EventSink } from '../tune/events.js';
 import { openHost, type Host } from '../host/index.js';
 import { createFileActionLog, createMemoryActionLog, createServiceController, resolveActionLogPath, type ServiceController } from '../service/index.js';
 import { openStore, type Db } from '../store/index.js';

@@ -1,5 +1,5 @@
 // `spectune tune` use case: the campaign loop — baseline, search, soak, end state — durable and resumable.
-import type { EventSink, SpectuneEvent, TrialPhase } from '../events.js';
+import type { EventSink, SpectuneEvent, TrialPhase } from '../tune/events.js';
 import { ToolError } from '../errors.js';
 import { findBest, configKey } from '../tune/best.js';
 import { findBestPerConcurrency } from '../tune/per-concurrency.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { getEngine } from '../engines/index.js';
-import type { SpectuneEvent } from '../events.js';
+import type { BenchEvent } from './events.js';
 import { planRequest } from './api.js';
 import { applyPromptPolicy, UNIQUE_PREFIX_POLICY } from './cache.js';
 import { runBench } from './index.js';
@@ -17,7 +17,7 @@ afterEach(async () => { await server?.close(); server = null; });
 // Bench a scripted server twice with the same options; returns what it received and the events.
 async function benchTwice(o: Partial<BenchOptions>, script: (r: Received) => object = () => ({ frames: 3, itlMs: 1 })) {
   server = await startSseServer(script);
-  const events: SpectuneEvent[] = [];
+  const events: BenchEvent[] = [];
   const opts = { url: server.url, api: 'completions' as const, concurrency: [1, 2], requests: 2, warmup: 1, outputTokens: 3, inputTokens: 32, ...o };
   const first = await runBench(opts, (e) => events.push(e));
   const second = await runBench(opts, (e) => events.push(e));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SpectuneEvent } from '../events.js';
+import type { BenchEvent } from './events.js';
 import { runLevel, type LevelContext } from './load.js';
 import { RequestTimeline } from './metrics.js';
 import { resolveBenchOptions } from './options.js';
@@ -24,7 +24,7 @@ function fakeTransport(script: Step[]): Transport {
   };
 }
 
-function context(transport: Transport, events: SpectuneEvent[]): LevelContext {
+function context(transport: Transport, events: BenchEvent[]): LevelContext {
   const opts = resolveBenchOptions({ url: 'http://127.0.0.1:1', now: () => Date.now(), timeouts: { connect: 1000, firstToken: 5000, stall: 2000 } });
   let id = 0;
   return { opts, transport, url: new URL(opts.url), nextId: () => `bench-${++id}`, nextPrompt: () => ({ text: 'x' }), onEvent: (e) => events.push(e) };
@@ -41,7 +41,7 @@ describe('runLevel watchdog (fake timers)', () => {
       f.phase = 'first';
       setTimeout(() => { f.timeline.onFrames(1, Date.now()); f.lastActivityMs = Date.now(); f.phase = 'stream'; }, 300);
     };
-    const events: SpectuneEvent[] = [];
+    const events: BenchEvent[] = [];
     const level = runLevel(context(fakeTransport([never, connectedOnly, stallsAfterOne]), events), 3, { requests: 3, durationMs: null }, true);
     await vi.advanceTimersByTimeAsync(999);
     expect(events.filter((e) => e.type === 'bench:progress').at(-1)).toMatchObject({ done: 0 });
@@ -61,7 +61,7 @@ describe('runLevel watchdog (fake timers)', () => {
       f.phase = 'first';
       setTimeout(() => { f.timeline.onFrames(1, Date.now()); f.scanner.done = true; f.scanner.completionTokens = 10; st.finishStream(); }, 100);
     };
-    const events: SpectuneEvent[] = [];
+    const events: BenchEvent[] = [];
     const level = runLevel(context(fakeTransport([ok]), events), 2, { requests: 6, durationMs: null }, true);
     await vi.advanceTimersByTimeAsync(1000);
     const out = await level;

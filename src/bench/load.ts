@@ -1,6 +1,6 @@
 // Load generation for one level: closed-loop workers or open-loop Poisson arrivals, a watchdog for the phase
 // timeouts, and the early-stop rules. Numbers are folded into LevelStats as requests finish.
-import type { EventSink } from '../events.js';
+import type { BenchEventSink } from './events.js';
 import { planRequest, type BenchPrompt } from './api.js';
 import { buildSample, LevelStats, round } from './metrics.js';
 import type { ResolvedBenchOptions } from './options.js';
@@ -28,7 +28,7 @@ export interface LevelContext {
   extraFields?: Record<string, unknown>;
   /** Whether the engine's cache reset endpoint is still worth calling (false after it failed once). */
   cacheReset?: { available: boolean };
-  onEvent: EventSink;
+  onEvent: BenchEventSink;
   signal?: AbortSignal;
   /** Called once when half of the level is done (mid-level engine scrape). */
   onHalfway?: () => void;

@@ -1,5 +1,5 @@
 // Pure text rendering of benchmark progress and results (the CLI picks where each goes).
-import type { SpectuneEvent } from '../events.js';
+import type { BenchEvent } from './events.js';
 import type { BenchRun, Summary } from './types.js';
 
 // Width of the progress bar in characters: fits an 80-column terminal with the counters beside it.
@@ -35,7 +35,7 @@ export function formatLevelLine(r: BenchRun): string {
 const SHOW_WAIT_MS = 1000;
 
 // The live progress line on a terminal (redrawn in place with \r), and the periodic line when piped.
-export function formatProgress(e: Extract<SpectuneEvent, { type: 'bench:progress' }>): string {
+export function formatProgress(e: Extract<BenchEvent, { type: 'bench:progress' }>): string {
   const tps = e.outputTokensPerSec === null ? '' : `  ${e.outputTokensPerSec.toFixed(0)} tok/s`;
   const head = `c=${e.concurrency}${e.phase === 'warmup' ? ' warm-up' : ''}`;
   const waiting = e.waitingMs !== undefined && e.waitingMs !== null && e.waitingMs >= SHOW_WAIT_MS

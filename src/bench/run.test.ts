@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SpectuneEvent } from '../events.js';
+import type { BenchEvent } from './events.js';
 import { runBench } from './index.js';
 import type { BenchOptions } from './options.js';
 
@@ -21,7 +21,7 @@ afterEach(async () => {
 
 async function bench(script: (r: Received, n: number) => Script, o: Partial<BenchOptions> = {}) {
   server = await startSseServer(script);
-  const events: SpectuneEvent[] = [];
+  const events: BenchEvent[] = [];
   const result = await runBench({ url: server.url, requests: 4, warmup: 0, outputTokens: 10, inputTokens: 64, ...o }, (e) => events.push(e));
   return { result, events, run: result.runs[0], received: server.received };
 }

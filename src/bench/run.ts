@@ -1,7 +1,8 @@
 // runBench: the library entry point the CLI and the tuner share — levels in order, warm-up, engine scrapes,
 // one BenchRun per level, the same events for every caller.
 import { ToolError } from '../errors.js';
-import { ignoreEvents, type EventSink } from '../events.js';
+import { ignoreEvents } from '../events.js';
+import type { BenchEventSink } from './events.js';
 import { redactText } from '../redact.js';
 import { joinUrl, planRequest, type BenchPrompt } from './api.js';
 import { applyPromptPolicy, createRunNonce, resetEngineCache } from './cache.js';
@@ -24,7 +25,7 @@ const MODELS_TIMEOUT_MS = 5000;
 export type BenchOutput = BenchResult & { samples: RequestSample[] };
 
 // Run every level of a benchmark; failures of single requests are data, a server that never answers is an error.
-export async function runBench(options: BenchOptions, onEvent: EventSink = ignoreEvents, signal?: AbortSignal): Promise<BenchOutput> {
+export async function runBench(options: BenchOptions, onEvent: BenchEventSink = ignoreEvents, signal?: AbortSignal): Promise<BenchOutput> {
   const resolved = resolveBenchOptions(options);
   const transport = createTransport(new URL(resolved.url), resolved.transport);
   const o = { ...resolved, model: resolved.model ?? (await discoverModel(transport, resolved)) };
@@ -183,7 +184,7 @@ function buildRun(c: number, o: ResolvedBenchOptions, l: LevelOutcome, engine: B
 
 // Closed loop only: a level that adds under SATURATION_MIN_GAIN over the best lower level ends the sweep; returns
 // the reason (null: go on).
-function shouldStopAtSaturation(o: ResolvedBenchOptions, runs: BenchRun[], onEvent: EventSink): string | null {
+function shouldStopAtSaturation(o: ResolvedBenchOptions, runs: BenchRun[], onEvent: BenchEventSink): string | null {
   if (!o.stopAtSaturation || o.rate !== null || runs.length < 2) return null;
   const last = runs[runs.length - 1];
   const remaining = o.concurrency.slice(runs.length);

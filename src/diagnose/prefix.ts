@@ -1,7 +1,9 @@
 // Strip the engines' own line prefixes (SGLang, vLLM, uvicorn) so patterns and tracebacks see the bare text.
 
-/** The engine dialects diagnose knows. */
-export type Dialect = 'sglang' | 'vllm' | 'llamacpp';
+import type { EngineName } from '../engines/types.js';
+
+/** The engine dialects diagnose knows: one per engine of the registry. */
+export type Dialect = EngineName;
 
 /** A message with its application prefix removed. */
 export interface AppLine {

@@ -1,4 +1,5 @@
 // Shared types of the diagnosis engine: classes, verdicts, evidence, rules as data.
+import type { EngineName } from '../engines/types.js';
 
 /**
  * Stable diagnosis class ids (never rename: stored in campaigns and printed in --json). `healthy` (running and
@@ -123,7 +124,7 @@ export interface DiagnosisRule {
   class: DiagnosisClass;
   title: string;
   /** Engines whose dialect this rule applies to; omitted = all. */
-  engines?: ('sglang' | 'vllm' | 'llamacpp')[];
+  engines?: EngineName[];
   /** Regexes over messages; named groups become facts. */
   patterns: RegExp[];
   confidence: Confidence;

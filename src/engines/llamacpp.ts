@@ -3,7 +3,6 @@ import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
 } from './flags.js';
 import { parsePrometheusText, sumMetric } from './prometheus.js';
-import { loadEngineRules } from './rules-link.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
 } from './types.js';
@@ -170,5 +169,4 @@ export const llamacpp: EngineAdapter = {
   parseCapacity: parseLlamaCapacity,
   parseMetrics: parseLlamaMetrics,
   validateArgv: validateLlamaArgv,
-  get rules() { return loadEngineRules('llamacpp'); },
 };

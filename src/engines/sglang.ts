@@ -3,7 +3,6 @@ import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
 } from './flags.js';
 import { meanMetric, parsePrometheusText, sumMetric } from './prometheus.js';
-import { loadEngineRules } from './rules-link.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
 } from './types.js';
@@ -123,5 +122,4 @@ export const sglang: EngineAdapter = {
   parseCapacity: parseSglangCapacity,
   parseMetrics: parseSglangMetrics,
   validateArgv: validateSglangArgv,
-  get rules() { return loadEngineRules('sglang'); },
 };

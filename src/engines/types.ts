@@ -1,5 +1,4 @@
 // The engine adapter interface: each engine (sglang, vllm, llamacpp) is data plus pure functions behind it.
-import type { DiagnosisRule } from '../diagnose/types.js';
 
 /** Names of the supported engines; the registry in engines/index.ts is keyed by these. */
 export type EngineName = 'sglang' | 'vllm' | 'llamacpp';
@@ -93,6 +92,4 @@ export interface EngineAdapter {
   parseMetrics(prometheus: string | null, serverInfo: unknown | null): EngineMetrics;
   /** Removed flags (errors naming the replacement), values out of range, flags that do nothing alone. */
   validateArgv(argv: string[]): ArgvProblem[];
-  /** Diagnosis rules for this engine's log dialect (read lazily from src/diagnose). */
-  readonly rules: DiagnosisRule[];
 }

@@ -3,7 +3,6 @@ import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
 } from './flags.js';
 import { meanMetric, parsePrometheusText, sumMetric } from './prometheus.js';
-import { loadEngineRules } from './rules-link.js';
 import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from './types.js';
 import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './vllm-spec.js';
 
@@ -118,5 +117,4 @@ export const vllm: EngineAdapter = {
   parseCapacity: parseVllmCapacity,
   parseMetrics: parseVllmMetrics,
   validateArgv: validateVllmArgv,
-  get rules() { return loadEngineRules('vllm'); },
 };

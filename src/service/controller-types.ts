@@ -2,7 +2,7 @@
 import type { Diagnosis, Verdict } from '../diagnose/types.js';
 import type { EngineName, EngineSettings } from '../engines/types.js';
 import { ToolError } from '../errors.js';
-import type { EventSink } from '../events.js';
+import type { ServiceEventSink } from './events.js';
 import type { Host } from '../host/types.js';
 import type { ActionLog } from './action-log.js';
 import type { Collaborators } from './collaborators.js';
@@ -19,7 +19,7 @@ export interface ServiceControllerOptions {
   /** Base URL of the engine as seen from this machine, e.g. http://10.0.0.5:30000. */
   endpoint: string;
   actionLog?: ActionLog;
-  onEvent?: EventSink;
+  onEvent?: ServiceEventSink;
   /** Who the action log names for spectune's own actions. */
   by?: string;
   collaborators?: Collaborators;

@@ -4,7 +4,8 @@ import type { Diagnosis } from '../diagnose/types.js';
 import { getEngine } from '../engines/registry.js';
 import type { EngineAdapter, EngineName, EngineSettings } from '../engines/types.js';
 import { isToolError, ToolError } from '../errors.js';
-import { ignoreEvents, type EventSink } from '../events.js';
+import { ignoreEvents } from '../events.js';
+import type { ServiceEventSink } from './events.js';
 import type { Host } from '../host/types.js';
 import { createMemoryActionLog, type ActionLog } from './action-log.js';
 import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
@@ -47,7 +48,7 @@ export class ServiceController {
   readonly host: Host;
   readonly engine: EngineName;
   private readonly opts: ServiceControllerOptions;
-  private readonly onEvent: EventSink;
+  private readonly onEvent: ServiceEventSink;
   private readonly actionLog: ActionLog;
   private readonly prober: Prober;
   private readonly adapter: EngineAdapter;

@@ -3,7 +3,7 @@
 import { ToolError, isToolError } from '../errors.js';
 import { expectOk } from '../host/command-result.js';
 import type { Host } from '../host/types.js';
-import type { EventSink } from '../events.js';
+import type { ServiceEventSink } from './events.js';
 import type { DeployPlan } from './plan.js';
 import { reloadDaemon } from './systemd.js';
 import { dropInPath, statePaths, versionPath } from './unit.js';
@@ -81,7 +81,7 @@ async function writeOrRemove(host: Host, path: string, text: string | null): Pro
 
 // Perform a plan up to daemon-reload (the restart is the controller's, after the drain check); returns the new
 // version and the one it replaced (to put back if the restart cannot even be issued).
-export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: EventSink): Promise<{ version: number; previous: Version }> {
+export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: ServiceEventSink): Promise<{ version: number; previous: Version }> {
   const previous = await recordBaseline(host, plan);
   const version = await nextVersion(host, plan.unit);
   await host.writeFile(versionPath(plan.unit, version), plan.dropInText, { mode: FILE_MODE });

@@ -1,13 +1,13 @@
 // Progress of a start through the event stream: a service:state event whenever the unit's state changes, and one
 // line a minute while a start is slow, saying where it is and how long until its deadline.
-import type { EventSink } from '../events.js';
+import type { ServiceEventSink } from './events.js';
 import type { Tracker } from './readiness.js';
 import { PROGRESS_EVERY_MS, formatSlowStart, readLastSeen } from './start-deadline.js';
 
 /** What a progress reporter needs; `deadlineMs` undefined = monitoring, no slow-start lines. */
 export interface ProgressContext {
   unit: string;
-  onEvent: EventSink;
+  onEvent: ServiceEventSink;
   now(): number;
   deadlineMs?: number;
   everyMs?: number;

@@ -1,9 +1,9 @@
 // Pure text rendering of service-control results and events for the CLI (secrets redacted).
 import type { Diagnosis, Verdict } from '../diagnose/types.js';
 import type { EngineSettings } from '../engines/types.js';
-import type { SpectuneEvent } from '../events.js';
 import { redactText } from '../redact.js';
 import type { ServiceStatus } from './controller.js';
+import type { ServiceEvent } from './events.js';
 
 // "k=v k=v" of engine settings, sorted.
 export function formatSettings(s: EngineSettings): string {
@@ -39,8 +39,9 @@ export function formatVerdict(v: Verdict, d: Diagnosis | null): string {
   return redactText(`${lines.join('\n')}\n`);
 }
 
-// One progress line for a service event (null: not shown).
-export function formatServiceEvent(e: SpectuneEvent): string | null {
+// One progress line for a service event (null: not shown); takes any event of the stream, so it can be a whole sink.
+export function formatServiceEvent(event: ServiceEvent | { type: string; ts: number }): string | null {
+  const e = event as ServiceEvent;
   if (e.type === 'service:action') return `spectune: ${e.unit}: ${e.action} (${e.why})`;
   if (e.type === 'service:ready') return `spectune: ${e.unit}: ready after ${(e.elapsedMs / 1000).toFixed(1)} s`;
   if (e.type === 'service:failed') return `spectune: ${e.unit}: start failed: ${e.reason}`;

@@ -1,6 +1,6 @@
 // The action log (who stopped/started what, and why) and the optional event log of a campaign.
 import type { ActionRecord } from '../diagnose/types.js';
-import type { SpectuneEvent } from '../events.js';
+import type { SpectuneEvent } from '../tune/events.js';
 import type { Db } from './db.js';
 import { fromJson, toJson, toText } from './json.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBench } from '../../src/bench/index.js';
-import type { SpectuneEvent } from '../../src/events.js';
+import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createFileActionLog, createServiceController } from '../../src/service/index.js';
 import { hostEpoch, installSimUnit, journalText, removeSimUnit, runCli, sh, waitHealthy, type SimUnit } from './service-helpers.js';
 

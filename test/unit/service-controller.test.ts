@@ -2,7 +2,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { EngineMetrics } from '../../src/engines/types.js';
-import type { SpectuneEvent } from '../../src/events.js';
+import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createServiceController } from '../../src/service/controller.js';
 import { sleep } from '../../src/service/sleep.js';
 import { FakeHost } from '../fakes/fake-host.js';

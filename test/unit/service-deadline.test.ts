@@ -1,7 +1,7 @@
 // The start-up deadline: a start that hangs (activating forever, or active while /health never answers) fails
 // with E_TIMEOUT naming what was seen last, is stopped, and rolls back; progress goes through the event stream.
 import { describe, expect, it } from 'vitest';
-import type { SpectuneEvent } from '../../src/events.js';
+import type { SpectuneEvent } from '../../src/tune/events.js';
 import type { HealthResult } from '../../src/service/health.js';
 import { createProgressReporter } from '../../src/service/progress.js';
 import { createTracker, watchStart, type Baseline, type WatchContext } from '../../src/service/readiness.js';

@@ -1,7 +1,7 @@
 // A scripted systemd on a FakeHost, stand-in diagnosis and probers: the controller tested without test hosts.
 import type { Diagnosis } from '../../src/diagnose/types.js';
 import type { EngineMetrics } from '../../src/engines/types.js';
-import type { SpectuneEvent } from '../../src/events.js';
+import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createMemoryActionLog } from '../../src/service/action-log.js';
 import type { Collaborators } from '../../src/service/collaborators.js';
 import { createServiceController, type ServiceControllerOptions } from '../../src/service/controller.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCampaign } from '../../src/app/tune.js';
-import type { SpectuneEvent } from '../../src/events.js';
+import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createFakeDeps, createWorld, TEST_SPEC } from './tune-fakes.js';
 
 // Collect the events of a run.

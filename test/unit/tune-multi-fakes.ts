@@ -1,6 +1,6 @@
 // Two scripted systemd hosts for the multi-host service port: each `systemctl restart` runs a timed scenario (journal
 // lines, state changes) so that both ranks move on their own clocks, as they do on real hosts.
-import type { SpectuneEvent } from '../../src/events.js';
+import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createMemoryActionLog, type ActionLog } from '../../src/service/action-log.js';
 import { diagnoseCollaborators } from '../../src/service/collaborators.js';
 import { createServiceController, type ServiceController } from '../../src/service/controller.js';

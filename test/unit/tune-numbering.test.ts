@@ -6,7 +6,7 @@ import { runCampaign } from '../../src/app/tune.js';
 import { toTuneJson } from '../../src/app/tune-command.js';
 import { createSqliteTuneStore, markCampaignInterrupted } from '../../src/app/tune-store.js';
 import { formatEvent } from '../../src/cli/render/format.js';
-import type { SpectuneEvent } from '../../src/events.js';
+import type { SpectuneEvent } from '../../src/tune/events.js';
 import { listTrials, openStore } from '../../src/store/index.js';
 import { createFakeDeps, createWorld, TEST_SPEC } from './tune-fakes.js';
 

@@ -2,7 +2,7 @@
 // rank0 then rank1, fail fast on either rank, diagnose from both journals, roll both back, mark both good.
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/diagnose/types.js';
-import type { SpectuneEvent } from '../../src/events.js';
+import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createMultiHostServicePort, mergeGroupVerdict, withoutRankDiagnoses } from '../../src/app/tune-service-multi.js';
 import { orderRanks } from '../../src/config/index.js';
 import type { FailedStart } from '../../src/service/index.js';

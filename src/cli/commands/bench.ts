@@ -2,7 +2,7 @@
 import { benchEndpoint, type BenchRequest } from '../../app/bench.js';
 import { DEFAULT_LENGTHS, DEFAULT_TIMEOUTS, type BenchApi } from '../../bench/index.js';
 import { formatLevelLine, formatProgress, toJsonRuns } from '../../bench/render.js';
-import type { EventSink, SpectuneEvent } from '../../events.js';
+import type { EventSink, SpectuneEvent } from '../../tune/events.js';
 import { redactText, redactValue } from '../../redact.js';
 import { numberFlag, numberListFlag, parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { runTuneCommand, toTuneJson, type TuneCommandResult } from '../../app/tune-command.js';
 import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
 import { redactText, redactValue } from '../../redact.js';
-import { formatConfig } from '../render/index.js';
+import { chooseRenderMode, createRenderer, formatConfig } from '../render/index.js';
 import { parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
@@ -62,11 +62,13 @@ export const run: Command = async (argv, io) => {
   setMaxListeners(MAX_ABORT_LISTENERS, ac.signal);
   const onSigint = () => ac.abort(new Error('interrupted by Ctrl-C'));
   process.once('SIGINT', onSigint);
+  const renderer = createRenderer(chooseRenderMode({ json, isTTY: io.stderr.isTTY, env: io.env }), io.stderr);
   try {
     const r = await runTuneCommand({
       configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
-      restore: values.restore === true, json, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true, io, signal: ac.signal,
-    });
+      restore: values.restore === true, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true,
+      env: io.env, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
+    }).finally(() => renderer.close());
     if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : toTuneJson(r.result)))}\n`);
     else printResult(io, r);
     if (r.kind === 'dry-run') return EXIT.ok;

@@ -1,5 +1,5 @@
 // Pure formatting of progress events into one human line each; every renderer (TTY, plain) shares it.
-import type { SpectuneEvent } from '../../events.js';
+import type { SpectuneEvent } from '../../tune/events.js';
 
 /** Milliseconds per second, for human durations. */
 const MS_PER_S = 1000;

@@ -1,5 +1,5 @@
 // --json renderer: every event as one NDJSON line (on stderr; the final result goes to stdout).
-import type { SpectuneEvent } from '../../events.js';
+import type { SpectuneEvent } from '../../tune/events.js';
 import { redactText } from '../../redact.js';
 import type { Renderer, RenderTarget } from './types.js';
 

@@ -1,5 +1,5 @@
 // Non-TTY renderer (CI, pipes): one plain line per event, nothing rewritten.
-import type { SpectuneEvent } from '../../events.js';
+import type { SpectuneEvent } from '../../tune/events.js';
 import { redactText } from '../../redact.js';
 import { formatEvent } from './format.js';
 import type { Renderer, RenderTarget } from './types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SpectuneEvent } from '../../events.js';
+import type { SpectuneEvent } from '../../tune/events.js';
 import { chooseRenderMode, createJsonRenderer, createPlainRenderer, createTtyRenderer } from './index.js';
 
 // A fake output stream that keeps what was written.

@@ -1,5 +1,5 @@
 // Pure state behind the live status line: current trial, phase, elapsed vs expected, best so far.
-import type { SpectuneEvent } from '../../events.js';
+import type { SpectuneEvent } from '../../tune/events.js';
 import { formatConfig, formatDuration } from './format.js';
 
 /** What the live line shows; updated by every event. */

@@ -1,5 +1,5 @@
 // TTY renderer: permanent lines for what matters, plus one rate-limited live line that is rewritten in place.
-import type { SpectuneEvent } from '../../events.js';
+import type { SpectuneEvent } from '../../tune/events.js';
 import { redactText } from '../../redact.js';
 import { formatEvent } from './format.js';
 import { createLiveStatus, renderLiveStatus, updateLiveStatus, type LiveStatus } from './status.js';

@@ -1,5 +1,5 @@
 // Shared shapes of the event renderers.
-import type { SpectuneEvent } from '../../events.js';
+import type { SpectuneEvent } from '../../tune/events.js';
 
 /** Where a renderer writes (stderr in the CLI, a fake stream in tests). */
 export interface RenderTarget {
