@@ -3,13 +3,13 @@
 import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ToolError } from '../errors.js';
-import { getEngine } from '../engines/index.js';
+import { ENGINE_NAMES, getEngine } from '../engines/index.js';
 import type { EngineName } from '../engines/types.js';
 import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import {
-  DEFAULT_PORTS, describeUnitFiles, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup, judgeStopTimeout, judgeStoreDisk,
-  readVersion, summarizeChecks, VERSION_PROBES, type CheckResult, type EngineUnit,
+  describeUnitFiles, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup, judgeStopTimeout, judgeStoreDisk,
+  readVersion, summarizeChecks, type CheckResult, type EngineUnit,
 } from '../onboard/index.js';
 import { httpProber, joinUrl } from '../service/health.js';
 import type { UnitState } from '../service/show.js';
@@ -119,7 +119,7 @@ async function getText(url: string, apiKey: string | null): Promise<{ status: nu
 
 // The engine's version from the first probe that answers with one.
 async function probeVersion(endpoint: string, engine: EngineName, apiKey: string | null): Promise<string | null> {
-  for (const probe of VERSION_PROBES[engine]) {
+  for (const probe of getEngine(engine).versionProbes) {
     const r = await getText(joinUrl(endpoint, probe.path), apiKey);
     const v = r && r.status === 200 ? readVersion(probe, r.body) : null;
     if (v) return v;
@@ -135,7 +135,7 @@ async function readUnitEngine(host: Host, unit: string, engine: EngineName | nul
 
 // Engine health and version at the endpoint (rank0).
 async function checkEngine(plan: DoctorPlan, h: DoctorHost, subject: string, engine: EngineName, seen: EngineUnit | null): Promise<CheckResult> {
-  const port = seen?.port ?? DEFAULT_PORTS[engine];
+  const port = seen?.port ?? getEngine(engine).defaultPort;
   const hostName = await resolveHostname({ target: h.target, sshConfig: plan.sshConfig });
   const endpoint = (plan.endpoint ?? `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${port}`).replace(/\/+$/, '');
   const health = await httpProber.health(joinUrl(endpoint, getEngine(engine).healthPath));
@@ -168,7 +168,7 @@ async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: Che
     const seen = await readUnitEngine(host, h.unit, plan.engine);
     const engine = plan.engine ?? seen?.engine ?? null;
     if (!engine) {
-      checks.push(check('engine', subject, 'FAIL', 'cannot tell the engine: ExecStart is not readable or runs no SGLang, vLLM or llama-server command (a wrapper script?)', 'pass --engine sglang|vllm|llamacpp, or put the engine command in ExecStart'));
+      checks.push(check('engine', subject, 'FAIL', 'cannot tell the engine: ExecStart is not readable or runs no SGLang, vLLM or llama-server command (a wrapper script?)', `pass --engine ${ENGINE_NAMES.join('|')}, or put the engine command in ExecStart`));
     } else if (h.role === 'rank0') {
       checks.push(await checkEngine(plan, h, subject, engine, seen));
     }

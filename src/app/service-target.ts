@@ -3,10 +3,10 @@
 import { existsSync } from 'node:fs';
 import { orderRanks } from '../config/ranks.js';
 import { ToolError } from '../errors.js';
+import { DEFAULT_PORTS, ENGINE_NAMES } from '../engines/registry.js';
 import type { EngineName } from '../engines/types.js';
 import type { EventSink } from '../tune/events.js';
 import { openHost } from '../host/open.js';
-import { DEFAULT_PORTS } from '../onboard/index.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
 import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
@@ -26,14 +26,13 @@ export const TARGET_USAGE = `target (flags win over -c spectune.yaml, read when 
   --host user@host          the service host over SSH (default: this machine)
   --ssh-config FILE         ssh_config for it (default: your ~/.ssh/config)   --sudo  run systemctl etc. through sudo
   --unit NAME               the systemd unit (required here or in spectune.yaml)
-  --engine sglang|vllm|llamacpp   (default sglang)
-  --endpoint URL            (default http://<host>:<--port of ExecStart, else 30000 / 8000 / 8080>)
+  --engine ${ENGINE_NAMES.join('|')}   (default sglang)
+  --endpoint URL            (default http://<host>:<--port of ExecStart, else ${ENGINE_NAMES.map((n) => DEFAULT_PORTS[n]).join(' / ')}>)
   -c FILE                   spectune.yaml to read the target from (default ./spectune.yaml when it exists)
   --action-log FILE         (default $SPECTUNE_ACTION_LOG, else ${DEFAULT_ACTION_LOG})`;
 
 /** The config file read when -c is not given and it exists in the working directory. */
 const DEFAULT_CONFIG = 'spectune.yaml';
-const ENGINES: EngineName[] = ['sglang', 'vllm', 'llamacpp'];
 
 /** Flag values of the target flags. */
 export type TargetFlagValues = Partial<Record<keyof typeof TARGET_FLAGS, string | boolean>>;
@@ -70,7 +69,7 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
   const unit = str('unit') ?? fromConfig.unit;
   if (!unit) throw new ToolError('E_USAGE', 'no unit: pass --unit NAME (or a spectune.yaml with target.hosts[].unit)');
   const engine = (str('engine') ?? fromConfig.engine ?? 'sglang') as EngineName;
-  if (!ENGINES.includes(engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINES.join(', ')}, got "${engine}"`);
+  if (!ENGINE_NAMES.includes(engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${engine}"`);
   return {
     target: str('host') ?? fromConfig.target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
     unit: normalizeUnitName(unit), engine, endpoint: str('endpoint') ?? fromConfig.endpoint,

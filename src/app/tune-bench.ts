@@ -1,7 +1,7 @@
 // Binds the runner's benchmark port to runBench with the config's benchmark profile.
 import { runBench, type BenchOptions } from '../bench/index.js';
 import type { SpectuneConfig } from '../config/index.js';
-import { getEngine } from '../engines/index.js';
+import { getEngine, getEngineEndpoints } from '../engines/index.js';
 import type { TuneBenchPort } from './tune-ports.js';
 
 /** Warm-up requests are short: they touch every code path once (CUDA graphs, allocator); with the cache policy's
@@ -17,6 +17,7 @@ export function benchOptionsFromConfig(cfg: SpectuneConfig, apiKey: string | nul
     timeouts: { connect: b.timeouts.connectMs, firstToken: b.timeouts.firstTokenMs, stall: b.timeouts.stallMs },
     // Every measurement starts from the same cache state, by the engine's own means (its adapter's data).
     cachePolicy: getEngine(cfg.target.engine).cachePolicy,
+    engineEndpoints: getEngineEndpoints(cfg.target.engine),
   };
 }
 

@@ -187,12 +187,12 @@ class MultiServicePort implements TuneServicePort {
     const plans = await Promise.all(this.ranks.map((c) => c.plan(config)));
     if (plans.every((p) => p.noop)) {
       const healthy = await this.waitHealthyNow();
-      if (healthy) return { ready: true, capacity: await readCapacity(this.o.endpoint), restarts: 0 };
+      if (healthy) return { ready: true, capacity: await readCapacity(this.o.endpoint, this.o.engine), restarts: 0 };
     }
     const marks = await markStarts(this.ranks);
     await restartGroup(this.ranks, plans, `apply ${JSON.stringify(config)} (${why})`, signal);
     const out = await awaitGroup(this.ranks, this.o.echoWindowMs ?? ECHO_WINDOW_MS, signal);
-    if (out.status === 'ready') return { ready: true, capacity: await readCapacity(this.o.endpoint), restarts: RESTARTS_PER_DEPLOY };
+    if (out.status === 'ready') return { ready: true, capacity: await readCapacity(this.o.endpoint, this.o.engine), restarts: RESTARTS_PER_DEPLOY };
     const verdict = await this.diagnoseGroup(marks, out.rank, out.failed);
     return { ready: false, reason: `${nameOf(this.ranks[out.rank])}: ${out.failed.reason}`, verdict, restarts: RESTARTS_PER_DEPLOY };
   }

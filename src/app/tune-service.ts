@@ -1,26 +1,18 @@
 // Binds the runner's service port to the service controller (systemd drop-ins over SSH, or the process manager).
-import type { CapacityFacts } from '../engines/types.js';
+import { getEngine } from '../engines/index.js';
+import type { CapacityFacts, EngineName } from '../engines/types.js';
+import { readEngineInfo } from '../service/health.js';
 import { dropInPath, type ServiceController } from '../service/index.js';
 import type { TuneConfig } from '../tune/types.js';
 import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
 
-/** /server_info answers fast or not at all. */
-const SERVER_INFO_TIMEOUT_MS = 3000;
 /** A deploy of a config costs one restart of the service, whatever the crash loop did afterwards. */
 const RESTARTS_PER_DEPLOY = 1;
 
-// Capacity facts from SGLang's /server_info (max_total_num_tokens, max_running_requests); null when unavailable.
-export async function readCapacity(endpoint: string): Promise<CapacityFacts | null> {
-  try {
-    const res = await fetch(`${endpoint.replace(/\/+$/, '')}/server_info`, { signal: AbortSignal.timeout(SERVER_INFO_TIMEOUT_MS) });
-    if (res.status !== 200) return null;
-    const j = (await res.json()) as Record<string, unknown>;
-    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-    const facts: CapacityFacts = { maxTotalNumTokens: num(j.max_total_num_tokens), maxRunningRequests: num(j.max_running_requests), contextLen: num(j.context_length) };
-    return Object.values(facts).some((v) => v !== undefined) ? facts : null;
-  } catch {
-    return null;
-  }
+// Capacity facts from the engine's info JSON (SGLang's /server_info); null when the engine has none or it is unavailable.
+export async function readCapacity(endpoint: string, engine: EngineName): Promise<CapacityFacts | null> {
+  const adapter = getEngine(engine);
+  return adapter.readInfoCapacity(await readEngineInfo(endpoint, adapter));
 }
 
 // Pick the tuned keys out of the settings in force (a key the command line omits stays omitted).
@@ -44,13 +36,13 @@ async function deployConfig(ctl: ServiceController, endpoint: string, config: Tu
   const plan = await ctl.plan(config);
   if (plan.noop) {
     const st = await ctl.status();
-    if (st.health.ok) return { ready: true, capacity: await readCapacity(endpoint), restarts: 0 };
+    if (st.health.ok) return { ready: true, capacity: await readCapacity(endpoint, ctl.engine), restarts: 0 };
     await ctl.restart('redeploy of an unchanged config that is not healthy');
   } else {
     await ctl.apply(plan, { signal });
   }
   const r = await ctl.waitReady({ signal });
-  if (r.status === 'ready') return { ready: true, capacity: await readCapacity(endpoint), restarts: RESTARTS_PER_DEPLOY };
+  if (r.status === 'ready') return { ready: true, capacity: await readCapacity(endpoint, ctl.engine), restarts: RESTARTS_PER_DEPLOY };
   return { ready: false, reason: r.reason, verdict: r.verdict, restarts: RESTARTS_PER_DEPLOY };
 }
 
@@ -60,12 +52,12 @@ export function createControllerServicePort(ctl: ServiceController, endpoint: st
     readConfig: async (keys) => pickConfig(await ctl.currentSettings(), keys),
     async waitHealthy(signal) {
       const st = await ctl.status();
-      if (st.health.ok) return { healthy: true, capacity: await readCapacity(endpoint), reason: 'healthy' };
+      if (st.health.ok) return { healthy: true, capacity: await readCapacity(endpoint, ctl.engine), reason: 'healthy' };
       if (st.state.activeState !== 'active' && st.state.activeState !== 'activating') {
         return { healthy: false, capacity: null, reason: `unit is ${st.state.activeState}/${st.state.subState}` };
       }
       const r = await ctl.waitReady({ signal });
-      if (r.status === 'ready') return { healthy: true, capacity: await readCapacity(endpoint), reason: 'ready' };
+      if (r.status === 'ready') return { healthy: true, capacity: await readCapacity(endpoint, ctl.engine), reason: 'ready' };
       return { healthy: false, capacity: null, reason: r.reason };
     },
     deploy: (config, _why, signal) => deployConfig(ctl, endpoint, config, signal),

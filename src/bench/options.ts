@@ -1,4 +1,5 @@
 // Benchmark options: what the CLI and the tuner pass in, with defaults filled and checked in one place.
+import { ANY_ENGINE_ENDPOINTS, type EngineEndpoints } from '../engines/registry.js';
 import { ToolError } from '../errors.js';
 import type { BenchApi, BenchPrompt } from './api.js';
 import type { CachePolicy } from './cache.js';
@@ -39,8 +40,10 @@ export interface BenchOptions {
   maxErrorFraction?: number;
   /** Skip higher closed-loop levels once output tok/s stops growing (the CLI turns this on); default false. */
   stopAtSaturation?: boolean;
-  /** Scrape /metrics and /server_info around each level; default true. */
+  /** Scrape the engine's metrics and info endpoints around each level; default true. */
   scrapeEngine?: boolean;
+  /** The endpoints scraped: the engine adapter's (default: every engine's, for an engine not named). */
+  engineEndpoints?: EngineEndpoints;
   /** Clock in ms (monotonic); injected by tests. */
   now?: () => number;
   /** Epoch ms at clock time 0 (for RequestSample.startEpochMs); derived from the clock when not given. */
@@ -100,6 +103,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     maxErrorFraction: o.maxErrorFraction ?? 0.5,
     stopAtSaturation: o.stopAtSaturation ?? false,
     scrapeEngine: o.scrapeEngine ?? true,
+    engineEndpoints: o.engineEndpoints ?? ANY_ENGINE_ENDPOINTS,
     now: o.now ?? (() => performance.now()),
     epochOffsetMs: o.epochOffsetMs ?? (o.now ? Date.now() - o.now() : performance.timeOrigin),
     seed: o.seed ?? 1,

@@ -1,64 +1,8 @@
-// Pure reading of the engine's own view: Prometheus text (/metrics) and SGLang's /server_info JSON.
+// Pure reading of the engine's own view: Prometheus samples (/metrics, parsed by engines/prometheus.ts) and SGLang's
+// /server_info JSON, as one engine-neutral view.
+import { meanMetric, sumMetric, type PromSample } from '../engines/prometheus.js';
 
-/** One Prometheus sample line. */
-export interface PromSample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-
-// Parse Prometheus exposition text into samples (comments and malformed lines are skipped).
-export function parsePrometheus(text: string): PromSample[] {
-  const out: PromSample[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const m = SAMPLE_LINE.exec(line);
-    if (!m) continue;
-    const value = parsePromNumber(m[4]);
-    if (value === null) continue;
-    const labels: Record<string, string> = {};
-    if (m[3]) for (const l of m[3].matchAll(LABEL)) labels[l[1]] = l[2].replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
-    out.push({ name: m[1], labels, value });
-  }
-  return out;
-}
-
-function parsePromNumber(s: string): number | null {
-  if (s === '+Inf') return Infinity;
-  if (s === '-Inf') return -Infinity;
-  if (s === 'NaN') return NaN;
-  const n = Number(s);
-  return Number.isNaN(n) ? null : n;
-}
-
-// Sum of all series of a metric (over tp/dp ranks), or null when absent.
-function sumOf(samples: PromSample[], names: string[]): number | null {
-  for (const name of names) {
-    let found = false;
-    let total = 0;
-    for (const s of samples) {
-      if (s.name === name) {
-        found = true;
-        total += s.value;
-      }
-    }
-    if (found) return total;
-  }
-  return null;
-}
-
-// Mean of all series of a gauge (KV usage and acceptance are per rank ratios), or null when absent.
-function meanOf(samples: PromSample[], names: string[]): number | null {
-  for (const name of names) {
-    const vs = samples.filter((s) => s.name === name && Number.isFinite(s.value)).map((s) => s.value);
-    if (vs.length > 0) return vs.reduce((a, b) => a + b, 0) / vs.length;
-  }
-  return null;
-}
+export { parsePrometheus, type PromSample } from '../engines/prometheus.js';
 
 /** Engine view keys, the same for every engine (null when the engine does not export it). */
 export type EngineView = Record<string, number | null>;
@@ -67,16 +11,16 @@ export type EngineView = Record<string, number | null>;
 export function summarizeEngineView(samples: PromSample[] | null, serverInfo: unknown): EngineView {
   const s = samples ?? [];
   return {
-    runningRequests: sumOf(s, ['sglang:num_running_reqs', 'vllm:num_requests_running', 'llamacpp:requests_processing']),
-    queuedRequests: sumOf(s, ['sglang:num_queue_reqs', 'vllm:num_requests_waiting', 'llamacpp:requests_deferred']),
-    kvUsage: meanOf(s, ['sglang:token_usage', 'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc']),
-    specAcceptLength: meanOf(s, ['sglang:spec_accept_length']),
-    specAcceptRate: meanOf(s, ['sglang:spec_accept_rate']),
-    specDraftsTotal: sumOf(s, ['vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts', 'llamacpp:spec_decode_num_drafts_total']),
-    specAcceptedTotal: sumOf(s, ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens', 'llamacpp:spec_decode_num_accepted_tokens_total']),
-    specDraftTokensTotal: sumOf(s, ['vllm:spec_decode_num_draft_tokens_total', 'llamacpp:spec_decode_num_draft_tokens_total']),
-    generationTokensTotal: sumOf(s, ['sglang:generation_tokens_total', 'vllm:generation_tokens_total', 'llamacpp:tokens_predicted_total']),
-    genThroughput: meanOf(s, ['sglang:gen_throughput']),
+    runningRequests: sumMetric(s, 'sglang:num_running_reqs', 'vllm:num_requests_running', 'llamacpp:requests_processing'),
+    queuedRequests: sumMetric(s, 'sglang:num_queue_reqs', 'vllm:num_requests_waiting', 'llamacpp:requests_deferred'),
+    kvUsage: meanMetric(s, 'sglang:token_usage', 'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'),
+    specAcceptLength: meanMetric(s, 'sglang:spec_accept_length'),
+    specAcceptRate: meanMetric(s, 'sglang:spec_accept_rate'),
+    specDraftsTotal: sumMetric(s, 'vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts', 'llamacpp:spec_decode_num_drafts_total'),
+    specAcceptedTotal: sumMetric(s, 'vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens', 'llamacpp:spec_decode_num_accepted_tokens_total'),
+    specDraftTokensTotal: sumMetric(s, 'vllm:spec_decode_num_draft_tokens_total', 'llamacpp:spec_decode_num_draft_tokens_total'),
+    generationTokensTotal: sumMetric(s, 'sglang:generation_tokens_total', 'vllm:generation_tokens_total', 'llamacpp:tokens_predicted_total'),
+    genThroughput: meanMetric(s, 'sglang:gen_throughput'),
     serverAvgAcceptLength: readServerInfoAcceptLength(serverInfo),
     maxRunningRequests: readServerInfoNumber(serverInfo, 'max_running_requests'),
     maxTotalTokens: readServerInfoNumber(serverInfo, 'max_total_num_tokens'),

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { getEngineEndpoints } from '../engines/index.js';
 import type { BenchEvent } from './events.js';
 import { runBench } from './index.js';
 import type { BenchOptions } from './options.js';
@@ -142,6 +143,16 @@ describe('runBench against a scripted SSE server', () => {
     expect(r.runs[0].acceptLength).toBe(2.75);
     expect(r.runs[0].engine.after).toMatchObject({ runningRequests: 3, kvUsage: 0.4, maxRunningRequests: 17, serverAvgAcceptLength: 2.5 });
     expect(r.runs[0].engine.during).not.toBeNull();
+  });
+
+  it('scrapes only the named engine\'s endpoints: no /server_info for vLLM', async () => {
+    server = await startSseServer(() => ({ frames: 2 }));
+    server.metrics = 'vllm:num_requests_running 1\n';
+    server.serverInfo = { max_running_requests: 17 };
+    const vl = await runBench({ url: server.url, requests: 1, warmup: 0, engineEndpoints: getEngineEndpoints('vllm') });
+    expect(vl.runs[0].engine.after).toMatchObject({ runningRequests: 1, maxRunningRequests: null });
+    const any = await runBench({ url: server.url, requests: 1, warmup: 0 });
+    expect(any.runs[0].engine.after).toMatchObject({ runningRequests: 1, maxRunningRequests: 17 });
   });
 
   it('runs several closed-loop levels and an open-loop Poisson rate', async () => {

@@ -39,7 +39,7 @@ export async function runBench(options: BenchOptions, onEvent: BenchEventSink = 
     extraFields: o.cachePolicy.requestFields,
     cacheReset: { available: o.cachePolicy.resetEndpoint !== undefined },
   };
-  const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey, o.timeouts.firstToken) : null;
+  const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey, o.engineEndpoints, o.timeouts.firstToken) : null;
   const result: BenchOutput = {
     url: redactText(o.url), api: o.api, model: o.model, transport: transport.name, cachePolicy: o.cachePolicy.description, runs: [], skipped: [], samples: [],
   };

@@ -1,11 +1,13 @@
-// The engine's own view around a level: GET /metrics (Prometheus) and /server_info (SGLang; older /get_server_info).
+// The engine's own view around a level: GET its metrics (Prometheus) and info JSON (SGLang /server_info, older
+// /get_server_info), at the paths its adapter names.
 import { joinUrl } from './api.js';
-import { parsePrometheus, summarizeEngineView, type EngineView } from './prometheus.js';
+import { parsePrometheus } from '../engines/prometheus.js';
+import type { EngineEndpoints } from '../engines/registry.js';
+import { summarizeEngineView, type EngineView } from './prometheus.js';
 import type { Transport } from './transport.js';
 
 // A scrape must not hold up the benchmark: an engine that cannot answer in 5 s is reported as "no data".
 const SCRAPE_TIMEOUT_MS = 5000;
-const INFO_PATHS = ['/server_info', '/get_server_info'];
 
 /** Remembers which endpoints answered, so later scrapes skip the ones that 404. */
 export interface Scraper {
@@ -15,16 +17,16 @@ export interface Scraper {
 // Build a scraper for the server behind a base URL (a trailing /v1 is stripped: metrics live at the root). Every
 // endpoint is asked at once, each within timeoutMs (default SCRAPE_TIMEOUT_MS): a hung server costs one timeout,
 // not one per endpoint; an endpoint that does not answer is not asked again.
-export function createScraper(t: Transport, baseUrl: string, apiKey: string | null, timeoutMs = SCRAPE_TIMEOUT_MS): Scraper {
+export function createScraper(t: Transport, baseUrl: string, apiKey: string | null, endpoints: EngineEndpoints, timeoutMs = SCRAPE_TIMEOUT_MS): Scraper {
   const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const wait = Math.min(SCRAPE_TIMEOUT_MS, timeoutMs);
   let metricsOk = true;
-  let infoPaths = INFO_PATHS;
+  let infoPaths = endpoints.infoPaths;
   return {
     async scrape() {
       const [metricsText, ...infos] = await Promise.all([
-        metricsOk ? t.getText(joinUrl(root, '/metrics'), headers, wait) : Promise.resolve(null),
+        metricsOk ? t.getText(joinUrl(root, endpoints.metricsPath), headers, wait) : Promise.resolve(null),
         ...infoPaths.map((p) => t.getText(joinUrl(root, p), headers, wait)),
       ]);
       if (metricsText === null) metricsOk = false;

@@ -1,5 +1,7 @@
 // The spectune.yaml schema: one zod source for validation, defaults, TypeScript types and the editor JSON Schema.
 import { z } from 'zod';
+import { ENGINE_NAMES } from '../engines/registry.js';
+import type { EngineName } from '../engines/types.js';
 
 /** Scalar metrics of one benchmark level (BenchRun), addressed as `field` or `field.stat`. */
 export const METRICS = [
@@ -35,7 +37,7 @@ export const targetSchema = z.strictObject({
   /** The hosts and units that serve the model (one, or two for a model split across nodes). */
   hosts: z.array(hostSchema).min(1).max(2).describe('hosts and units serving the model'),
   /** Inference engine; selects the setting names, log dialect and diagnosis rules. */
-  engine: z.enum(['sglang', 'vllm', 'llamacpp']).describe('inference engine'),
+  engine: z.enum(ENGINE_NAMES as [EngineName, ...EngineName[]]).describe('inference engine'),
   /** OpenAI-compatible base URL of the service. */
   endpoint: z.url().describe('base URL, e.g. http://10.1.230.174:30000'),
   /** API key (prefer apiKeyEnv: keys in files end up in backups). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
-import { detectEngine, ENGINE_NAMES, getEngine } from './registry.js';
+import { ANY_ENGINE_ENDPOINTS, DEFAULT_PORTS, detectEngine, ENGINE_NAMES, getEngine, getEngineEndpoints } from './registry.js';
 import { llamacpp, parseTimingLines } from './llamacpp.js';
 import { sglang } from './sglang.js';
 import { vllm } from './vllm.js';
@@ -26,6 +26,24 @@ describe('registry', () => {
     expect(codeOf(() => getEngine('tgi'))).toBe('E_USAGE');
   });
 
+});
+
+describe('registry-derived data', () => {
+  it('takes default ports, endpoints and version probes from each adapter', () => {
+    expect(DEFAULT_PORTS).toEqual({ sglang: 30000, vllm: 8000, llamacpp: 8080 });
+    expect(getEngineEndpoints('sglang')).toEqual({ metricsPath: '/metrics', infoPaths: ['/server_info', '/get_server_info'] });
+    expect(getEngineEndpoints('vllm').infoPaths).toEqual([]);
+    expect(ANY_ENGINE_ENDPOINTS).toEqual({ metricsPath: '/metrics', infoPaths: ['/server_info', '/get_server_info'] });
+    expect(getEngine('llamacpp').versionProbes).toEqual([{ path: '/props', field: 'build_info' }]);
+    expect(ENGINE_NAMES.map((n) => getEngine(n).maxRequestsKey)).toEqual(['max_running_requests', 'max_num_seqs', 'parallel']);
+    for (const n of ENGINE_NAMES) expect(getEngine(n).params.some((p) => p.key === getEngine(n).modelKey)).toBe(true);
+  });
+
+  it('reads capacity from SGLang\'s /server_info only', () => {
+    expect(sglang.readInfoCapacity({ max_total_num_tokens: 10, context_length: 5 })).toEqual({ maxTotalNumTokens: 10, maxRunningRequests: undefined, contextLen: 5 });
+    expect(sglang.readInfoCapacity(null)).toBeNull();
+    expect(vllm.readInfoCapacity({ max_total_num_tokens: 10 })).toBeNull();
+  });
 });
 
 describe('sglang', () => {

@@ -2,7 +2,7 @@
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
 } from './flags.js';
-import { parsePrometheusText, sumMetric } from './prometheus.js';
+import { parsePrometheus, sumMetric } from './prometheus.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
 } from './types.js';
@@ -111,7 +111,7 @@ function validateLlamaArgv(argv: string[]): ArgvProblem[] {
 
 // Normalise /metrics (with --metrics) and a completion's `timings` object or log text.
 function parseLlamaMetrics(prometheus: string | null, serverInfo: unknown | null): EngineMetrics {
-  const m = parsePrometheusText(prometheus ?? '');
+  const m = parsePrometheus(prometheus ?? '');
   let acceptRate: number | null = null;
   let acceptLength: number | null = null;
   if (typeof serverInfo === 'string') {
@@ -156,7 +156,13 @@ function patchLlamaArgv(argv: string[], changes: Record<string, ParamValue | nul
 export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
   params: LLAMACPP_PARAMS,
+  defaultPort: 8080,
+  modelKey: 'model',
+  maxRequestsKey: 'parallel',
   healthPath: '/health',
+  metricsPath: '/metrics',
+  infoPaths: [],
+  versionProbes: [{ path: '/props', field: 'build_info' }],
   cachePolicy: {
     requestFields: { cache_prompt: false },
     uniquePrefix: false,
@@ -167,6 +173,7 @@ export const llamacpp: EngineAdapter = {
   patchArgv: patchLlamaArgv,
   effectiveSettings: deriveLlamaSettings,
   parseCapacity: parseLlamaCapacity,
+  readInfoCapacity: () => null,
   parseMetrics: parseLlamaMetrics,
   validateArgv: validateLlamaArgv,
 };

@@ -1,41 +1,57 @@
-// A minimal Prometheus text-format reader for the handful of engine metrics spectune normalises.
+// The one Prometheus text-format reader: the engine adapters (parseMetrics) and the bench's engine view use it.
 
-/** Samples of one metric family, keyed by the raw label text ("" when unlabelled). */
-export type MetricSamples = Map<string, number>;
+/** One Prometheus sample line. */
+export interface PromSample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
 
-// Sample line: name{labels} value [timestamp]; comments and blank lines are skipped.
-const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/;
+const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
-// Parse exposition text into metric name -> label text -> value.
-export function parsePrometheusText(text: string): Map<string, MetricSamples> {
-  const out = new Map<string, MetricSamples>();
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const m = SAMPLE_LINE.exec(line.trim());
+// Parse Prometheus exposition text into samples (comments and malformed lines are skipped).
+export function parsePrometheus(text: string): PromSample[] {
+  const out: PromSample[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const m = SAMPLE_LINE.exec(line);
     if (!m) continue;
-    const value = Number(m[3]);
-    if (Number.isNaN(value)) continue;
-    const family = out.get(m[1]) ?? new Map<string, number>();
-    family.set(m[2] ?? '', value);
-    out.set(m[1], family);
+    const value = parsePromNumber(m[4]);
+    if (value === null) continue;
+    const labels: Record<string, string> = {};
+    if (m[3]) for (const l of m[3].matchAll(LABEL)) labels[l[1]] = l[2].replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
+    out.push({ name: m[1], labels, value });
   }
   return out;
 }
 
-// Sum a metric over all its label sets (e.g. over TP ranks or engines); null when absent.
-export function sumMetric(metrics: Map<string, MetricSamples>, ...names: string[]): number | null {
+function parsePromNumber(s: string): number | null {
+  if (s === '+Inf') return Infinity;
+  if (s === '-Inf') return -Infinity;
+  if (s === 'NaN') return NaN;
+  const n = Number(s);
+  return Number.isNaN(n) ? null : n;
+}
+
+// The finite values of the first of `names` that has any (a metric exported under several names across versions).
+function valuesOf(samples: readonly PromSample[], names: readonly string[]): number[] | null {
   for (const name of names) {
-    const family = metrics.get(name);
-    if (family && family.size > 0) return [...family.values()].reduce((a, b) => a + b, 0);
+    const vs = samples.filter((s) => s.name === name && Number.isFinite(s.value)).map((s) => s.value);
+    if (vs.length > 0) return vs;
   }
   return null;
 }
 
-// Average a gauge over its label sets (per-rank gauges such as token usage); null when absent.
-export function meanMetric(metrics: Map<string, MetricSamples>, ...names: string[]): number | null {
-  for (const name of names) {
-    const family = metrics.get(name);
-    if (family && family.size > 0) return [...family.values()].reduce((a, b) => a + b, 0) / family.size;
-  }
-  return null;
+// Sum a metric over all its series (TP/DP ranks, engines); null when absent.
+export function sumMetric(samples: readonly PromSample[], ...names: string[]): number | null {
+  const vs = valuesOf(samples, names);
+  return vs ? vs.reduce((a, b) => a + b, 0) : null;
+}
+
+// Average a gauge over its series (per-rank ratios such as KV usage and acceptance); null when absent.
+export function meanMetric(samples: readonly PromSample[], ...names: string[]): number | null {
+  const vs = valuesOf(samples, names);
+  return vs ? vs.reduce((a, b) => a + b, 0) / vs.length : null;
 }

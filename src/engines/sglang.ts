@@ -2,7 +2,7 @@
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
 } from './flags.js';
-import { meanMetric, parsePrometheusText, sumMetric } from './prometheus.js';
+import { meanMetric, parsePrometheus, sumMetric } from './prometheus.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
 } from './types.js';
@@ -54,7 +54,7 @@ function applyTopkOneRule(settings: EngineSettings): EngineSettings {
 
 // Normalise /metrics and /server_info: accept length prefers the lifetime average from server_info.
 function parseSglangMetrics(prometheus: string | null, serverInfo: unknown | null): EngineMetrics {
-  const m = parsePrometheusText(prometheus ?? '');
+  const m = parsePrometheus(prometheus ?? '');
   const info = (serverInfo && typeof serverInfo === 'object' ? serverInfo : {}) as Record<string, unknown>;
   const states = Array.isArray(info.internal_states) ? (info.internal_states as Record<string, unknown>[]) : [];
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -67,6 +67,14 @@ function parseSglangMetrics(prometheus: string | null, serverInfo: unknown | nul
     genThroughput: sumMetric(m, 'sglang:gen_throughput') ?? num(states[0]?.last_gen_throughput),
     maxRunningRequests: num(info.max_running_requests) ?? num(states[0]?.max_running_requests),
   };
+}
+
+// Capacity facts from /server_info (max_total_num_tokens, max_running_requests, context_length), or null.
+function readSglangInfoCapacity(info: unknown): CapacityFacts | null {
+  const j = (info && typeof info === 'object' ? info : {}) as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const facts: CapacityFacts = { maxTotalNumTokens: num(j.max_total_num_tokens), maxRunningRequests: num(j.max_running_requests), contextLen: num(j.context_length) };
+  return Object.values(facts).some((v) => v !== undefined) ? facts : null;
 }
 
 // Parse the capacity line into facts.
@@ -109,7 +117,14 @@ function patchSglangArgv(argv: string[], changes: Record<string, ParamValue | nu
 export const sglang: EngineAdapter = {
   name: 'sglang',
   params: SGLANG_PARAMS,
+  defaultPort: 30000,
+  modelKey: 'model_path',
+  maxRequestsKey: 'max_running_requests',
   healthPath: '/health',
+  metricsPath: '/metrics',
+  // Older SGLang only has /get_server_info (newer ones log a deprecation line for it, so it is the fallback).
+  infoPaths: ['/server_info', '/get_server_info'],
+  versionProbes: [{ path: '/server_info', field: 'version' }, { path: '/get_server_info', field: 'version' }],
   cachePolicy: {
     resetEndpoint: { method: 'POST', path: '/flush_cache' },
     uniquePrefix: true,
@@ -120,6 +135,7 @@ export const sglang: EngineAdapter = {
   patchArgv: patchSglangArgv,
   effectiveSettings: applyTopkOneRule,
   parseCapacity: parseSglangCapacity,
+  readInfoCapacity: readSglangInfoCapacity,
   parseMetrics: parseSglangMetrics,
   validateArgv: validateSglangArgv,
 };

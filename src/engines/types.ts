@@ -69,13 +69,29 @@ export interface EngineCachePolicy {
   description: string;
 }
 
+/** One place an engine reports its version over HTTP: a GET path and the JSON field holding it. */
+export interface VersionProbe { path: string; field: string }
+
 /** Everything spectune knows about one engine. */
 export interface EngineAdapter {
   name: EngineName;
   /** Tunable parameters with valid ranges. */
   params: ParamSpec[];
+  /** The port the engine listens on when its command line names none. */
+  defaultPort: number;
+  /** The setting (canonical key) that names the model served. */
+  modelKey: string;
+  /** The setting that caps the requests served at once (running requests, sequences, slots). */
+  maxRequestsKey: string;
   /** Path that answers 200 when the server is ready. */
   healthPath: string;
+  /** Path of the engine's Prometheus metrics (text exposition). */
+  metricsPath: string;
+  /** Paths of the engine's JSON self-description, tried in order (SGLang /server_info, older /get_server_info);
+   *  empty when the engine has none, so nothing asks it. parseMetrics and readInfoCapacity read its body. */
+  infoPaths: string[];
+  /** Where the engine reports its version over HTTP, tried in order. */
+  versionProbes: VersionProbe[];
   /** How every measured level starts from the same prefix-cache state on this engine. */
   cachePolicy: EngineCachePolicy;
   /** A log line that means "ready to serve". */
@@ -88,6 +104,8 @@ export interface EngineAdapter {
   effectiveSettings(settings: EngineSettings): EngineSettings;
   /** Parse capacity facts out of one log line, or null. */
   parseCapacity(line: string): CapacityFacts | null;
+  /** Capacity facts in the engine's info JSON (from infoPaths), or null. */
+  readInfoCapacity(info: unknown): CapacityFacts | null;
   /** Normalise the engine's metrics (Prometheus text and/or server-info JSON). */
   parseMetrics(prometheus: string | null, serverInfo: unknown | null): EngineMetrics;
   /** Removed flags (errors naming the replacement), values out of range, flags that do nothing alone. */

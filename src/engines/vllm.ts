@@ -2,7 +2,7 @@
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
 } from './flags.js';
-import { meanMetric, parsePrometheusText, sumMetric } from './prometheus.js';
+import { meanMetric, parsePrometheus, sumMetric } from './prometheus.js';
 import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from './types.js';
 import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './vllm-spec.js';
 
@@ -84,7 +84,7 @@ function parseVllmCapacity(line: string): CapacityFacts | null {
 
 // Normalise /metrics: acceptance length = 1 + accepted / drafts (bonus token included, like SGLang's).
 function parseVllmMetrics(prometheus: string | null, _serverInfo: unknown | null): EngineMetrics {
-  const m = parsePrometheusText(prometheus ?? '');
+  const m = parsePrometheus(prometheus ?? '');
   const accepted = sumMetric(m, 'vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens');
   const drafts = sumMetric(m, 'vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts');
   const draftTokens = sumMetric(m, 'vllm:spec_decode_num_draft_tokens_total', 'vllm:spec_decode_num_draft_tokens');
@@ -104,7 +104,13 @@ function parseVllmMetrics(prometheus: string | null, _serverInfo: unknown | null
 export const vllm: EngineAdapter = {
   name: 'vllm',
   params: VLLM_PARAMS,
+  defaultPort: 8000,
+  modelKey: 'model',
+  maxRequestsKey: 'max_num_seqs',
   healthPath: '/health',
+  metricsPath: '/metrics',
+  infoPaths: [],
+  versionProbes: [{ path: '/version', field: 'version' }],
   cachePolicy: {
     resetEndpoint: { method: 'POST', path: '/reset_prefix_cache' },
     uniquePrefix: true,
@@ -115,6 +121,7 @@ export const vllm: EngineAdapter = {
   patchArgv: patchVllmArgv,
   effectiveSettings: deriveVllmSettings,
   parseCapacity: parseVllmCapacity,
+  readInfoCapacity: () => null,
   parseMetrics: parseVllmMetrics,
   validateArgv: validateVllmArgv,
 };

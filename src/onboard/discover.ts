@@ -1,15 +1,11 @@
 // Pure parsing for `spectune init`: which running units/containers look like an engine, and what their launch
 // command says (engine, model, port, speculative settings), read with the engine adapters.
 import { ToolError } from '../errors.js';
-import { readExecStart, splitShellCommands } from '../engines/index.js';
+import { DEFAULT_PORTS, getEngine, readExecStart, splitShellCommands } from '../engines/index.js';
 import type { EngineName, EngineSettings, ParamValue } from '../engines/types.js';
 import { effectiveEnvironment, effectiveListValue, type UnitFile } from '../service/unit.js';
 import type { EngineUnit, UnitSource } from './types.js';
 
-/** Engines' default ports, when the command sets none. */
-export const DEFAULT_PORTS: Record<EngineName, number> = { sglang: 30000, vllm: 8000, llamacpp: 8080 };
-/** The setting that holds the model, per engine. */
-const MODEL_KEY: Record<EngineName, string> = { sglang: 'model_path', vllm: 'model', llamacpp: 'model' };
 /** Speculative settings, by canonical key (speculative_enabled is derived, not a setting). */
 const SPECULATIVE_KEY = /^(?:speculative_(?!enabled$)|num_speculative_tokens$|spec_|model_draft$)/;
 /** Words in a launch command worth a closer look (engines, the simulator, and shells that may wrap them). */
@@ -46,7 +42,7 @@ export function describeCommand(unit: string, source: UnitSource, command: strin
   const r = readExecStart(command, env, engine ? { engine } : {});
   if (!r.engine) return null;
   const s = r.effective;
-  const model = literal(s[MODEL_KEY[r.engine]]);
+  const model = literal(s[getEngine(r.engine).modelKey]);
   const port = literal(s.port);
   const nnodes = Number(literal(s.nnodes) ?? NaN);
   return {

@@ -1,5 +1,6 @@
 // The search space init proposes for a unit (pure): per engine, the speculative knob in force and a range
 // around it, or — when speculation is off — a knob that is safe to tune, with the reason in words.
+import { getEngine } from '../engines/registry.js';
 import type { EngineName, ParamValue } from '../engines/types.js';
 import type { Commented, YamlValue } from './yaml.js';
 import type { EngineUnit } from './types.js';
@@ -108,6 +109,6 @@ export function spaceEntries(dims: ProposedDimension[]): Record<string, Commente
 // How many concurrent requests the unit serves at most (slots, running-request or sequence caps), or null.
 export function servingSlots(u: EngineUnit): number | null {
   const s = u.settings;
-  const cap = u.engine === 'llamacpp' ? num(s.parallel) : u.engine === 'sglang' ? num(s.max_running_requests) : num(s.max_num_seqs);
+  const cap = num(s[getEngine(u.engine).maxRequestsKey]);
   return cap !== null && cap > 0 ? cap : null;
 }

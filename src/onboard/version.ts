@@ -1,16 +1,8 @@
-// Where each engine tells its version over HTTP (data), and how to read it (pure).
-import type { EngineName } from '../engines/types.js';
+// How to read an engine's version out of the answer of one of its adapter's versionProbes (pure).
+import type { EngineName, VersionProbe } from '../engines/types.js';
 import type { CheckResult } from './types.js';
 
-/** One place an engine reports its version: a GET path and the JSON field holding it. */
-export interface VersionProbe { path: string; field: string }
-
-/** SGLang: /server_info (older: /get_server_info) `version`; vLLM: /version; llama-server: /props `build_info`. */
-export const VERSION_PROBES: Record<EngineName, VersionProbe[]> = {
-  sglang: [{ path: '/server_info', field: 'version' }, { path: '/get_server_info', field: 'version' }],
-  vllm: [{ path: '/version', field: 'version' }],
-  llamacpp: [{ path: '/props', field: 'build_info' }],
-};
+export type { VersionProbe } from '../engines/types.js';
 
 // The version string in a probe's JSON body, or null.
 export function readVersion(probe: VersionProbe, body: string): string | null {

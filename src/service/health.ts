@@ -43,15 +43,19 @@ async function probeHealth(url: string): Promise<HealthResult> {
   return { ok: r.status === 200, status: r.status, error: null, url };
 }
 
+// The engine's info JSON (its adapter's infoPaths, tried in order), or null; an engine without one is not asked.
+export async function readEngineInfo(endpoint: string, engine: EngineAdapter): Promise<unknown | null> {
+  for (const path of engine.infoPaths) {
+    const info = parseJson(await getText(joinUrl(endpoint, path), METRICS_TIMEOUT_MS));
+    if (info !== null) return info;
+  }
+  return null;
+}
+
 // Read Prometheus metrics and server info (whichever the engine exposes) and normalise them.
 async function probeMetrics(endpoint: string, engine: EngineAdapter): Promise<EngineMetrics | null> {
-  const [prom, info] = await Promise.all([
-    getText(joinUrl(endpoint, '/metrics'), METRICS_TIMEOUT_MS),
-    getText(joinUrl(endpoint, '/server_info'), METRICS_TIMEOUT_MS),
-  ]);
+  const [prom, infoJson] = await Promise.all([getText(joinUrl(endpoint, engine.metricsPath), METRICS_TIMEOUT_MS), readEngineInfo(endpoint, engine)]);
   const promText = 'status' in prom && prom.status === 200 ? prom.body : null;
-  // Older SGLang only has /get_server_info (newer ones log a deprecation line for it, so it is the fallback).
-  const infoJson = parseJson(info) ?? parseJson(await getText(joinUrl(endpoint, '/get_server_info'), METRICS_TIMEOUT_MS));
   if (promText === null && infoJson === null) return null;
   return engine.parseMetrics(promText, infoJson);
 }

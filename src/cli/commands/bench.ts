@@ -1,6 +1,7 @@
 // `spectune bench`: parse flags, run the benchmark, render progress on stderr and results on stdout.
 import { benchEndpoint, type BenchRequest } from '../../app/bench.js';
 import { DEFAULT_LENGTHS, DEFAULT_TIMEOUTS, type BenchApi } from '../../bench/index.js';
+import { ENGINE_NAMES } from '../../engines/index.js';
 import { formatLevelLine, formatProgress, toJsonRuns } from '../../bench/render.js';
 import type { EventSink, SpectuneEvent } from '../../tune/events.js';
 import { redactText, redactValue } from '../../redact.js';
@@ -31,7 +32,7 @@ const USAGE = `usage: spectune bench --url URL [flags]
   --no-saturation-guard     run every level; by default a level that adds < 5% output tok/s over a lower one ends the
                             sweep, and the skipped levels are reported (stderr, "skipped" in --json)
   --transport auto|native|js   how streams are read (default auto: the native reader when built)
-  --engine sglang|vllm|llamacpp|none   how every level starts from the same prefix-cache state: the engine's own
+  --engine ${ENGINE_NAMES.join('|')}|none   how every level starts from the same prefix-cache state: the engine's own
                             reset (SGLang /flush_cache, vLLM /reset_prefix_cache, llama.cpp cache_prompt=false);
                             default a random prefix unique to each request; none keeps the cache
   --json                    {"runs": [...], "transport", "skipped", "cachePolicy"} on stdout; progress on stderr

@@ -2,13 +2,14 @@
 import { runDiagnose } from '../../app/diagnose.js';
 import { resolveTarget } from '../../app/service-target.js';
 import { renderDiagnosis } from '../../diagnose/index.js';
+import { ENGINE_NAMES } from '../../engines/index.js';
 import type { EngineName } from '../../engines/types.js';
 import { ToolError } from '../../errors.js';
 import { redactValue } from '../../redact.js';
 import { parseFlags } from '../args.js';
 import type { Command } from '../io.js';
 
-const USAGE = `usage: spectune diagnose [FILE...|-] [--state FILE] [--actions FILE] [--kernel FILE] [--engine sglang|vllm|llamacpp] [--unit U] [--json]
+const USAGE = `usage: spectune diagnose [FILE...|-] [--state FILE] [--actions FILE] [--kernel FILE] [--engine ${ENGINE_NAMES.join('|')}] [--unit U] [--json]
        spectune diagnose --unit U [--host user@host] [--since "10 min ago"] [--json]
        spectune diagnose -c spectune.yaml [--since "10 min ago"]
   FILE            journalctl -o json export, journalctl text (short, short-iso, short-precise) or plain engine
@@ -23,8 +24,6 @@ examples:
   spectune diagnose --host root@gpu1 --unit sglang-qwen.service --since "10 min ago"
   journalctl -u sglang-qwen -o json | spectune diagnose --json -`;
 
-const ENGINES = ['sglang', 'vllm', 'llamacpp'];
-
 // Parse flags, run the diagnosis, print it; exit 0 whenever a diagnosis was produced.
 export const run: Command = async (argv, io) => {
   const { values, positionals: files } = parseFlags(argv, {
@@ -38,7 +37,7 @@ export const run: Command = async (argv, io) => {
     const t = await resolveTarget({ config: values.config, host: values.host, unit: values.unit, engine: values.engine, 'ssh-config': values['ssh-config'] }, io.env);
     Object.assign(values, { unit: t.unit, host: t.target, engine: t.engine, 'ssh-config': t.sshConfig });
   }
-  if (values.engine && !ENGINES.includes(values.engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINES.join(', ')}, got "${values.engine}"`);
+  if (values.engine && !(ENGINE_NAMES as string[]).includes(values.engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${values.engine}"`);
   if (values.host && !values.unit) throw new ToolError('E_USAGE', '--host needs --unit', { hint: 'e.g. spectune diagnose --host root@gpu1 --unit sglang-qwen.service' });
   const stdinUsable = io.stdin && !io.stdin.isTTY;
   if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: 'e.g. spectune diagnose journal.txt, or journalctl -u UNIT -o json | spectune diagnose -' });
