@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { orderRanks } from '../config/ranks.js';
 import { ToolError } from '../errors.js';
+import { normalizeUnitName } from '../unit-name.js';
 import { ENGINE_NAMES } from '../engines/index.js';
 import type { EngineName } from '../engines/types.js';
 
@@ -53,7 +54,7 @@ export async function resolveDoctorPlan(req: DoctorRequest, env: NodeJS.ProcessE
   }
   if (req.unit) {
     return {
-      ...common, source: 'flags', hosts: [{ target: req.host, unit: req.unit.endsWith('.service') ? req.unit : `${req.unit}.service`, role: 'rank0' }],
+      ...common, source: 'flags', hosts: [{ target: req.host, unit: normalizeUnitName(req.unit), role: 'rank0' }],
       engine: (req.engine as EngineName | undefined) ?? null, endpoint: req.endpoint ?? null, apiKey: null,
       outputTokens: DEFAULT_OUTPUT_TOKENS, readyTimeoutMs: DEFAULT_READY_MS, store: DEFAULT_STORE,
     };

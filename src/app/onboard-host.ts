@@ -1,6 +1,7 @@
 // What init and doctor read from a host (read-only): the engine units running there, a unit's start-up time
 // from its journal, and its clock. Nothing here changes the host.
 import { ToolError } from '../errors.js';
+import { normalizeUnitName } from '../unit-name.js';
 import { getEngine } from '../engines/index.js';
 import type { EngineName } from '../engines/types.js';
 import type { Host } from '../host/types.js';
@@ -34,7 +35,7 @@ export async function discoverEngineUnits(host: Host, opts: { unit?: string; eng
     const show = await host.exec(['systemctl', 'show', '-p', 'Id,ExecStart', '--no-pager', '--', ...running], { timeoutMs: COMMAND_TIMEOUT_MS });
     names = show.exitCode === 0 ? filterEngineLike(show.stdout) : running;
   }
-  const wanted = opts.unit ? (opts.unit.endsWith('.service') ? opts.unit : `${opts.unit}.service`) : undefined;
+  const wanted = opts.unit ? normalizeUnitName(opts.unit) : undefined;
   if (wanted && !names.includes(wanted)) names.push(wanted);
   const units: EngineUnit[] = [];
   for (const name of names) {

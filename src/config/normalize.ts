@@ -2,6 +2,7 @@
 import type { ParamValue } from '../engines/types.js';
 import type { MetricName, RawConfig } from './schema.js';
 import type { Dimension, Problems, SpectuneConfig } from './types.js';
+import { normalizeUnitName } from '../unit-name.js';
 import { isPercent, parseBytes, parseDurationMs, parseRatio } from './units.js';
 
 // A range that expands to more values than this is almost surely a typo (step 0.001 instead of 0.01).
@@ -82,8 +83,19 @@ function normalizeTarget(t: RawConfig['target'], p: Problems): SpectuneConfig['t
     gpuMemoryBytes = parseBytes(t.gpuMemory);
     if (gpuMemoryBytes === null) p.errors.push(`target.gpuMemory: expected a size such as "96GiB", got ${JSON.stringify(t.gpuMemory)}`);
   }
-  const hosts = t.hosts.map((h, i) => ({ host: h.host ?? null, unit: h.unit, role: h.role ?? (i === 0 ? 'rank0' : 'rank1') } as const));
+  const hosts = t.hosts.map((h, i) => ({ host: h.host ?? null, unit: normalizeHostUnit(h.unit, i, p), role: h.role ?? (i === 0 ? 'rank0' : 'rank1') } as const));
   return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, processDir: t.processDir ?? DEFAULT_PROCESS_DIR, gpuMemoryBytes };
+}
+
+// The unit of one host under the one unit-name rule (`sglang` is `sglang.service` for every command); a name that
+// rule refuses is a config error.
+function normalizeHostUnit(unit: string, i: number, p: Problems): string {
+  try {
+    return normalizeUnitName(unit);
+  } catch {
+    p.errors.push(`target.hosts[${i}].unit: expected a systemd unit name (letters, digits and ":_.@-", e.g. "sglang-qwen.service"), got ${JSON.stringify(unit)}`);
+    return unit;
+  }
 }
 
 // Requests per level: one count for every level, or a list with one count per concurrency level.

@@ -1,6 +1,7 @@
 // Pure parsing for `spectune init`: which running units/containers look like an engine, and what their launch
 // command says (engine, model, port, speculative settings), read with the engine adapters.
 import { ToolError } from '../errors.js';
+import { normalizeUnitName } from '../unit-name.js';
 import { DEFAULT_PORTS, getEngine, readExecStart, splitShellCommands } from '../engines/index.js';
 import type { EngineName, EngineSettings, ParamValue } from '../engines/types.js';
 import { effectiveEnvironment, effectiveListValue, type UnitFile } from '../service/unit.js';
@@ -92,7 +93,7 @@ function quoteWord(w: string): string {
 export function chooseUnit(found: EngineUnit[], wanted: string | undefined, hostName: string): EngineUnit {
   const tunable = found.filter((u) => u.source === 'systemd');
   if (wanted) {
-    const name = wanted.endsWith('.service') ? wanted : `${wanted}.service`;
+    const name = normalizeUnitName(wanted);
     const hit = found.find((u) => u.unit === name || u.unit === wanted);
     if (!hit) {
       throw new ToolError('E_UNIT_NOT_FOUND', `${hostName}: no running engine unit named ${name}`, {

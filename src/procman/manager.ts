@@ -3,6 +3,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '../errors.js';
+import { normalizeUnitName } from '../unit-name.js';
 import { ProcJournal } from './journal.js';
 import { ManagedService } from './service.js';
 import type { JournalPage, ServiceDef, ServiceShow } from './types.js';
@@ -28,10 +29,10 @@ export interface ProcessManager {
   close(): Promise<void>;
 }
 
-// "sim" -> "sim.service"; refuse names that could escape the units directory.
+// "sim" -> "sim.service" by the one unit-name rule; also refuse a hidden file name in the units directory.
 export function toUnitName(name: string): string {
-  const unit = name.endsWith('.service') ? name : `${name}.service`;
-  if (!/^[A-Za-z0-9:_.@-]+\.service$/.test(unit) || unit.startsWith('.')) {
+  const unit = normalizeUnitName(name);
+  if (unit.startsWith('.')) {
     throw new ToolError('E_UNSAFE_VALUE', `invalid service name ${JSON.stringify(name)}`, { hint: 'use letters, digits and :_.@- only' });
   }
   return unit;

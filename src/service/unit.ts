@@ -2,12 +2,8 @@
 // effective directives and drop-in rendering. No I/O here: everything is text in, text out.
 import { ToolError } from '../errors.js';
 
-/** A unit name systemd accepts and that can never be read as an option or a shell word. */
-const UNIT_NAME_RE = /^[A-Za-z0-9:_.@-]+\.service$/;
-/** Same alphabet, without the suffix (then ".service" is appended). */
-const UNIT_STEM_RE = /^[A-Za-z0-9:_.@-]+$/;
-/** systemd's own limit on unit name length (UNIT_NAME_MAX). */
-const UNIT_NAME_MAX = 256;
+export { normalizeUnitName } from '../unit-name.js';
+
 /** Sorted late so it wins over the operator's own drop-ins, yet leaves 91-99 for them to override us on purpose. */
 export const DROPIN_NAME = '90-spectune.conf';
 /** Where spectune keeps its per-unit history on the service host (previous drop-ins, the known-good marker). */
@@ -28,17 +24,6 @@ export interface UnitEntry {
   value: string;
   /** Path of the file the entry came from. */
   source: string;
-}
-
-// Validate a unit name (appending ".service" when missing); anything else is refused before it reaches a host.
-export function normalizeUnitName(name: string): string {
-  const full = UNIT_STEM_RE.test(name) && !name.endsWith('.service') ? `${name}.service` : name;
-  if (!UNIT_NAME_RE.test(full) || full.startsWith('-') || full.length > UNIT_NAME_MAX || full.includes('..')) {
-    throw new ToolError('E_UNSAFE_VALUE', `refusing unit name ${JSON.stringify(name)}: only letters, digits and ":_.@-" are allowed`, {
-      hint: 'pass the systemd unit name, e.g. --unit sglang-qwen.service',
-    });
-  }
-  return full;
 }
 
 // Path of spectune's drop-in for a unit.
