@@ -2,6 +2,7 @@
 import type { BenchRun } from '../bench/types.js';
 import type { ParamValue } from '../engines/types.js';
 import { buildKeep, buildRunning } from './end-state.js';
+import { buildLevelBests } from './per-concurrency.js';
 import { formatConfig, formatNumber, formatPercent } from './format.js';
 import { buildLatency, buildLevelCharts, buildTrialChart, labelMetric } from './series.js';
 import type { ChartModel, FailureModel, ReportInput, ReportModel, ReportTrial, TimelineEntry, TrialRow } from './types.js';
@@ -182,6 +183,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
     objective, keys, concurrencies, rows, best: rows.find((r) => r.isBest) ?? null, baseline: rows.find((r) => r.isBaseline) ?? null,
     charts: buildCharts(input, keys, objective, best?.seq ?? null), trialChart: buildTrialChart(t, rows, objective),
     levelCharts: buildLevelCharts(t, rows, concurrencies, objective), latency: buildLatency(t, rows, keys),
+    levelBests: buildLevelBests(t, baseline, concurrencies, (p) => formatConfig(p, keys)),
     simulated: isSimulated(input.campaign), running: buildRunning(input.campaign.endState, best, keys), keep: buildKeep(input, best, baseline, keys),
     timeline: buildTimeline(input, keys), failures: buildFailures(input, keys),
     counts: {

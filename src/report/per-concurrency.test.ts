@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchRun } from '../bench/types.js';
 import { buildReportModel, renderHtml, renderMarkdown } from './index.js';
-import { buildLevelBests } from './per-concurrency.js';
+import { findBestPerConcurrency } from '../tune/per-concurrency.js';
+import type { TrialRecord } from '../tune/types.js';
 import type { ReportInput, ReportTrial } from './types.js';
 
 const s = (v: number) => ({ mean: v, p50: v, p90: v, p99: v });
@@ -26,9 +27,22 @@ const input = (): ReportInput => ({
 
 describe('best config per concurrency in the report', () => {
   it('names the best config at each level, pooled over its measurements, against the baseline', () => {
-    const list = buildLevelBests(buildReportModel(input()));
+    const list = buildReportModel(input()).levelBests;
     expect(list.map((b) => [b.concurrency, b.config, b.outputTokensPerSec])).toEqual([[1, 'spec_draft_n_max=16', 393], [16, 'spec_draft_n_max=1', 560]]);
     expect(list[1].baseline).toBe(540);
+  });
+
+  it('ranks as the campaign summary does: a level with no answered request does not count as 0 tok/s', () => {
+    const inp = input();
+    const empty = trial(5, 16, 0, 0);
+    empty.runs = empty.runs.map((r) => ({ ...r, outputTokensPerSec: 0, requests: { ok: 0, failed: 8 } }));
+    inp.trials.push(empty);
+    const list = buildReportModel(inp).levelBests;
+    expect(list.map((b) => [b.concurrency, b.config, b.outputTokensPerSec])).toEqual([[1, 'spec_draft_n_max=16', 393], [16, 'spec_draft_n_max=1', 560]]);
+    const summary = findBestPerConcurrency(inp.trials.map((t) => ({
+      index: t.seq - 1, kind: t.purpose === 'baseline' ? 'baseline' : 'search', config: t.params, status: 'ok', runs: t.runs,
+    }) as unknown as TrialRecord));
+    expect(summary.map((b) => [b.concurrency, b.outputTokensPerSec, b.baselineOutputTokensPerSec])).toEqual(list.map((b) => [b.concurrency, b.outputTokensPerSec, b.baseline]));
   });
 
   it('renders the section with the recommendation in Markdown and HTML', () => {

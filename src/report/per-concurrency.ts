@@ -1,33 +1,21 @@
 // "Best config per concurrency" section of the report: where speculation pays depends on load, so next to the
 // campaign's recommendation (objective + constraints) the report names the best measured config at each level
 // (by output tok/s, a config's measurements pooled) and how it compares with the baseline. Pure.
+import { configKey } from '../search/index.js';
+import { rankBestPerConcurrency } from '../tune/per-concurrency.js';
 import { escapeCell, escapeHtml, formatNumber, formatPercent } from './format.js';
-import type { ReportModel } from './types.js';
+import type { LevelBest, ReportModel, ReportTrial } from './types.js';
 
-/** The best measured config at one concurrency level. */
-export interface LevelBest {
-  concurrency: number;
-  config: string;
-  outputTokensPerSec: number;
-  baseline: number | null;
-  vsBaseline: number | null;
-}
+export type { LevelBest } from './types.js';
 
-// Mean of numbers.
-const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-
-// The best config per concurrency level, from the measured rows of the trials table.
-export function buildLevelBests(m: ReportModel): LevelBest[] {
-  return m.concurrencies.flatMap((c) => {
-    const byConfig = new Map<string, number[]>();
-    for (const r of m.rows.filter((x) => x.state === 'measured' && typeof x.tokPerSec[c] === 'number')) {
-      byConfig.set(r.config, [...(byConfig.get(r.config) ?? []), r.tokPerSec[c] as number]);
-    }
-    const ranked = [...byConfig].map(([config, xs]) => ({ config, out: mean(xs) })).sort((a, b) => b.out - a.out);
-    if (!ranked.length) return [];
-    const base = m.baseline ? ranked.find((x) => x.config === m.baseline?.config) ?? null : null;
-    return [{ concurrency: c, config: ranked[0].config, outputTokensPerSec: ranked[0].out, baseline: base?.out ?? null, vsBaseline: base && base.out > 0 ? ranked[0].out / base.out - 1 : null }];
-  });
+// The best config per concurrency level of the measured trials, ranked as the campaign summary ranks them
+// (tune/per-concurrency.ts); `format` writes a config as the trials table does.
+export function buildLevelBests(trials: ReportTrial[], baseline: ReportTrial | null, concurrencies: number[], format: (params: ReportTrial['params']) => string): LevelBest[] {
+  const baseKey = baseline ? configKey(baseline.params) : null;
+  const measured = trials.filter((t) => t.state === 'measured').map((t) => ({ config: t.params, runs: t.runs, baseline: configKey(t.params) === baseKey }));
+  return rankBestPerConcurrency(measured).filter((b) => concurrencies.includes(b.concurrency)).map((b) => ({
+    concurrency: b.concurrency, config: format(b.config), outputTokensPerSec: b.outputTokensPerSec, baseline: b.baselineOutputTokensPerSec, vsBaseline: b.vsBaseline,
+  }));
 }
 
 // The recommendation sentence: the campaign's winner under its objective and constraints.
@@ -37,7 +25,7 @@ function recommendation(m: ReportModel): string {
 
 // Markdown lines of the section (empty when only one level was measured).
 export function renderLevelBestsMarkdown(m: ReportModel): string[] {
-  const list = buildLevelBests(m);
+  const list = m.levelBests;
   if (list.length < 2) return [];
   return ['## Best config per concurrency', '', recommendation(m), '', '| concurrency | best config (output tok/s) | tok/s | baseline tok/s | vs baseline |', '|---|---|---|---|---|',
     ...list.map((b) => `| ${b.concurrency} | ${escapeCell(b.config)} | ${formatNumber(b.outputTokensPerSec)} | ${formatNumber(b.baseline)} | ${formatPercent(b.vsBaseline)} |`), ''];
@@ -45,7 +33,7 @@ export function renderLevelBestsMarkdown(m: ReportModel): string[] {
 
 // HTML of the section ('' when only one level was measured).
 export function renderLevelBestsHtml(m: ReportModel): string {
-  const list = buildLevelBests(m);
+  const list = m.levelBests;
   if (list.length < 2) return '';
   const cell = (v: string, num = false) => `<td${num ? ' class="num"' : ''}>${v}</td>`;
   const rows = list.map((b) => `<tr>${cell(String(b.concurrency), true)}${cell(escapeHtml(b.config))}${cell(formatNumber(b.outputTokensPerSec), true)}${cell(formatNumber(b.baseline), true)}${cell(formatPercent(b.vsBaseline), true)}</tr>`).join('');

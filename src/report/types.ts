@@ -202,6 +202,15 @@ export interface KeepModel {
   note: string | null;
 }
 
+/** The best measured config at one concurrency level (the "Best config per concurrency" section). */
+export interface LevelBest {
+  concurrency: number;
+  config: string;
+  outputTokensPerSec: number;
+  baseline: number | null;
+  vsBaseline: number | null;
+}
+
 /** Everything renderers draw. */
 export interface ReportModel {
   title: string;
@@ -219,6 +228,8 @@ export interface ReportModel {
   /** The objective metric, TTFT and ITL (mean, p99) against concurrency, one line per trial. */
   levelCharts: LineChartModel[];
   latency: LatencyRow[];
+  /** The best config at each concurrency level, ranked as the campaign summary ranks them. */
+  levelBests: LevelBest[];
   /** SIMULATED campaign: every page says so. */
   simulated: boolean;
   running: RunningModel | null;

@@ -17,12 +17,20 @@ export interface ConcurrencyBest {
   vsBaseline: number | null;
 }
 
-/** A trial's level measurement, in the shape this module needs. */
-interface LevelPoint { key: string; config: TuneConfig; run: BenchRun }
+/** One measured trial as the ranking needs it (the campaign's TrialRecord and the report's stored trial alike). */
+export interface MeasuredConfig {
+  config: TuneConfig;
+  runs: BenchRun[];
+  /** True for the measurements of the baseline's config. */
+  baseline: boolean;
+}
 
-// Every measured level of every trial that ran (soaks included: they measure the same config).
-function collectPoints(trials: TrialRecord[]): LevelPoint[] {
-  return trials.filter((t) => t.status === 'ok').flatMap((t) => t.runs.filter((r) => r.requests.ok > 0).map((run) => ({ key: configKey(t.config), config: t.config, run })));
+/** A trial's level measurement, in the shape this module needs. */
+interface LevelPoint { key: string; config: TuneConfig; run: BenchRun; baseline: boolean }
+
+// Every level with an answered request of every measured trial (soaks included: they measure the same config).
+function collectPoints(measured: MeasuredConfig[]): LevelPoint[] {
+  return measured.flatMap((t) => t.runs.filter((r) => r.requests.ok > 0).map((run) => ({ key: configKey(t.config), config: t.config, run, baseline: t.baseline })));
 }
 
 // Mean of numbers, or null for none.
@@ -30,10 +38,18 @@ function mean(xs: number[]): number | null {
   return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null;
 }
 
-// The best config per concurrency level, in ascending order of concurrency.
+// The best config per concurrency level of a campaign's trials (those that ran), in ascending order of concurrency.
 export function findBestPerConcurrency(trials: TrialRecord[]): ConcurrencyBest[] {
-  const points = collectPoints(trials);
-  const baselineKey = trials.find((t) => t.kind === 'baseline')?.config;
+  const baseline = trials.find((t) => t.kind === 'baseline')?.config;
+  const baselineKey = baseline ? configKey(baseline) : null;
+  return rankBestPerConcurrency(trials.filter((t) => t.status === 'ok').map((t) => ({ config: t.config, runs: t.runs, baseline: configKey(t.config) === baselineKey })));
+}
+
+// The best config per concurrency level of measured trials, in ascending order of concurrency: the one ranking the
+// campaign summary and the report share.
+export function rankBestPerConcurrency(measured: MeasuredConfig[]): ConcurrencyBest[] {
+  const points = collectPoints(measured);
+  const baselineKey = points.find((p) => p.baseline)?.key ?? null;
   const levels = [...new Set(points.map((p) => p.run.concurrency))].sort((a, b) => a - b);
   return levels.flatMap((c) => {
     const byKey = new Map<string, LevelPoint[]>();
@@ -46,7 +62,7 @@ export function findBestPerConcurrency(trials: TrialRecord[]): ConcurrencyBest[]
     }));
     const best = scored.sort((a, b) => b.out - a.out)[0];
     if (!best) return [];
-    const base = baselineKey ? scored.find((s) => s.key === configKey(baselineKey)) : undefined;
+    const base = baselineKey ? scored.find((s) => s.key === baselineKey) : undefined;
     return [{
       concurrency: c, config: best.config, outputTokensPerSec: best.out, decodeTokensPerSec: best.decode,
       baselineOutputTokensPerSec: base?.out ?? null, vsBaseline: base && base.out > 0 ? best.out / base.out - 1 : null,
