@@ -1,5 +1,5 @@
-// Local output paths the user names (--out DIR, --html FILE, --md FILE, --db FILE): checked before any work, created
-// one level at a time, and every failure a one-line coded error naming the path and the fix.
+// Local paths the user names: output paths (--out DIR, --html FILE, --md FILE, --db FILE) checked before any work and
+// created one level at a time, and input files whose read errors become one-line coded errors naming the path and the fix.
 import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ToolError } from './errors.js';
@@ -66,4 +66,25 @@ export function assertSqliteFile(flag: string, path: string, mustHoldData: boole
   if (n < buf.length || buf.toString('latin1') !== SQLITE_HEADER) {
     throw new ToolError('E_INPUT_UNUSABLE', `${flag} ${path} is not a spectune store (not an SQLite database); it was left unchanged`, { hint: 'pass the store path of your spectune.yaml (default ./spectune.db)' });
   }
+}
+
+/** Read errors of a user's input file, as the one-line error each is. */
+const READ_ERRORS: Record<string, { code: 'E_FILE_NOT_FOUND' | 'E_NO_PERMISSION' | 'E_INPUT_UNUSABLE'; what: string; hint: string }> = {
+  ENOENT: { code: 'E_FILE_NOT_FOUND', what: 'no such file', hint: 'check the path' },
+  ENOTDIR: { code: 'E_FILE_NOT_FOUND', what: 'no such file (a part of the path is a file, not a directory)', hint: 'check the path' },
+  EACCES: { code: 'E_NO_PERMISSION', what: 'permission denied', hint: 'check its permissions (ls -l), or run as a user who can read it' },
+  EPERM: { code: 'E_NO_PERMISSION', what: 'operation not permitted', hint: 'check its permissions (ls -l), or run as a user who can read it' },
+  EISDIR: { code: 'E_INPUT_UNUSABLE', what: 'is a directory', hint: 'pass a file' },
+  ELOOP: { code: 'E_INPUT_UNUSABLE', what: 'too many levels of symbolic links', hint: 'point at the file itself' },
+  ENAMETOOLONG: { code: 'E_INPUT_UNUSABLE', what: 'file name too long', hint: 'check the path' },
+};
+
+// A failed read of an input file as a one-line coded error (missing, not permitted, a directory, ...); an error that
+// is not a file-system one comes back as it was.
+export function describeReadError(e: unknown, path: string): unknown {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return e;
+  const known = READ_ERRORS[code];
+  if (known) return new ToolError(known.code, `${path}: ${known.what}`, { hint: known.hint, cause: e });
+  return new ToolError('E_INPUT_UNUSABLE', `${path}: cannot read it (${code})`, { hint: 'check the file', cause: e });
 }

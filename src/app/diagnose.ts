@@ -3,9 +3,9 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createDiagnoser, parseActionLog, type ActionRecord, type Diagnosis } from '../diagnose/index.js';
 import type { EngineName } from '../engines/types.js';
-import { ToolError } from '../errors.js';
 import { openHost } from '../host/index.js';
-import { normalizeUnitName } from '../service/index.js';
+import { describeReadError } from '../local-files.js';
+import { normalizeUnitName } from '../unit-name.js';
 import { diagnoseUnit } from './diagnose-live.js';
 
 /** What to diagnose: files (or stdin), or a live unit on a host. */
@@ -26,23 +26,17 @@ export interface DiagnoseRequest {
 /** Read size for streaming files: 64 KiB strings stay in V8's young generation (1 MiB ones cost an mmap each). */
 const CHUNK_BYTES = 1 << 16;
 
-// Read an optional text file with a clear error when missing.
+// Read an optional text file (--state, --actions, --kernel); a read error is a one-line error naming the file.
 async function readText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ToolError('E_FILE_NOT_FOUND', `${path}: no such file`);
-    throw e;
+    throw describeReadError(e, path);
   }
 }
 
-// A read error of an input as the user's mistake it usually is (missing file, a directory), else as it came.
-function inputError(e: unknown, name: string): unknown {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return new ToolError('E_FILE_NOT_FOUND', `${name}: no such file`);
-  if (code === 'EISDIR') return new ToolError('E_INPUT_UNUSABLE', `${name}: is a directory`);
-  return e;
-}
+// A read error of an input (a file, stdin) as the one-line error it is, else as it came.
+const inputError = describeReadError;
 
 // Stream one readable into the diagnoser under a source name.
 async function pump(stream: NodeJS.ReadableStream, name: string, push: (n: string, c: Buffer) => void): Promise<void> {

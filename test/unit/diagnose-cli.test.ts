@@ -1,6 +1,6 @@
 // The built CLI: `node bin/spectune.js diagnose ...` — exit codes, --json shape, stdin, one-line errors.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,31 @@ describe('spectune diagnose (built CLI)', () => {
       expect(r.code, args[0]).toBe(1);
       expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
       expect(r.stderr).not.toContain('    at ');
+    }
+  });
+
+  it('maps every read error of --state/--actions/--kernel and of a log file to a one-line error naming the file', () => {
+    const file = join(tmp, 'plain.txt');
+    writeFileSync(file, 'x\n');
+    const loop = join(tmp, 'loop');
+    if (!existsSync(loop)) symlinkSync(loop, loop);
+    const cases: [string[], RegExp][] = [
+      [['--state', tmp, join(SEED1, 'journal.txt')], /: is a directory \(hint: pass a file\)$/],
+      [['--actions', join(file, 'child'), join(SEED1, 'journal.txt')], /plain\.txt\/child: no such file \(a part of the path is a file/],
+      [['--kernel', loop, join(SEED1, 'journal.txt')], /loop: too many levels of symbolic links/],
+      [[tmp], /: is a directory/],
+    ];
+    if (process.getuid?.() !== 0) {
+      const locked = join(tmp, 'locked.txt');
+      writeFileSync(locked, 'x\n');
+      chmodSync(locked, 0o000);
+      cases.push([['--state', locked, join(SEED1, 'journal.txt')], /locked\.txt: permission denied \(hint: check its permissions/]);
+    }
+    for (const [args, message] of cases) {
+      const r = cli(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stderr.trim(), args.join(' ')).toMatch(message);
     }
   });
 
