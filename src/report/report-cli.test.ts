@@ -1,11 +1,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
 import { run } from '../cli/commands/report.js';
 import { reportError } from '../cli/exit.js';
-import type { CliIo } from '../cli/io.js';
+import { captureIo, type CliIo } from '../cli/io.js';
 import {
   closeStore, createCampaign, markTrialState, openStore, recordAction, recordTrialResult, recordTrialStart, updateCampaign,
 } from '../store/index.js';
@@ -21,13 +20,8 @@ async function main(argv: string[], io: CliIo): Promise<number> {
 
 // A fake CLI io that collects output.
 function fakeIo() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  stdout.on('data', (b: Buffer) => out.push(b.toString()));
-  stderr.on('data', (b: Buffer) => err.push(b.toString()));
-  return { io: { stdout, stderr, env: {} }, out: () => out.join(''), err: () => err.join('') };
+  const { io, text } = captureIo();
+  return { io, out: () => text.stdout, err: () => text.stderr };
 }
 
 // A store with one finished campaign: baseline, a better trial, a crash with its verdict.

@@ -30,10 +30,8 @@ describe('apply --ready-timeout', () => {
 describe('rollback --ready-timeout', () => {
   it('is a usage error before anything is touched when the value is bad', async () => {
     const { run } = await import('../../src/cli/commands/rollback.js');
-    const { PassThrough } = await import('node:stream');
-    const out = new PassThrough();
-    const err = new PassThrough();
-    await expect(run(['--unit', 'llm', '--ready-timeout', '0'], { stdout: out, stderr: err, env: {} })).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('--ready-timeout') });
+    const { captureIo } = await import('../../src/cli/io.js');
+    await expect(run(['--unit', 'llm', '--ready-timeout', '0'], captureIo().io)).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('--ready-timeout') });
   });
 });
 

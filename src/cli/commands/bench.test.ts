@@ -1,7 +1,6 @@
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reportError } from '../exit.js';
-import type { CliIo } from '../io.js';
+import { captureIo as captureCliIo, type CliIo } from '../io.js';
 import { run } from './bench.js';
 
 // What main() does for a command (its lazy `import(\`./commands/${name}.js\`)` is not resolvable under vite).
@@ -13,14 +12,7 @@ interface FakeServer { url: string; close(): Promise<void> }
 const FAKE = '../../../test/fakes/sse-server.js';
 const { startSseServer } = (await import(/* @vite-ignore */ FAKE)) as { startSseServer: (s: (req: unknown, n: number) => object) => Promise<FakeServer> };
 
-function captureIo() {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  const text = { stdout: '', stderr: '' };
-  out.on('data', (d) => { text.stdout += d; });
-  err.on('data', (d) => { text.stderr += d; });
-  return { io: { stdout: out, stderr: err, env: { SPECTUNE_API_KEY: 'sk-secretsecretsecret1234' } }, text };
-}
+const captureIo = () => captureCliIo({ SPECTUNE_API_KEY: 'sk-secretsecretsecret1234' });
 
 let server: FakeServer | null = null;
 afterEach(async () => { await server?.close(); server = null; });

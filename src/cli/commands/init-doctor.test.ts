@@ -3,10 +3,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { reportError } from '../exit.js';
-import type { Command } from '../io.js';
+import { captureIo, type Command } from '../io.js';
 import { run as runDoctor } from './doctor.js';
 import { run as runInit } from './init.js';
 
@@ -14,15 +13,9 @@ const COMMANDS: Record<string, Command> = { init: runInit, doctor: runDoctor };
 
 // Run a command as main() does (its lazy `import(\`./commands/${name}.js\`)` is not resolvable under vite).
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = '';
-  let stderr = '';
-  out.on('data', (d) => { stdout += d; });
-  err.on('data', (d) => { stderr += d; });
-  const io = { stdout: out, stderr: err, env: {} };
+  const { io, text } = captureIo();
   const code = await COMMANDS[argv[0]](argv.slice(1), io).catch((e: unknown) => reportError(e, io));
-  return { code, stdout, stderr };
+  return { code, ...text };
 }
 
 describe('spectune init / doctor: usage errors', () => {
