@@ -83,7 +83,9 @@ function normalizeTarget(t: RawConfig['target'], p: Problems): SpectuneConfig['t
     gpuMemoryBytes = parseBytes(t.gpuMemory);
     if (gpuMemoryBytes === null) p.errors.push(`target.gpuMemory: expected a size such as "96GiB", got ${JSON.stringify(t.gpuMemory)}`);
   }
-  const hosts = t.hosts.map((h, i) => ({ host: h.host ?? null, unit: normalizeHostUnit(h.unit, i, p), role: h.role ?? (i === 0 ? 'rank0' : 'rank1') } as const));
+  // Units of systemd and the process manager follow the one unit-name rule; another manager's names are its own.
+  const unitRule = t.manager === 'systemd' || t.manager === 'process';
+  const hosts = t.hosts.map((h, i) => ({ host: h.host ?? null, unit: unitRule ? normalizeHostUnit(h.unit, i, p) : h.unit, role: h.role ?? (i === 0 ? 'rank0' : 'rank1') } as const));
   return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, processDir: t.processDir ?? DEFAULT_PROCESS_DIR, gpuMemoryBytes };
 }
 
