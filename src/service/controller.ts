@@ -70,10 +70,10 @@ export class ServiceController {
     this.collab = opts.collaborators ?? diagnoseCollaborators;
   }
 
-  // Unit state, engine settings in force, health.
-  async status(): Promise<ServiceStatus> {
+  // Unit state, engine settings in force, health (not asked with health: false: a worker rank serves no HTTP).
+  async status(o: { health?: boolean } = {}): Promise<ServiceStatus> {
     const [state, inForce, versions] = await Promise.all([showUnit(this.host, this.unit), this.readInForce(), readVersions(this.host, this.unit)]);
-    const health = await this.prober.health(this.healthUrl);
+    const health = o.health === false ? { ok: false, status: null, error: 'not asked: a worker rank serves no HTTP', url: '' } : await this.prober.health(this.healthUrl);
     return { host: this.host.name, unit: this.unit, state, execStart: inForce.execStart, settings: inForce.settings, dropIn: !!ourDropIn(inForce.files), versions, health };
   }
 
