@@ -121,6 +121,15 @@ export class ServiceController {
     return (await this.follow(base, { deadlineMs }, w.signal)) as ReadyResult;
   }
 
+  // Follow the last start of a worker rank (it logs no ready line and serves no HTTP): ready once it ran through the
+  // watch window (windowMs, default the loop check's) without failing; a failure is diagnosed and stopped as in waitReady.
+  async waitRunning(w: { signal?: AbortSignal; windowMs?: number } = {}): Promise<ReadyResult> {
+    const base = this.baseline ?? await this.currentBaseline();
+    this.baseline = null;
+    const r = await this.follow(base, { monitorMs: w.windowMs ?? LOOP_CHECK_MS }, w.signal);
+    return r.status === 'stable' ? { status: 'ready', elapsedMs: Date.now() - base.startedAt } : r;
+  }
+
   // Watch a running unit for a while: a crash loop (even one `systemctl status` shows as active) is diagnosed and stopped.
   async checkLoop(w: { windowMs?: number; signal?: AbortSignal } = {}): Promise<{ status: 'stable' } | FailedStart> {
     const base = await this.currentBaseline();
@@ -171,14 +180,14 @@ export class ServiceController {
   }
 
   // Return to the last known-good drop-in (or none; or version `to`), restart and verify readiness (within
-  // readyTimeoutMs); E_ROLLBACK_FAILED if that fails too.
-  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version } = {}): Promise<RollbackResult> {
+  // readyTimeoutMs; a worker rank: running through the watch window); E_ROLLBACK_FAILED if that fails too.
+  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; worker?: boolean } = {}): Promise<RollbackResult> {
     const target: Version = w.to ?? (await readVersions(this.host, this.unit)).good ?? 'none';
     const files = await catUnit(this.host, this.unit);
     await restoreVersion(this.host, this.unit, target, ourDropIn(files)?.text ?? null);
     await this.act('rollback', `returned to known-good version ${target}`);
     await this.restart(`rollback to version ${target}`, w);
-    const r = await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
+    const r = w.worker ? await this.waitRunning({ signal: w.signal }) : await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
     if (r.status === 'ready') return { status: 'rolled_back', version: target, elapsedMs: r.elapsedMs };
     throw new RollbackFailedError(`${this.host.name}: rollback of ${this.unit} to version ${target} failed too: ${r.verdict.summary}`, r.verdict);
   }

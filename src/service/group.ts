@@ -9,7 +9,7 @@ import type { ActionLog } from './action-log.js';
 import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 import type { ServiceController } from './controller.js';
 import {
-  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackPlan, type ServiceStatus, type StopOptions,
+  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackPlan, type StopOptions,
 } from './controller-types.js';
 import type { Version } from './deploy.js';
 import { renderShort } from './journal.js';
@@ -35,9 +35,6 @@ export interface ServiceGroupOptions {
 
 /** The outcome of a group start: ready, or the first rank that failed (the others stopped) with the group verdict. */
 export type GroupReady = { status: 'ready' } | { status: 'failed'; rank: number; failed: FailedStart; verdict: Verdict };
-
-/** One rank's status (a worker serves no HTTP: its health is not asked). */
-export interface RankStatus extends ServiceStatus { rank: number }
 
 /** Where each rank's journal stood before a group start: everything after it belongs to that start. */
 interface StartMark { cursor: string | null; startedAt: number; clockOffsetMs: number }
@@ -113,11 +110,6 @@ export class ServiceGroup {
   /** rank0: the unit that serves the endpoint. */
   get rank0(): ServiceController { return this.ranks[0]; }
 
-  // Every rank's status, rank0 first (a worker's health is not asked: it serves no HTTP).
-  async status(): Promise<RankStatus[]> {
-    return Promise.all(this.ranks.map(async (c, rank) => ({ ...(await c.status({ health: rank === 0 })), rank })));
-  }
-
   // Plan the same engine changes on every rank (each on its own unit: its rank flags stay its own).
   plan(changes: Changes, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<DeployPlan[]> {
     return Promise.all(this.ranks.map((c) => c.plan(changes, p)));
@@ -160,8 +152,8 @@ export class ServiceGroup {
   // Stop every rank, then roll every rank back at once (a worker retries reaching rank0's store until it listens);
   // done when rank0 is ready and every worker still runs (a worker still starting gets WORKER_SETTLE_MS). A worker's
   // rollback never sees a ready line (no endpoint), so it is followed only until rank0 is ready or it fails.
-  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version } = {}): Promise<{ version: Version; elapsedMs: number }> {
-    await this.stopAll('stop the failing config before rolling back');
+  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string } = {}): Promise<{ version: Version; elapsedMs: number }> {
+    await this.stopAll(w.why ?? 'stop the failing config before rolling back');
     const ac = linkedAbort(w.signal);
     const waits = this.ranks.map((c, i) => endOf(i, () => c.rollback({ signal: ac.signal, readyTimeoutMs: w.readyTimeoutMs, to: w.to }), ac.signal));
     const first = await firstDecisive(waits, (e) => !('r' in e) || e.rank === 0);
