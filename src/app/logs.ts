@@ -52,6 +52,6 @@ async function readRank(target: ServiceTarget, r: RankTarget, req: LogsRequest):
 export async function readServiceLogs(target: ServiceTarget, req: LogsRequest): Promise<{ entries: (JournalEntry & { rank?: number })[]; text: string }> {
   const per = await Promise.all(target.ranks.map((r) => readRank(target, r, req)));
   if (per.length === 1) return { entries: per[0], text: renderShort(per[0]) };
-  const entries = per.flatMap((es, i) => es.map((e) => ({ ...e, rank: target.ranks[i].rank }))).sort((a, b) => a.realtimeUs - b.realtimeUs);
+  const entries = per.flatMap((es, i) => es.map((e) => ({ ...e, rank: target.ranks[i].rank }))).sort((a, b) => (a.realtimeUs ?? 0) - (b.realtimeUs ?? 0));
   return { entries, text: renderShort(entries) };
 }

@@ -12,7 +12,6 @@ import {
   RollbackFailedError, type FailedStart, type ReadyResult, type RollbackPlan, type StopOptions,
 } from './controller-types.js';
 import type { Version } from './deploy.js';
-import { renderShort } from './journal.js';
 import type { Changes, DeployPlan } from './plan.js';
 import { isStartingOrUp } from './show.js';
 import { lastJournalCursor, measureClockOffsetMs, readJournalAfter, readKernelLog, showUnit } from './systemd.js';
@@ -240,7 +239,7 @@ export class ServiceGroup {
         return { name: `journal:${c.host.name}:${c.unit}`, entries, kernel };
       }));
       const kernel = read.map((t) => t.kernel).filter(Boolean).join('');
-      const inputs = [...read.filter((t) => t.entries.length).map(({ name, entries }) => ({ name, text: renderShort(entries) })), ...(kernel ? [{ name: 'kernel', text: kernel }] : [])];
+      const inputs = [...read.filter((t) => t.entries.length).map(({ name, entries }) => ({ name, entries })), ...(kernel ? [{ name: 'kernel', text: kernel }] : [])];
       const actions = this.o.actionLog ? (await Promise.all(this.ranks.map((c) => this.o.actionLog!.read({ unit: c.unit, host: c.host.name })))).flat() : [];
       const state = await showUnit(failedCtl.host, failedCtl.unit);
       this.onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `diagnosing the failed group start from ${inputs.map((i) => i.name).join(', ')}` });
