@@ -286,7 +286,7 @@ export class ServiceController {
       const c = this.collab;
       const since = `@${Math.floor((t.baseline.startedAt + t.baseline.clockOffsetMs) / 1000)}`;
       const [kernel, actions] = await Promise.all([readKernelLog(this.host, since), this.actionLog.read({ unit: this.unit })]);
-      const inputs = [{ name: `journal:${this.unit}`, entries: t.entries }, ...(kernel ? [{ name: 'kernel', text: kernel }] : [])];
+      const inputs = [{ name: `journal:${this.unit}`, entries: t.entries }, ...(kernel.length ? [{ name: 'kernel', entries: kernel }] : [])];
       diagnosis = asCrashLoop(c.diagnose(inputs, { state: t.state?.raw ?? '', actions, engine: this.engine, unit: this.unit }), t, looping);
     } catch (e) {
       this.log('warn', `diagnosis failed: ${(e as Error).message}`);

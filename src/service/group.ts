@@ -238,8 +238,8 @@ export class ServiceGroup {
         const [entries, kernel] = await Promise.all([readJournalAfter(c.host, c.unit, marks[i].cursor), readKernelLog(c.host, since)]);
         return { name: `journal:${c.host.name}:${c.unit}`, entries, kernel };
       }));
-      const kernel = read.map((t) => t.kernel).filter(Boolean).join('');
-      const inputs = [...read.filter((t) => t.entries.length).map(({ name, entries }) => ({ name, entries })), ...(kernel ? [{ name: 'kernel', text: kernel }] : [])];
+      const kernel = read.flatMap((t) => t.kernel);
+      const inputs = [...read.filter((t) => t.entries.length).map(({ name, entries }) => ({ name, entries })), ...(kernel.length ? [{ name: 'kernel', entries: kernel }] : [])];
       const actions = this.o.actionLog ? (await Promise.all(this.ranks.map((c) => this.o.actionLog!.read({ unit: c.unit, host: c.host.name })))).flat() : [];
       const state = await showUnit(failedCtl.host, failedCtl.unit);
       this.onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `diagnosing the failed group start from ${inputs.map((i) => i.name).join(', ')}` });
