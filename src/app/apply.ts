@@ -4,7 +4,7 @@ import type { Diagnosis, Verdict } from '../diagnose/types.js';
 import type { EngineSettings } from '../engines/types.js';
 import { isToolError, type ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';
-import type { Changes, DeployPlan, RollbackResult } from '../service/index.js';
+import type { Changes, DeployPlan, FailedStart, RollbackResult, ServiceController, ServiceGroup } from '../service/index.js';
 import { openService, type ServiceTarget } from './service-target.js';
 
 /** The --json shape of apply and rollback (issue 4). */
@@ -42,33 +42,68 @@ export interface ApplyRequest {
   onEvent: EventSink;
 }
 
-// Plan, and unless dry-run, deploy and verify; returns the plan alone for a dry run.
-export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { dryRun: true; plan: DeployPlan }> {
-  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun });
+/** One rank's plan, for the dry run of a group. */
+export interface RankPlan { rank: number; host: string; plan: DeployPlan }
+
+// Plan, and unless dry-run, deploy and verify; returns the plans alone for a dry run. A multi-host target deploys to
+// every rank as one group (one verdict over all journals, every rank rolled back); --rank N, one rank.
+export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { dryRun: true; plan: DeployPlan; plans: RankPlan[] }> {
+  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs });
   try {
-    const ctl = svc.controller;
-    const plan = await ctl.plan(req.changes, req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec });
-    if (req.dryRun) return { dryRun: true, plan };
-    await ctl.apply(plan);
-    const r = await ctl.waitReady({ timeoutMs: req.readyTimeoutMs });
-    if (r.status === 'ready') {
-      await ctl.markGood();
-      return { json: { status: 'ready', config: plan.config, verdict: null, timeToVerdictMs: null }, plan, diagnosis: null, rollback: null, rollbackError: null, startError: null };
-    }
-    const error = r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint ?? null } } : {};
-    const failed: ApplyOutcome = {
-      json: { status: 'failed', config: plan.config, verdict: r.verdict, timeToVerdictMs: r.timeToVerdictMs, ...error },
-      plan, diagnosis: r.diagnosis, rollback: null, rollbackError: null, startError: r.error ?? null,
-    };
-    if (!req.rollback) return failed;
-    try {
-      const rb = await ctl.rollback({ readyTimeoutMs: req.readyTimeoutMs });
-      return { ...failed, json: { ...failed.json, status: 'rolled_back' }, rollback: rb };
-    } catch (e) {
-      if (!isToolError(e)) throw e;
-      return { ...failed, rollbackError: e };
-    }
+    const p = req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec };
+    const all = await svc.group.plan(req.changes, p);
+    const plans = all.map((plan, i) => ({ rank: req.target.ranks[i].rank, host: svc.group.ranks[i].host.name, plan }));
+    if (req.dryRun) return { dryRun: true, plan: all[0], plans };
+    return svc.group.ranks.length > 1 ? await applyToGroup(svc.group, all, req) : await applyToUnit(svc.controller, all[0], req, req.target.ranks[0].rank > 0);
   } finally {
     await svc.close();
   }
+}
+
+// The outcome of a failed start, before any rollback.
+function failedOutcome(plan: DeployPlan, r: FailedStart, verdict: Verdict): ApplyOutcome {
+  const error = r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint ?? null } } : {};
+  return {
+    json: { status: 'failed', config: plan.config, verdict, timeToVerdictMs: r.timeToVerdictMs, ...error },
+    plan, diagnosis: r.diagnosis, rollback: null, rollbackError: null, startError: r.error ?? null,
+  };
+}
+
+// Roll back after a failed start (unless --no-rollback); a failed rollback is kept, not thrown.
+async function withRollback(failed: ApplyOutcome, req: ApplyRequest, rollback: () => Promise<RollbackResult>): Promise<ApplyOutcome> {
+  if (!req.rollback) return failed;
+  try {
+    const rb = await rollback();
+    return { ...failed, json: { ...failed.json, status: 'rolled_back' }, rollback: rb };
+  } catch (e) {
+    if (!isToolError(e)) throw e;
+    return { ...failed, rollbackError: e };
+  }
+}
+
+// The outcome of a ready start.
+function readyOutcome(plan: DeployPlan): ApplyOutcome {
+  return { json: { status: 'ready', config: plan.config, verdict: null, timeToVerdictMs: null }, plan, diagnosis: null, rollback: null, rollbackError: null, startError: null };
+}
+
+// One unit: deploy, wait ready (a worker rank: running through the watch window), roll back on failure.
+async function applyToUnit(ctl: ServiceController, plan: DeployPlan, req: ApplyRequest, worker: boolean): Promise<ApplyOutcome> {
+  await ctl.apply(plan);
+  const r = worker ? await ctl.waitRunning() : await ctl.waitReady({ timeoutMs: req.readyTimeoutMs });
+  if (r.status === 'ready') {
+    await ctl.markGood();
+    return readyOutcome(plan);
+  }
+  return withRollback(failedOutcome(plan, r, r.verdict), req, () => ctl.rollback({ readyTimeoutMs: req.readyTimeoutMs, worker }));
+}
+
+// Every rank: deploy, restart in rank order, ready with rank0, one verdict over all journals, roll every rank back.
+async function applyToGroup(group: ServiceGroup, plans: DeployPlan[], req: ApplyRequest): Promise<ApplyOutcome> {
+  const out = await group.deploy(plans, `apply ${JSON.stringify(plans[0].changes)}`);
+  if (out.status === 'ready') {
+    await group.markGood();
+    return readyOutcome(plans[0]);
+  }
+  const failed = failedOutcome(plans[0], out.failed, out.verdict);
+  return withRollback(failed, req, async () => ({ status: 'rolled_back', ...(await group.rollback({ readyTimeoutMs: req.readyTimeoutMs, why: 'stop the failed apply before rolling every rank back' })) }));
 }

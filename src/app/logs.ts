@@ -6,7 +6,7 @@ import { listVersions } from '../service/deploy.js';
 import { renderShort, type JournalEntry } from '../service/journal.js';
 import { readJournalSince } from '../service/systemd.js';
 import { versionPath } from '../service/unit.js';
-import type { ServiceTarget } from './service-target.js';
+import type { RankTarget, ServiceTarget } from './service-target.js';
 
 /** Without --since or a deploy history, show the last hour (long enough for a slow start and its crash). */
 const DEFAULT_SINCE = '-1h';
@@ -36,14 +36,22 @@ async function window(host: Host, unit: string, req: LogsRequest): Promise<{ sin
   return { since: `@${start}`, ...(end === null ? {} : { until: `@${end}` }) };
 }
 
-// Read the journal of the requested window, rendered like `journalctl -o short`.
-export async function readServiceLogs(target: ServiceTarget, req: LogsRequest): Promise<{ entries: JournalEntry[]; text: string }> {
-  const host = await openHost({ target: target.target, sshConfig: target.sshConfig, sudo: target.sudo });
+// Read one rank's journal of the requested window.
+async function readRank(target: ServiceTarget, r: RankTarget, req: LogsRequest): Promise<JournalEntry[]> {
+  const host = await openHost({ target: r.target, sshConfig: target.sshConfig, sudo: target.sudo });
   try {
-    const w = await window(host, target.unit, req);
-    const entries = await readJournalSince(host, target.unit, w.since, w.until);
-    return { entries, text: renderShort(entries) };
+    const w = await window(host, r.unit, req);
+    return await readJournalSince(host, r.unit, w.since, w.until);
   } finally {
     await host.close();
   }
+}
+
+// Read the journal of the requested window of every rank (each rank's own trial N), merged in time order and
+// rendered like `journalctl -o short` (the host name tells the ranks apart); entries carry their rank.
+export async function readServiceLogs(target: ServiceTarget, req: LogsRequest): Promise<{ entries: (JournalEntry & { rank?: number })[]; text: string }> {
+  const per = await Promise.all(target.ranks.map((r) => readRank(target, r, req)));
+  if (per.length === 1) return { entries: per[0], text: renderShort(per[0]) };
+  const entries = per.flatMap((es, i) => es.map((e) => ({ ...e, rank: target.ranks[i].rank }))).sort((a, b) => (a.realtimeUs ?? 0) - (b.realtimeUs ?? 0));
+  return { entries, text: renderShort(entries) };
 }

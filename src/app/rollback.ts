@@ -6,25 +6,36 @@ import type { Version } from '../service/deploy.js';
 import type { ServiceJson } from './apply.js';
 import { openService, type ServiceTarget } from './service-target.js';
 
-/** What a rollback did: rolled back (and ready), or nothing (with why), or only planned (dry run). */
+/** One rank's rollback plan. */
+export interface RankRollbackPlan { rank: number; host: string; plan: RollbackPlan }
+
+/** What a rollback did: rolled back (and ready), or nothing (with why), or only planned (dry run); plans: one per rank. */
 export type RollbackOutcome =
   | (ServiceJson & { version: string | number })
-  | { status: 'nothing'; reason: string; plan: RollbackPlan }
-  | { status: 'dry-run'; plan: RollbackPlan };
+  | { status: 'nothing'; reason: string; plan: RollbackPlan; plans: RankRollbackPlan[] }
+  | { status: 'dry-run'; plan: RollbackPlan; plans: RankRollbackPlan[] };
 
 // Roll back and report the config now in force; throws E_ROLLBACK_FAILED when even that start fails (or misses
-// its start-up deadline, readyTimeoutMs, default the controller's). A dry run and a no-op change nothing.
+// its start-up deadline, readyTimeoutMs, default the controller's). A dry run and a no-op change nothing. A
+// multi-host target rolls every rank back as one group (nothing to do only when no rank has anything to do).
 export async function rollbackService(target: ServiceTarget, onEvent: EventSink, opts: { readyTimeoutMs?: number; dryRun?: boolean; to?: Version } = {}): Promise<RollbackOutcome> {
-  const svc = await openService(target, onEvent, { dryRun: opts.dryRun });
+  const svc = await openService(target, onEvent, { dryRun: opts.dryRun, readyTimeoutMs: opts.readyTimeoutMs });
   try {
-    const plan = await svc.controller.planRollback(opts.to);
-    if (plan.nothing !== null) return { status: 'nothing', reason: plan.nothing, plan };
-    if (opts.dryRun) return { status: 'dry-run', plan };
-    const r = await svc.controller.rollback({ readyTimeoutMs: opts.readyTimeoutMs, to: plan.version });
+    const all = await svc.group.planRollback(opts.to);
+    const plans = all.map((plan, i) => ({ rank: target.ranks[i].rank, host: svc.group.ranks[i].host.name, plan }));
+    const plan = all[0];
+    if (all.every((p) => p.nothing !== null)) {
+      const reason = all.length === 1 ? plan.nothing! : plans.map((p) => `rank${p.rank} ${p.host}: ${p.plan.nothing}`).join('\n');
+      return { status: 'nothing', reason, plan, plans };
+    }
+    if (opts.dryRun) return { status: 'dry-run', plan, plans };
+    const version = svc.group.ranks.length > 1
+      ? (await svc.group.rollback({ readyTimeoutMs: opts.readyTimeoutMs, to: opts.to, why: 'stop every rank before rolling back' })).version
+      : (await svc.controller.rollback({ readyTimeoutMs: opts.readyTimeoutMs, to: plan.version, worker: target.ranks[0].rank > 0 })).version;
     // What it returned to is now the known-good version (a later rollback must not bring back what --to left).
-    await svc.controller.markGood();
+    await svc.group.markGood();
     const config = await svc.controller.currentSettings();
-    return { status: 'rolled_back', config, verdict: null, timeToVerdictMs: null, version: r.version };
+    return { status: 'rolled_back', config, verdict: null, timeToVerdictMs: null, version };
   } finally {
     await svc.close();
   }

@@ -10,7 +10,7 @@ import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
 import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
-import { createServiceController, type ServiceController } from '../service/index.js';
+import { createServiceController, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
 import { effectiveEnvironment, effectiveListValue, normalizeUnitName } from '../service/unit.js';
@@ -19,6 +19,7 @@ import { effectiveEnvironment, effectiveListValue, normalizeUnitName } from '../
 export const TARGET_FLAGS = {
   host: { type: 'string' }, 'ssh-config': { type: 'string' }, unit: { type: 'string' }, engine: { type: 'string' },
   endpoint: { type: 'string' }, config: { type: 'string', short: 'c' }, 'action-log': { type: 'string' }, sudo: { type: 'boolean' },
+  rank: { type: 'string' },
 } as const;
 
 /** Usage lines of the target flags. */
@@ -29,7 +30,9 @@ export const TARGET_USAGE = `target (flags win over -c spectune.yaml, read when 
   --engine ${ENGINE_NAMES.join('|')}   (default sglang)
   --endpoint URL            (default http://<host>:<--port of ExecStart, else ${ENGINE_NAMES.map((n) => DEFAULT_PORTS[n]).join(' / ')}>)
   -c FILE                   spectune.yaml to read the target from (default ./spectune.yaml when it exists)
-  --action-log FILE         (default $SPECTUNE_ACTION_LOG, else ${DEFAULT_ACTION_LOG})`;
+  --action-log FILE         (default $SPECTUNE_ACTION_LOG, else ${DEFAULT_ACTION_LOG})
+  --rank N                  one rank of a multi-host target (0 = rank0, the endpoint); default: every rank of
+                            spectune.yaml's target.hosts, as one group (rank0 first)`;
 
 /** The config file read when -c is not given and it exists in the working directory. */
 const DEFAULT_CONFIG = 'spectune.yaml';
@@ -46,20 +49,36 @@ export interface ServiceTarget {
   engine: EngineName;
   endpoint: string | undefined;
   actionLogPath: string;
-  /** Hosts of the config's target that this command does not act on (rank1 of a two-host model), as "role host unit". */
-  otherHosts?: string[];
+  /** The units the command acts on, rank0 first: every rank of the config's target, or the one --rank/--host/--unit picks. */
+  ranks: RankTarget[];
 }
 
-// Target values from spectune.yaml (rank0, as the tuner orders ranks: it serves the endpoint), when a config is in play.
+/** One rank's unit: its ssh destination (undefined: this machine) and unit name. */
+export interface RankTarget {
+  target: string | undefined;
+  unit: string;
+  /** Its rank in the config's target (0 = rank0, the endpoint). */
+  rank: number;
+}
+
+// Target values from spectune.yaml (every rank, rank0 first as the tuner orders them: it serves the endpoint).
 async function readConfigTarget(path: string | undefined): Promise<Partial<ServiceTarget>> {
   const file = path ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   if (!file) return {};
   const { loadConfig } = await import('../config/load.js');
   const { config } = await loadConfig(file);
   const t = config.target;
-  const [rank0, ...rest] = orderRanks(t.hosts);
-  const others = rest.map((h, i) => `${h.role ?? `host ${i + 2}`} ${h.host ?? 'this machine'} ${h.unit}`);
-  return { target: rank0.host ?? undefined, unit: rank0.unit, engine: t.engine, endpoint: t.endpoint, otherHosts: others };
+  const ranks = orderRanks(t.hosts).map((h, rank) => ({ target: h.host ?? undefined, unit: normalizeUnitName(h.unit), rank }));
+  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks };
+}
+
+// The ranks a command acts on: --host/--unit name one unit; --rank N picks one of the config's; else all of them.
+function pickRanks(all: RankTarget[] | undefined, one: RankTarget, rawRank: string | undefined, explicit: boolean): RankTarget[] {
+  if (rawRank === undefined) return explicit || !all?.length ? [one] : all;
+  const n = /^\d+$/.test(rawRank) ? Number(rawRank) : NaN;
+  if (explicit || !all?.length) throw new ToolError('E_USAGE', '--rank: needs a multi-host spectune.yaml target (and no --host/--unit)', { hint: 'pass -c spectune.yaml with target.hosts, or --host/--unit alone for one unit' });
+  if (!(n < all.length)) throw new ToolError('E_USAGE', `--rank: expected 0..${all.length - 1} (the target has ${all.length} rank${all.length === 1 ? '' : 's'}), got "${rawRank}"`, { hint: 'e.g. --rank 1 for the first worker; leave it out for the whole group' });
+  return [all[n]];
 }
 
 // Merge flags over the config file; the unit and engine are required one way or the other.
@@ -70,19 +89,14 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
   if (!unit) throw new ToolError('E_USAGE', 'no unit: pass --unit NAME (or a spectune.yaml with target.hosts[].unit)');
   const engine = (str('engine') ?? fromConfig.engine ?? 'sglang') as EngineName;
   if (!ENGINE_NAMES.includes(engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${engine}"`);
+  const explicit = str('host') !== undefined || str('unit') !== undefined;
+  const one = { target: str('host') ?? fromConfig.target, unit: normalizeUnitName(unit), rank: 0 };
+  const ranks = pickRanks(fromConfig.ranks, one, str('rank'), explicit);
   return {
-    target: str('host') ?? fromConfig.target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
-    unit: normalizeUnitName(unit), engine, endpoint: str('endpoint') ?? fromConfig.endpoint,
-    actionLogPath: resolveActionLogPath(str('action-log'), env),
-    // --host/--unit pick one unit explicitly; otherwise the config's other ranks are left out, and said so.
-    otherHosts: str('host') === undefined && str('unit') === undefined ? fromConfig.otherHosts ?? [] : [],
+    target: ranks[0].target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
+    unit: ranks[0].unit, engine, endpoint: str('endpoint') ?? fromConfig.endpoint,
+    actionLogPath: resolveActionLogPath(str('action-log'), env), ranks,
   };
-}
-
-// The warning a single-unit command prints for a multi-host target; null when the target has one host.
-export function describeOtherHosts(t: ServiceTarget, acting: string): string | null {
-  if (!t.otherHosts || t.otherHosts.length === 0) return null;
-  return `multi-host target: ${acting} ${t.target ?? 'this machine'} ${t.unit} (rank0) only, not ${t.otherHosts.join(', ')}; \`spectune tune\` deploys to every rank, or pass --host/--unit for another one`;
 }
 
 // The hostname an ssh destination resolves to (ssh_config aliases included), for the default endpoint.
@@ -104,26 +118,32 @@ async function resolveEndpoint(t: ServiceTarget, host: Host): Promise<string> {
   return `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${typeof port === 'number' ? port : DEFAULT_PORTS[t.engine]}`;
 }
 
-/** An open host with its controller; close() releases the SSH connection. */
+/** The open hosts with their controllers (one per rank, rank0 first) as one group; close() releases the SSH connections. */
 export interface OpenService {
   target: ServiceTarget;
+  /** The first rank's host and controller (the only ones of a one-unit target). */
   host: Host;
   endpoint: string;
   controller: ServiceController;
+  group: ServiceGroup;
   close(): Promise<void>;
 }
 
-// Open the host and build the controller for a target; a dry run records nothing (no action log written).
-export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean } = {}): Promise<OpenService> {
-  const host = await openHost({ target: t.target, sshConfig: t.sshConfig, sudo: t.sudo });
+// Open every rank's host and build the controllers and their group; a dry run records nothing (no action log written).
+export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number } = {}): Promise<OpenService> {
+  const hosts: Host[] = [];
+  const close = () => Promise.all(hosts.map((h) => h.close().catch(() => {}))).then(() => undefined);
   try {
-    const endpoint = await resolveEndpoint(t, host);
-    const controller = createServiceController({
-      host, unit: t.unit, engine: t.engine, endpoint, actionLog: opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath), onEvent,
-    });
-    return { target: t, host, endpoint, controller, close: () => host.close() };
+    for (const r of t.ranks) hosts.push(await openHost({ target: r.target, sshConfig: t.sshConfig, sudo: t.sudo }));
+    const endpoint = await resolveEndpoint({ ...t, target: t.ranks[0].target, unit: t.ranks[0].unit }, hosts[0]);
+    const actionLog = opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath);
+    // With several ranks the group emits the one verdict over all journals; the per-rank ones would contradict it.
+    const rankEvents = t.ranks.length > 1 ? withoutRankDiagnoses(onEvent) : onEvent;
+    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: rankEvents, readyTimeoutMs: opts.readyTimeoutMs }));
+    const group = createServiceGroup({ ranks: ctls, onEvent, actionLog });
+    return { target: t, host: hosts[0], endpoint, controller: ctls[0], group, close };
   } catch (e) {
-    await host.close();
+    await close();
     throw e;
   }
 }

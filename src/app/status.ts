@@ -1,13 +1,44 @@
-// `spectune status`: unit state, engine settings in force, health.
+// `spectune status`: unit state, engine settings in force, health — of one unit, or of every rank of a group.
 import type { EventSink } from '../tune/events.js';
 import type { ServiceStatus } from '../service/index.js';
 import { openService, type ServiceTarget } from './service-target.js';
 
-// Read the status of the target service.
+/** One rank's status (a worker's health is not asked: it serves no HTTP). */
+export type RankStatus = ServiceStatus & { rank: number };
+
+/** The status of a group (or of the one rank --rank picked). */
+export interface GroupStatus {
+  endpoint: string;
+  /** rank0 answers its health check (when it is among the ranks) and every other rank is active. */
+  healthy: boolean;
+  ranks: RankStatus[];
+}
+
+// Whether a target is one unit read as before (rank0 alone, or a unit named by --host/--unit).
+export function isSingleUnit(target: ServiceTarget): boolean {
+  return target.ranks.length === 1 && target.ranks[0].rank === 0;
+}
+
+// Read the status of the target service (one unit).
 export async function readServiceStatus(target: ServiceTarget, onEvent: EventSink): Promise<ServiceStatus & { endpoint: string }> {
   const svc = await openService(target, onEvent);
   try {
     return { ...(await svc.controller.status()), endpoint: svc.endpoint };
+  } finally {
+    await svc.close();
+  }
+}
+
+// Read the status of every rank of the target, rank0 first.
+export async function readGroupStatus(target: ServiceTarget, onEvent: EventSink): Promise<GroupStatus> {
+  const svc = await openService(target, onEvent);
+  try {
+    const ranks = await Promise.all(svc.group.ranks.map(async (c, i) => {
+      const rank = target.ranks[i].rank;
+      return { ...(await c.status({ health: rank === 0 })), rank };
+    }));
+    const healthy = ranks.every((r) => (r.rank === 0 ? r.health.ok : r.state.activeState === 'active'));
+    return { endpoint: svc.endpoint, healthy, ranks };
   } finally {
     await svc.close();
   }

@@ -5,7 +5,7 @@ import { createLineSplitter, type LineSplitter } from './lines.js';
 import { BATCH_PREFIXES, readAppMarker, readKernelMarker, readSystemdMarker, REQUEST_LOG_PREFIXES, type Marker } from './markers.js';
 import { APP_FAILURE_CLASSES, type RuleMatcher } from './matcher.js';
 import { stripAppPrefix, type AppLine, type Dialect } from './prefix.js';
-import { parseLine, type LineFormat, type LogRecord } from './records.js';
+import { parseLine, type JournalEntry, type LineFormat, type LogRecord } from './records.js';
 import { yearOf } from './time.js';
 import { TracebackAssembler, type TracebackChain } from './traceback.js';
 
@@ -104,6 +104,12 @@ export class Collector {
     this.sourceFor(source).splitter.push(chunk);
   }
 
+  // Feed journal entries read already (their fields kept: unit, transport, host, time with its year), one line each.
+  pushEntries(source: string, entries: readonly JournalEntry[]): void {
+    const src = this.sourceFor(source);
+    for (const e of entries) this.onEntry(src, e, ++src.summary.lines);
+  }
+
   // End of all input: flush partial lines and open tracebacks.
   finish(): Collected {
     for (const s of this.sources.values()) { s.splitter.end(); s.tracker.seal(); }
@@ -131,7 +137,11 @@ export class Collector {
     const sum = src.summary;
     const lineNo = ++sum.lines;
     if (!raw) return;
-    const rec = parseLine(raw);
+    this.onEntry(src, parseLine(raw), lineNo);
+  }
+
+  private onEntry(src: SourceState, rec: JournalEntry, lineNo: number): void {
+    const sum = src.summary;
     sum.formats[rec.format]++;
     if (rec.format === 'meta') { sum.recognised++; return; }
     const app = rec.origin === 'app' ? stripAppPrefix(rec.message) : bare(rec.message);

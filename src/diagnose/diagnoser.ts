@@ -4,6 +4,7 @@ import { Collector } from './collector.js';
 import { evaluate } from './evaluate.js';
 import { matcherForAll, RuleMatcher } from './matcher.js';
 import { rulesForEngine } from './rules/index.js';
+import type { JournalEntry } from './records.js';
 import { parseSystemctlShow, type ServiceState } from './state.js';
 import type { ActionRecord, Diagnosis } from './types.js';
 
@@ -23,11 +24,16 @@ export interface DiagnoseOptions {
   kernelLines?: string;
 }
 
-/** Streaming diagnoser: push chunks of any size from any number of sources, then finish(). */
+/** Streaming diagnoser: push chunks of any size (or journal entries read already) from any number of sources, then finish(). */
 export interface Diagnoser {
   push(source: string, chunk: Buffer | string): void;
+  /** Entries of the journal model (from journal JSON, or text parsed by parseLine): their fields are used as read. */
+  pushEntries(source: string, entries: readonly JournalEntry[]): void;
   finish(): Diagnosis;
 }
+
+/** One input of diagnoseLogs: text (any format: journal JSON, journalctl text, plain output) or journal entries. */
+export type DiagnoseInput = { name: string; content: string | Buffer } | { name: string; entries: readonly JournalEntry[] };
 
 // Create a streaming diagnoser; memory stays bounded whatever the input size.
 export function createDiagnoser(opts: DiagnoseOptions = {}): Diagnoser {
@@ -39,6 +45,10 @@ export function createDiagnoser(opts: DiagnoseOptions = {}): Diagnoser {
       if (source === KERNEL_SOURCE) kernelSeen = true;
       collector.push(source, chunk);
     },
+    pushEntries(source, entries) {
+      if (source === KERNEL_SOURCE) kernelSeen = true;
+      collector.pushEntries(source, entries);
+    },
     finish() {
       if (opts.kernelLines) { kernelSeen = true; collector.push(KERNEL_SOURCE, opts.kernelLines); }
       const collected = collector.finish();
@@ -49,9 +59,12 @@ export function createDiagnoser(opts: DiagnoseOptions = {}): Diagnoser {
   };
 }
 
-// Diagnose complete inputs (one per node); pure: no I/O, no clock.
-export function diagnoseLogs(inputs: { name: string; content: string | Buffer }[], opts: DiagnoseOptions = {}): Diagnosis {
+// Diagnose complete inputs (one per node; text or entries); pure: no I/O, no clock.
+export function diagnoseLogs(inputs: DiagnoseInput[], opts: DiagnoseOptions = {}): Diagnosis {
   const d = createDiagnoser(opts);
-  for (const i of inputs) d.push(i.name, i.content);
+  for (const i of inputs) {
+    if ('entries' in i) d.pushEntries(i.name, i.entries);
+    else d.push(i.name, i.content);
+  }
   return d.finish();
 }

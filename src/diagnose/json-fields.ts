@@ -1,5 +1,5 @@
 // Read the few fields diagnose needs from one `journalctl -o json` line without parsing (or allocating) the other
-// fields: the hot path of a 1 GB export (an entry carries ~25 fields, diagnose needs 8).
+// fields: the hot path of a 1 GB export (an entry carries ~25 fields, the journal model keeps 10).
 
 /** The journal fields diagnose reads; everything else in an entry is skipped. */
 export interface JournalFields {
@@ -11,10 +11,12 @@ export interface JournalFields {
   _TRANSPORT: string | null;
   UNIT: string | null;
   _SYSTEMD_UNIT: string | null;
+  __CURSOR: string | null;
+  _HOSTNAME: string | null;
 }
 
 type Wanted = keyof JournalFields;
-const WANTED: Wanted[] = ['MESSAGE', '_PID', 'SYSLOG_IDENTIFIER', '_COMM', '__REALTIME_TIMESTAMP', '_TRANSPORT', 'UNIT', '_SYSTEMD_UNIT'];
+const WANTED: Wanted[] = ['MESSAGE', '_PID', 'SYSLOG_IDENTIFIER', '_COMM', '__REALTIME_TIMESTAMP', '_TRANSPORT', 'UNIT', '_SYSTEMD_UNIT', '__CURSOR', '_HOSTNAME'];
 const QUOTE = 34;
 const BACKSLASH = 92;
 
@@ -79,7 +81,7 @@ export function readJournalFields(line: string): JournalFields | null {
   let end = line.length - 1;
   while (end > 0 && (line.charCodeAt(end) === 32 || line.charCodeAt(end) === 9)) end--;
   if (line.charCodeAt(end) !== 125) return null;
-  const out: JournalFields = { MESSAGE: null, _PID: null, SYSLOG_IDENTIFIER: null, _COMM: null, __REALTIME_TIMESTAMP: null, _TRANSPORT: null, UNIT: null, _SYSTEMD_UNIT: null };
+  const out: JournalFields = { MESSAGE: null, _PID: null, SYSLOG_IDENTIFIER: null, _COMM: null, __REALTIME_TIMESTAMP: null, _TRANSPORT: null, UNIT: null, _SYSTEMD_UNIT: null, __CURSOR: null, _HOSTNAME: null };
   let sawMessage = false;
   let at = line.indexOf('"', 1);
   while (at !== -1 && at < end) {

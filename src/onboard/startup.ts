@@ -2,10 +2,10 @@
 import { readSystemdMarker } from '../diagnose/markers.js';
 import type { StartupReading, StartupTime } from './types.js';
 
-/** The fields of a journal record this needs. */
+/** The fields of a journal entry this needs (an entry without a time is skipped). */
 export interface StartupRecord {
-  realtimeUs: number;
-  identifier: string;
+  realtimeUs: number | null;
+  identifier: string | null;
   message: string;
 }
 
@@ -18,20 +18,22 @@ export function measureStartups(records: readonly StartupRecord[], readyPattern:
   let last: StartupTime | null = null;
   let longest: StartupTime | null = null;
   for (const r of records) {
+    const us = r.realtimeUs;
+    if (us === null) continue;
     const isSystemd = r.identifier === 'systemd';
     const kind = isSystemd ? readSystemdMarker(r.message)?.kind : undefined;
     // "Started" opens a start only when no "Starting" line did (Type=simple units may log just "Started").
     if (kind === 'starting' || (kind === 'started' && (open === null || ready))) {
-      open = r.realtimeUs; ready = false; starts++;
+      open = us; ready = false; starts++;
       continue;
     }
     // A process that exited never became ready: the next start line opens a new start.
     if (kind === 'exit' || kind === 'stopped') { if (!ready) open = null; ready = true; continue; }
     if (isSystemd) continue;
-    if (open === null) { open = r.realtimeUs; ready = false; starts++; }
+    if (open === null) { open = us; ready = false; starts++; }
     if (!ready && readyPattern.test(r.message)) {
       ready = true;
-      const t: StartupTime = { startUs: open, readyUs: r.realtimeUs, seconds: Math.round((r.realtimeUs - open) / 1e5) / 10, readyLine: r.message };
+      const t: StartupTime = { startUs: open, readyUs: us, seconds: Math.round((us - open) / 1e5) / 10, readyLine: r.message };
       last = t;
       if (!longest || t.seconds > longest.seconds) longest = t;
     }

@@ -71,10 +71,10 @@ export class ServiceController {
     this.collab = opts.collaborators ?? diagnoseCollaborators;
   }
 
-  // Unit state, engine settings in force, health.
-  async status(): Promise<ServiceStatus> {
+  // Unit state, engine settings in force, health (not asked with health: false: a worker rank serves no HTTP).
+  async status(o: { health?: boolean } = {}): Promise<ServiceStatus> {
     const [state, inForce, versions] = await Promise.all([showUnit(this.host, this.unit), this.readInForce(), readVersions(this.host, this.unit)]);
-    const health = await this.prober.health(this.healthUrl);
+    const health = o.health === false ? { ok: false, status: null, error: 'not asked: a worker rank serves no HTTP', url: '' } : await this.prober.health(this.healthUrl);
     return { host: this.host.name, unit: this.unit, state, execStart: inForce.execStart, settings: inForce.settings, dropIn: !!ourDropIn(inForce.files), versions, health };
   }
 
@@ -120,6 +120,15 @@ export class ServiceController {
     this.baseline = null;
     const deadlineMs = w.timeoutMs ?? this.opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
     return (await this.follow(base, { deadlineMs }, w.signal)) as ReadyResult;
+  }
+
+  // Follow the last start of a worker rank (it logs no ready line and serves no HTTP): ready once it ran through the
+  // watch window (windowMs, default the loop check's) without failing; a failure is diagnosed and stopped as in waitReady.
+  async waitRunning(w: { signal?: AbortSignal; windowMs?: number } = {}): Promise<ReadyResult> {
+    const base = this.baseline ?? await this.currentBaseline();
+    this.baseline = null;
+    const r = await this.follow(base, { monitorMs: w.windowMs ?? LOOP_CHECK_MS }, w.signal);
+    return r.status === 'stable' ? { status: 'ready', elapsedMs: Date.now() - base.startedAt } : r;
   }
 
   // Watch a running unit for a while: a crash loop (even one `systemctl status` shows as active) is diagnosed and stopped.
@@ -172,14 +181,14 @@ export class ServiceController {
   }
 
   // Return to the last known-good drop-in (or none; or version `to`), restart and verify readiness (within
-  // readyTimeoutMs); E_ROLLBACK_FAILED if that fails too.
-  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version } = {}): Promise<RollbackResult> {
+  // readyTimeoutMs; a worker rank: running through the watch window); E_ROLLBACK_FAILED if that fails too.
+  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; worker?: boolean } = {}): Promise<RollbackResult> {
     const target: Version = w.to ?? (await readVersions(this.host, this.unit)).good ?? 'none';
     const files = await catUnit(this.host, this.unit);
     await restoreVersion(this.host, this.unit, target, ourDropIn(files)?.text ?? null);
     await this.act('rollback', `returned to known-good version ${target}`);
     await this.restart(`rollback to version ${target}`, w);
-    const r = await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
+    const r = w.worker ? await this.waitRunning({ signal: w.signal }) : await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
     if (r.status === 'ready') return { status: 'rolled_back', version: target, elapsedMs: r.elapsedMs };
     throw new RollbackFailedError(`${this.host.name}: rollback of ${this.unit} to version ${target} failed too: ${r.verdict.summary}`, r.verdict);
   }
@@ -278,7 +287,7 @@ export class ServiceController {
       const c = this.collab;
       const since = `@${Math.floor((t.baseline.startedAt + t.baseline.clockOffsetMs) / 1000)}`;
       const [kernel, actions] = await Promise.all([readKernelLog(this.host, since), this.actionLog.read({ unit: this.unit })]);
-      const inputs = [{ name: `journal:${this.unit}`, text: journal }, ...(kernel ? [{ name: 'kernel', text: kernel }] : [])];
+      const inputs = [{ name: `journal:${this.unit}`, entries: t.entries }, ...(kernel.length ? [{ name: 'kernel', entries: kernel }] : [])];
       diagnosis = asCrashLoop(c.diagnose(inputs, { state: t.state?.raw ?? '', actions, engine: this.engine, unit: this.unit }), t, looping);
     } catch (e) {
       this.log('warn', `diagnosis failed: ${(e as Error).message}`);

@@ -9,7 +9,7 @@ import type { Tracker } from './readiness.js';
 // failure (systemd's "Main process exited"), else null.
 export function failureTimestampMs(t: Tracker): number | null {
   const first: JournalEntry | undefined = t.fatal[0] ?? t.entries.find((e) => /Main process exited|Failed with result/.test(e.message));
-  return first ? Math.floor(first.realtimeUs / 1000) : null;
+  return first?.realtimeUs ? Math.floor(first.realtimeUs / 1000) : null;
 }
 
 // Make a diagnosis into a crash_loop verdict when the watcher saw the unit restart, keeping what each start died of.

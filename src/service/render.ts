@@ -10,6 +10,15 @@ export function formatSettings(s: EngineSettings): string {
   return Object.keys(s).sort().map((k) => `${k}=${s[k]}`).join(' ') || '(none read)';
 }
 
+// `spectune status` of a group: each rank's lines under a "rankN" head; a worker's health line says it has none.
+export function formatGroupStatus(ranks: (ServiceStatus & { rank: number })[]): string {
+  return ranks.map((r) => {
+    const text = formatStatus(r).split('\n');
+    const lines = r.rank === 0 ? text : text.map((l) => (l.startsWith('  health: ') ? '  health: not asked (a worker rank serves no HTTP; active = up)' : l));
+    return `rank${r.rank}: ${lines.join('\n')}`;
+  }).join('');
+}
+
 // `spectune status` as a few lines.
 export function formatStatus(st: ServiceStatus): string {
   const s = st.state;

@@ -92,10 +92,11 @@ export async function readJournalSince(host: Host, unit: string, since: string, 
   return parseJournalJson(await runJournalctl(host, argv, true));
 }
 
-// Kernel messages since a time (OOM killer, NVRM Xid), as short text; empty when the kernel log is not readable.
-export async function readKernelLog(host: Host, since: string): Promise<string> {
-  const r = await host.exec(['journalctl', '-k', '-o', 'short', '--no-pager', `--since=${since}`], { timeoutMs: COMMAND_TIMEOUT_MS });
-  return r.exitCode === 0 ? r.stdout : '';
+// Kernel messages since a time (OOM killer, NVRM Xid) as journal entries (kernel transport, time with its year);
+// none when the kernel log is not readable.
+export async function readKernelLog(host: Host, since: string): Promise<JournalEntry[]> {
+  const r = await host.exec(['journalctl', '-k', '-o', 'json', '--no-pager', `--since=${since}`], { timeoutMs: COMMAND_TIMEOUT_MS });
+  return r.exitCode === 0 ? parseJournalJson(r.stdout) : [];
 }
 
 // The service host's clock minus this machine's (ms), so that journal times compare with local times; 0 if unknown.

@@ -1,6 +1,6 @@
 // Flag handling of the service commands: --set/--unset parsing and target resolution from flags.
 import { describe, expect, it } from 'vitest';
-import { describeOtherHosts, resolveTarget } from '../../src/app/service-target.js';
+import { resolveTarget } from '../../src/app/service-target.js';
 import { parseReadyTimeout } from '../../src/cli/args.js';
 import { parseChanges } from '../../src/cli/commands/apply.js';
 
@@ -36,20 +36,24 @@ describe('rollback --ready-timeout', () => {
 });
 
 describe('resolveTarget', () => {
-  it('acts on rank0 of a two-host config and names the rank it leaves out (unless --host/--unit pick one)', async () => {
+  it('acts on every rank of a two-host config, rank0 first; --rank N picks one; --host/--unit name one unit', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(`${tmpdir()}/spectune-target-`);
     const file = `${dir}/spectune.yaml`;
     writeFileSync(file, ['target:', '  engine: sglang', '  endpoint: http://10.0.0.1:30000', '  hosts:',
-      '    - { host: root@10.0.0.1, unit: sglang-qwen.service, role: rank0 }', '    - { host: root@10.0.0.2, unit: sglang-qwen.service, role: rank1 }',
+      '    - { host: root@10.0.0.2, unit: sglang-qwen, role: rank1 }', '    - { host: root@10.0.0.1, unit: sglang-qwen.service, role: rank0 }',
       'space:', '  speculative_num_steps: { min: 1, max: 5 }', 'objective: { metric: decodeTokensPerSec.p50, concurrency: 1, goal: maximize }', ''].join('\n'));
     const t = await resolveTarget({ config: file }, {});
-    expect(t).toMatchObject({ target: 'root@10.0.0.1', unit: 'sglang-qwen.service', otherHosts: ['rank1 root@10.0.0.2 sglang-qwen.service'] });
-    expect(describeOtherHosts(t, 'applying to')).toBe('multi-host target: applying to root@10.0.0.1 sglang-qwen.service (rank0) only, not rank1 root@10.0.0.2 sglang-qwen.service; `spectune tune` deploys to every rank, or pass --host/--unit for another one');
-    const picked = await resolveTarget({ config: file, host: 'root@10.0.0.2' }, {});
-    expect(picked.otherHosts).toEqual([]);
-    expect(describeOtherHosts(picked, 'showing')).toBeNull();
+    expect(t).toMatchObject({ target: 'root@10.0.0.1', unit: 'sglang-qwen.service' });
+    expect(t.ranks).toEqual([{ target: 'root@10.0.0.1', unit: 'sglang-qwen.service', rank: 0 }, { target: 'root@10.0.0.2', unit: 'sglang-qwen.service', rank: 1 }]);
+    const one = await resolveTarget({ config: file, rank: '1' }, {});
+    expect(one).toMatchObject({ target: 'root@10.0.0.2', unit: 'sglang-qwen.service', ranks: [{ target: 'root@10.0.0.2', rank: 1 }] });
+    const picked = await resolveTarget({ config: file, host: 'root@10.0.0.9' }, {});
+    expect(picked.ranks).toEqual([{ target: 'root@10.0.0.9', unit: 'sglang-qwen.service', rank: 0 }]);
+    await expect(resolveTarget({ config: file, rank: '2' }, {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('expected 0..1') });
+    await expect(resolveTarget({ config: file, rank: 'x' }, {})).rejects.toMatchObject({ code: 'E_USAGE' });
+    await expect(resolveTarget({ config: file, rank: '1', host: 'root@h' }, {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('no --host/--unit') });
   });
 
   it('takes flags, validates the unit and defaults the engine and action log', async () => {

@@ -29,6 +29,27 @@ describe('service controller', () => {
     expect(plan.newExecStart).toContain('--speculative-num-steps 4');
   });
 
+  it('follows a worker rank (no ready line, no HTTP) as running: up after its watch window, or its failure diagnosed', async () => {
+    const sd = new ScriptedSystemd();
+    sd.script = [() => {}, () => {}, (s) => { s.log(100, 'Load weight begin.'); s.state = { active: 'active', sub: 'running', pid: 100, restarts: 0 }; }];
+    const { c } = controllerFor(sd, prober(false));
+    await c.apply(await c.plan({ speculative_num_steps: 4 }));
+    const t0 = Date.now();
+    const up = await c.waitRunning({ windowMs: 300 });
+    expect(up.status).toBe('ready');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+    const sd2 = new ScriptedSystemd();
+    sd2.script = [() => {}, () => {}, (s) => s.log(100, FATAL), (s) => {
+      s.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'exit-code' };
+      s.log(1, `${UNIT}: Main process exited, code=exited, status=1/FAILURE`, 'systemd');
+    }];
+    const { c: c2 } = controllerFor(sd2, prober(false));
+    await c2.apply(await c2.plan({ speculative_num_steps: 10 }));
+    const failed = await c2.waitRunning({ windowMs: 10_000 });
+    expect(failed.status).toBe('failed');
+    if (failed.status === 'failed') expect(failed.verdict.class).toBe('kv_cache_oom');
+  });
+
   it('reports a crash loop with its cause as soon as the unit restarts after a fatal line, then stops the loop', async () => {
     const sd = new ScriptedSystemd();
     sd.script = [() => {}, () => {}, (s) => s.log(100, 'Load weight begin.'),

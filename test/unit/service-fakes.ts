@@ -67,6 +67,8 @@ export class ScriptedSystemd {
     const start = after ? this.journal.findIndex((e) => e.cursor === after) + 1 : argv.includes('1') ? Math.max(0, this.journal.length - 1) : 0;
     return this.journal.slice(start).map((e) => JSON.stringify({
       __CURSOR: e.cursor, __REALTIME_TIMESTAMP: String(e.us), _PID: String(e.pid), SYSLOG_IDENTIFIER: e.id, _HOSTNAME: 'th', MESSAGE: e.msg,
+      // As journald writes them: PID 1's lines are about the unit (UNIT=), the service's own are from it (_SYSTEMD_UNIT=).
+      ...(e.pid === 1 ? { UNIT, _SYSTEMD_UNIT: 'init.scope', _TRANSPORT: 'journal' } : { _SYSTEMD_UNIT: UNIT, _TRANSPORT: 'stdout' }),
     })).join('\n');
   }
 }
@@ -77,7 +79,7 @@ export const FATAL = 'RuntimeError: Not enough memory. Please try to increase --
 export const collaborators: Collaborators = {
   isFatalLine: (m) => m.includes('RuntimeError:'),
   diagnose: (inputs): Diagnosis => {
-    const oom = inputs.some((i) => i.text.includes('Not enough memory'));
+    const oom = inputs.some((i) => ('text' in i ? i.text : i.entries.map((e) => e.message).join('\n')).includes('Not enough memory'));
     return {
       verdict: { class: oom ? 'kv_cache_oom' : 'unknown', cause: null, confidence: oom ? 'high' : 'low', summary: oom ? 'KV cache does not fit' : '?', evidence: [], ruledOut: [], remediation: [] },
       rootException: null, timeline: [], lifetimes: [],

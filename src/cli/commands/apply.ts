@@ -22,6 +22,9 @@ const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dr
   --ready-timeout S      start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor
                          failed by then is stopped and rolled back
   --json                 {"status", "config", "verdict", "timeToVerdictMs"} on stdout
+  A multi-host target: every rank gets its drop-in, ranks restart in rank order (rank0 first), ready when rank0 is
+  ready and every other rank runs; a failure is diagnosed from every rank's journal and every rank is rolled back.
+  --rank N applies to one rank (a worker counts as ready when it runs through a 10 s watch without failing).
 ${TARGET_USAGE}
 examples:
   spectune apply --host root@gpu1 --unit sglang-qwen --set speculative_num_steps=4 --dry-run
@@ -81,15 +84,17 @@ export const run: Command = async (argv, io) => {
   const changes = parseChanges(values.set ?? [], values.unset ?? []);
   const timeoutStopSec = values['timeout-stop-sec'] === undefined ? undefined : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);
   const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
-  const target = await resolveCommandTarget(values, io, 'applying to');
+  const target = await resolveCommandTarget(values, io);
   const r = await applyConfig({
     target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, onEvent: progressTo(io),
   });
   if ('dryRun' in r) {
-    io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));
+    if (r.plans.length === 1) io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));
+    else io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan, ranks: r.plans }))}\n` : r.plans.map((p) => `# rank${p.rank} ${p.host}\n${renderPlan(p.plan)}`).join('\n'));
     return EXIT.ok;
   }
-  io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.json))}\n` : redactText(renderOutcome(r, target.unit)));
+  const what = target.ranks.length > 1 ? `${target.unit} on every rank (${target.ranks.map((k) => k.target ?? 'this machine').join(', ')})` : target.unit;
+  io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.json))}\n` : redactText(renderOutcome(r, what)));
   if (r.rollbackError) return reportError(r.rollbackError, io);
   return r.json.status === 'ready' ? EXIT.ok : EXIT.failure;
 };

@@ -12,6 +12,7 @@ const USAGE = `usage: spectune logs [--trial N] [--since TIME] [--json]
   --since TIME  a journalctl time ("-10min", "2026-03-09 22:28", "@1767600000") instead (default: the last hour
                 when there is no deploy history)
   --json        journal entries as JSON (default: journalctl short text)
+  A multi-host target: every rank's journal (each rank's own deploy N), merged in time order; --rank N: one rank.
 ${TARGET_USAGE}
 examples:
   spectune logs --host root@gpu1 --unit sglang-qwen
@@ -23,7 +24,7 @@ export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const trial = values.trial === undefined ? undefined : numberFlag('trial', values.trial, NaN);
-  const target = await resolveCommandTarget(values, io, 'showing');
+  const target = await resolveCommandTarget(values, io);
   const r = await readServiceLogs(target, { trial, since: values.since });
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.entries))}\n` : redactText(r.text));
   return EXIT.ok;

@@ -20,6 +20,8 @@ const USAGE = `usage: spectune rollback [--to N|none] [--dry-run] [--json] [--re
   --ready-timeout S  start-up deadline of the known-good config in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000})
   Nothing to do (spectune never deployed to the unit, or it is active on that version already): nothing is
   changed or restarted; exit 0.
+  A multi-host target: every rank is stopped, returned to its own known-good version and restarted (rank0 serves
+  again and every other rank runs); --rank N rolls back one rank.
 ${TARGET_USAGE}
 examples:
   spectune rollback --host root@gpu1 --unit sglang-qwen --dry-run
@@ -46,7 +48,7 @@ function renderRollbackPlan(p: RollbackPlan): string {
 // The --json document of every outcome.
 function toJson(r: RollbackOutcome): unknown {
   if (r.status === 'nothing') return { status: 'nothing', reason: r.reason, config: {}, verdict: null, timeToVerdictMs: null };
-  if (r.status === 'dry-run') return { status: 'dry-run', plan: r.plan };
+  if (r.status === 'dry-run') return r.plans.length > 1 ? { status: 'dry-run', plan: r.plan, ranks: r.plans } : { status: 'dry-run', plan: r.plan };
   return { status: r.status, config: r.config, verdict: r.verdict, timeToVerdictMs: r.timeToVerdictMs };
 }
 
@@ -56,13 +58,13 @@ export const run: Command = async (argv, io) => {
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
   const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
   parseTo(values.to);
-  const target = await resolveCommandTarget(values, io, 'rolling back');
+  const target = await resolveCommandTarget(values, io);
   const progress = (e: Parameters<typeof formatServiceEvent>[0]) => { const l = formatServiceEvent(e); if (l) io.stderr.write(`${redactText(l)}\n`); };
   try {
     const r = await rollbackService(target, progress, { readyTimeoutMs, dryRun: values['dry-run'] === true, to: parseTo(values.to) });
     if (values.json) io.stdout.write(`${JSON.stringify(redactValue(toJson(r)))}\n`);
     else if (r.status === 'nothing') io.stdout.write(`${redactText(r.reason)}\n`);
-    else if (r.status === 'dry-run') io.stdout.write(redactText(renderRollbackPlan(r.plan)));
+    else if (r.status === 'dry-run') io.stdout.write(redactText(r.plans.map((p) => (r.plans.length > 1 ? `# rank${p.rank} ${p.host}\n` : '') + renderRollbackPlan(p.plan)).join('\n')));
     else io.stdout.write(redactText(`rolled back ${target.unit} to version ${r.version}: ready; in force: ${formatSettings(r.config)}\n`));
     return EXIT.ok;
   } catch (e) {

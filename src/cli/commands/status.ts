@@ -1,8 +1,8 @@
 // `spectune status`: unit state, engine settings in force (from ExecStart), health.
 import { TARGET_FLAGS, TARGET_USAGE } from '../../app/service-target.js';
-import { readServiceStatus } from '../../app/status.js';
+import { isSingleUnit, readGroupStatus, readServiceStatus } from '../../app/status.js';
 import { redactValue } from '../../redact.js';
-import { formatStatus } from '../../service/render.js';
+import { formatGroupStatus, formatStatus } from '../../service/render.js';
 import { parseFlags } from '../args.js';
 import { EXIT } from '../exit.js';
 import type { Command } from '../io.js';
@@ -10,19 +10,26 @@ import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune status [--json]
   Unit state, the engine settings in force (read from ExecStart and drop-ins), spectune's drop-in versions, health.
-  Exit 0 when the health check answers, 1 otherwise. Changes nothing.
+  A multi-host target: every rank, rank0 first (--rank N: one). Exit 0 when the health check answers (a group:
+  rank0's, and every other rank is active), 1 otherwise. Changes nothing.
   --json   the status as JSON (default: text)
 ${TARGET_USAGE}
 examples:
   spectune status --host root@gpu1 --unit sglang-qwen --engine sglang
-  spectune status -c spectune.yaml --json`;
+  spectune status -c spectune.yaml --json
+  spectune status -c spectune.yaml --rank 1`;
 const FLAGS = { ...TARGET_FLAGS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 // Entry point of `spectune status`; exit 0 when the service answers its health check, 1 otherwise.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
   if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
-  const target = await resolveCommandTarget(values, io, 'showing');
+  const target = await resolveCommandTarget(values, io);
+  if (!isSingleUnit(target)) {
+    const g = await readGroupStatus(target, () => {});
+    io.stdout.write(values.json ? `${JSON.stringify(redactValue(g), null, 2)}\n` : formatGroupStatus(g.ranks));
+    return g.healthy ? EXIT.ok : EXIT.failure;
+  }
   const st = await readServiceStatus(target, () => {});
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(st), null, 2)}\n` : formatStatus(st));
   return st.health.ok ? EXIT.ok : EXIT.failure;

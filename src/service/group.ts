@@ -1,0 +1,261 @@
+// A service group: the units of one model (one or more ranks; rank0 serves HTTP and hosts the dist-init store, the
+// others join it) controlled as one: every deploy goes to every rank, ranks restart in rank order, all are watched
+// at once, a failure is diagnosed from every rank's journal in one verdict, and every rank is rolled back.
+import { namesNoFailure } from '../diagnose/index.js';
+import type { Verdict } from '../diagnose/types.js';
+import { ToolError } from '../errors.js';
+import { ignoreEvents } from '../events.js';
+import type { ServiceEventSink } from './events.js';
+import type { ActionLog } from './action-log.js';
+import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
+import type { ServiceController } from './controller.js';
+import {
+  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackPlan, type StopOptions,
+} from './controller-types.js';
+import type { Version } from './deploy.js';
+import type { Changes, DeployPlan } from './plan.js';
+import { isStartingOrUp } from './show.js';
+import { lastJournalCursor, measureClockOffsetMs, readJournalAfter, readKernelLog, showUnit } from './systemd.js';
+
+/** After the first rank fails, how long the others get to log their own end (the echo the diagnosis attributes). */
+const ECHO_WINDOW_MS = 3000;
+/** After a rollback, how long a worker still starting (activating) gets to become active once rank0 is ready. */
+const WORKER_SETTLE_MS = 30_000;
+const WORKER_POLL_MS = 250;
+
+/** What a group is built from; ranks[0] is rank0 (the endpoint), the rest are workers. */
+export interface ServiceGroupOptions {
+  ranks: ServiceController[];
+  onEvent?: ServiceEventSink;
+  /** The action log the controllers write (attributes the stops in the diagnosis). */
+  actionLog?: ActionLog;
+  collaborators?: Collaborators;
+  echoWindowMs?: number;
+}
+
+/** The outcome of a group start: ready, or the first rank that failed (the others stopped) with the group verdict. */
+export type GroupReady = { status: 'ready' } | { status: 'failed'; rank: number; failed: FailedStart; verdict: Verdict };
+
+/** Where each rank's journal stood before a group start: everything after it belongs to that start. */
+interface StartMark { cursor: string | null; startedAt: number; clockOffsetMs: number }
+
+/** How one rank's wait ended: its result, an error, or aborted (the group no longer needed it). */
+type RankEnd<T> = { rank: number; r: T } | { rank: number; error: unknown } | { rank: number; aborted: true };
+
+// A rank as the group names it: "host unit".
+export function nameOfRank(ctl: ServiceController): string {
+  return `${ctl.host.name} ${ctl.unit}`;
+}
+
+// The group verdict: the diagnosis over every rank's journal, kept a crash loop when the failed rank looped.
+export function mergeGroupVerdict(group: Verdict | null, failed: FailedStart, failedName: string): Verdict {
+  // A group diagnosis that names no failure says less than the failed rank's own verdict.
+  if (!group || namesNoFailure(group)) return failed.verdict;
+  const summary = `${failedName} failed first; over all ranks' journals: ${group.summary}`;
+  if (failed.verdict.class !== 'crash_loop' || group.class === 'crash_loop') return { ...group, summary };
+  return { ...group, class: 'crash_loop', cause: group.class, summary: `crash loop on ${failedName}: each start dies of ${group.class}. ${summary}` };
+}
+
+// Drop the controllers' own per-rank diagnosis events: the group emits the one verdict that counts.
+export function withoutRankDiagnoses(onEvent: ServiceEventSink): ServiceEventSink {
+  return (e) => { if (e.type !== 'diagnosis') onEvent(e); };
+}
+
+// Run one rank's wait; an abort by the group ends it quietly, an error is kept.
+async function endOf<T>(rank: number, run: () => Promise<T>, signal: AbortSignal): Promise<RankEnd<T>> {
+  try {
+    return { rank, r: await run() };
+  } catch (error) {
+    return signal.aborted ? { rank, aborted: true } : { rank, error };
+  }
+}
+
+// The first rank end that decides the group (others are skipped), or null when every wait ended undecided.
+async function firstDecisive<T>(waits: Promise<RankEnd<T>>[], decides: (e: RankEnd<T>) => boolean): Promise<RankEnd<T> | null> {
+  const left = new Map(waits.map((w, i) => [i, w.then((e) => ({ i, e }))]));
+  while (left.size) {
+    const { i, e } = await Promise.race(left.values());
+    left.delete(i);
+    if (decides(e)) return e;
+  }
+  return null;
+}
+
+// A signal that aborts with the caller's, or when the group aborts.
+function linkedAbort(signal?: AbortSignal): AbortController {
+  const ac = new AbortController();
+  if (signal?.aborted) ac.abort(signal.reason);
+  signal?.addEventListener('abort', () => ac.abort(signal.reason), { once: true });
+  return ac;
+}
+
+// Resolve after ms (never rejects).
+function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref?.());
+}
+
+/** Controls the units of one model as one service (build it with createServiceGroup). */
+export class ServiceGroup {
+  readonly ranks: ServiceController[];
+  private readonly o: ServiceGroupOptions;
+  private readonly onEvent: ServiceEventSink;
+
+  constructor(o: ServiceGroupOptions) {
+    if (o.ranks.length < 1) throw new ToolError('E_CONFIG_INVALID', 'service group: expected one or more ranks', { hint: 'list the hosts under target.hosts' });
+    this.ranks = o.ranks;
+    this.o = o;
+    this.onEvent = o.onEvent ?? ignoreEvents;
+  }
+
+  /** rank0: the unit that serves the endpoint. */
+  get rank0(): ServiceController { return this.ranks[0]; }
+
+  // Plan the same engine changes on every rank (each on its own unit: its rank flags stay its own).
+  plan(changes: Changes, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<DeployPlan[]> {
+    return Promise.all(this.ranks.map((c) => c.plan(changes, p)));
+  }
+
+  // Deploy the plans (one per rank; a noop plan still restarts its rank), restart in rank order and follow every
+  // rank: ready when rank0 is ready and no worker failed, else the first failure with the verdict over all journals.
+  async deploy(plans: (DeployPlan | null)[], why: string, signal?: AbortSignal): Promise<GroupReady> {
+    const marks = await this.markStarts();
+    await this.restartInOrder(plans, why, signal);
+    const out = await this.awaitAll(signal);
+    if (out.status === 'ready') return out;
+    return { ...out, verdict: await this.diagnose(marks, out.rank, out.failed) };
+  }
+
+  // The workers that are not running, named; a worker still starting (activating) gets up to graceMs to become active.
+  async downWorkers(graceMs = 0): Promise<string[]> {
+    const deadline = Date.now() + graceMs;
+    for (;;) {
+      const states = await Promise.all(this.ranks.slice(1).map(async (c) => ({ c, s: await showUnit(c.host, c.unit) })));
+      const starting = states.filter(({ s }) => isStartingOrUp(s) && s.activeState !== 'active');
+      if (!starting.length || Date.now() >= deadline) {
+        return states.filter(({ s }) => s.activeState !== 'active').map(({ c, s }) => `${nameOfRank(c)} is ${s.activeState}/${s.subState}`);
+      }
+      await pause(WORKER_POLL_MS);
+    }
+  }
+
+  // Whether the group is up now: rank0 healthy and every worker active.
+  async isUp(): Promise<boolean> {
+    const st = await this.rank0.status();
+    return st.health.ok && (await this.downWorkers()).length === 0;
+  }
+
+  // What a rollback would do on every rank.
+  planRollback(to?: Version): Promise<RollbackPlan[]> {
+    return Promise.all(this.ranks.map((c) => c.planRollback(to)));
+  }
+
+  // Stop every rank, then roll every rank back at once (a worker retries reaching rank0's store until it listens);
+  // done when rank0 is ready and every worker still runs (a worker still starting gets WORKER_SETTLE_MS). A worker's
+  // rollback never sees a ready line (no endpoint), so it is followed only until rank0 is ready or it fails.
+  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string } = {}): Promise<{ version: Version; elapsedMs: number }> {
+    await this.stopAll(w.why ?? 'stop the failing config before rolling back');
+    const ac = linkedAbort(w.signal);
+    const waits = this.ranks.map((c, i) => endOf(i, () => c.rollback({ signal: ac.signal, readyTimeoutMs: w.readyTimeoutMs, to: w.to }), ac.signal));
+    const first = await firstDecisive(waits, (e) => !('r' in e) || e.rank === 0);
+    ac.abort(new Error(first && 'r' in first ? 'rank0 is ready' : 'a rank failed its rollback'));
+    await Promise.all(waits);
+    if (!first || !('r' in first)) {
+      await this.stopAll('rollback of the group failed').catch(() => {});
+      throw first && 'error' in first ? first.error : new RollbackFailedError('rollback of the group ended without a verdict', null);
+    }
+    const down = await this.downWorkers(WORKER_SETTLE_MS);
+    if (down.length) throw new RollbackFailedError(`rollback of the group: rank0 is ready but ${down.join('; ')}`, null);
+    return first.r;
+  }
+
+  // Stop every rank (systemctl stop, reset-failed).
+  async stopAll(why: string): Promise<void> {
+    await Promise.all(this.ranks.map((c) => c.stopLoop(why)));
+  }
+
+  // Mark what every rank runs now as its known-good version.
+  async markGood(): Promise<void> {
+    await Promise.all(this.ranks.map((c) => c.markGood()));
+  }
+
+  // Mark each rank's journal before a group start.
+  private markStarts(): Promise<StartMark[]> {
+    return Promise.all(this.ranks.map(async (c) => {
+      const [cursor, clockOffsetMs] = await Promise.all([lastJournalCursor(c.host, c.unit), measureClockOffsetMs(c.host)]);
+      return { cursor, clockOffsetMs, startedAt: Date.now() };
+    }));
+  }
+
+  // Order: rank0 first (drained while its group is still intact, and it hosts the dist-init store the workers
+  // connect to), then the workers right after it, without waiting for rank0's readiness: rank0 cannot become ready
+  // before all ranks joined, and an old worker that lost its peer must not outlive it.
+  private async restartInOrder(plans: (DeployPlan | null)[], why: string, signal?: AbortSignal): Promise<void> {
+    for (const [i, ctl] of this.ranks.entries()) {
+      const plan = plans[i];
+      if (plan && !plan.noop) await ctl.apply(plan, { signal });
+      else await ctl.restart(i === 0 ? why : `restart with rank0 (${why})`, { signal });
+    }
+  }
+
+  // Follow every rank's start at once: ready when rank0 is ready (workers serve no HTTP: they count as failed when
+  // their unit fails, restarts or logs a fatal line); the first rank to fail fails the group, the others get a short
+  // window to log their own end, then every rank is stopped.
+  private async awaitAll(signal?: AbortSignal): Promise<{ status: 'ready' } | { status: 'failed'; rank: number; failed: FailedStart }> {
+    const ac = linkedAbort(signal);
+    const waits = this.ranks.map((c, i) => endOf(i, () => c.waitReady({ signal: ac.signal }), ac.signal));
+    const settleAll = async (why: string) => { ac.abort(new Error(why)); return Promise.all(waits); };
+    const first = await firstDecisive(waits, (e) => !('r' in e) || e.r.status === 'failed' || e.rank === 0);
+    if (!first || 'aborted' in first) { await settleAll('aborted'); signal?.throwIfAborted(); throw new ToolError('E_SERVICE_FAILED', 'group start: no rank reached a verdict', { hint: 'check `spectune status` on every host' }); }
+    if ('error' in first) { await settleAll('a rank could not be followed'); throw first.error; }
+    if (first.r.status === 'ready') {
+      const ends = await settleAll('rank0 is ready');
+      const failedWorker = ends.find((e): e is { rank: number; r: FailedStart } => 'r' in e && e.r.status === 'failed');
+      return failedWorker ? this.stopRest(ends, failedWorker) : { status: 'ready' };
+    }
+    await Promise.race([Promise.all(waits), pause(this.o.echoWindowMs ?? ECHO_WINDOW_MS)]);
+    const ends = await settleAll('a rank failed');
+    signal?.throwIfAborted();
+    return this.stopRest(ends, first as { rank: number; r: FailedStart });
+  }
+
+  // Stop the rest of the group after one rank failed (a rank0 left waiting for a dead worker would hang until its
+  // deadline); a rank whose own wait ended failed was already stopped by its controller when it was still looping.
+  private async stopRest(ends: RankEnd<ReadyResult>[], failed: { rank: number; r: FailedStart }) {
+    const handled = new Set(ends.filter((e) => 'r' in e && e.r.status === 'failed').map((e) => e.rank));
+    const why = `rank${failed.rank} (${nameOfRank(this.ranks[failed.rank])}) failed: stop the rest of the group`;
+    await Promise.all(this.ranks.map((c, i) => (handled.has(i) ? Promise.resolve() : c.stopLoop(why))));
+    return { status: 'failed' as const, rank: failed.rank, failed: failed.r };
+  }
+
+  // Diagnose the failed group start from every rank's journal entries (and kernel log): a worker's NCCL abort after
+  // rank0 died is attributed to rank0's failure by the diagnoser's cross-node ordering.
+  private async diagnose(marks: StartMark[], rank: number, failed: FailedStart): Promise<Verdict> {
+    const failedCtl = this.ranks[rank];
+    if (this.ranks.length === 1) return failed.verdict;
+    let group: Verdict | null = null;
+    try {
+      const read = await Promise.all(this.ranks.map(async (c, i) => {
+        const since = `@${Math.floor((marks[i].startedAt + marks[i].clockOffsetMs) / 1000)}`;
+        const [entries, kernel] = await Promise.all([readJournalAfter(c.host, c.unit, marks[i].cursor), readKernelLog(c.host, since)]);
+        return { name: `journal:${c.host.name}:${c.unit}`, entries, kernel };
+      }));
+      const kernel = read.flatMap((t) => t.kernel);
+      const inputs = [...read.filter((t) => t.entries.length).map(({ name, entries }) => ({ name, entries })), ...(kernel.length ? [{ name: 'kernel', entries: kernel }] : [])];
+      const actions = this.o.actionLog ? (await Promise.all(this.ranks.map((c) => this.o.actionLog!.read({ unit: c.unit, host: c.host.name })))).flat() : [];
+      const state = await showUnit(failedCtl.host, failedCtl.unit);
+      this.onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `diagnosing the failed group start from ${inputs.map((i) => i.name).join(', ')}` });
+      const c = this.o.collaborators ?? diagnoseCollaborators;
+      group = c.diagnose(inputs, { state: state.raw, actions, engine: failedCtl.engine, unit: failedCtl.unit }).verdict;
+    } catch (e) {
+      this.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `diagnosis over all ranks failed: ${(e as Error).message}` });
+    }
+    const verdict = mergeGroupVerdict(group, failed, nameOfRank(failedCtl));
+    this.onEvent({ type: 'diagnosis', ts: Date.now(), verdict });
+    return verdict;
+  }
+}
+
+// Build a group over controllers, rank0 first.
+export function createServiceGroup(o: ServiceGroupOptions): ServiceGroup {
+  return new ServiceGroup(o);
+}
