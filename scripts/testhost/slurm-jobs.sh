@@ -1,7 +1,8 @@
 #!/bin/bash
 # slurm-jobs.sh OUTDIR [CASE...] - run real jobs on the Slurm test cluster and keep what Slurm says about each,
 # verbatim, in OUTDIR/<case>/: job.sh (the batch script), sbatch.txt (its options), job.out (the job's output file),
-# sacct.txt (`sacct --parsable2`), scontrol.txt (`scontrol show job`). Cases run in parallel; default: all.
+# sacct.txt (`sacct --parsable2`), scontrol.txt (`scontrol show job`), slurmctld.log and slurmd.log (the daemons'
+# lines about the job, from the login and the batch host). Cases run in parallel; default: all.
 #   completed     prints and exits 0                          -> COMPLETED 0:0
 #   oom           --mem=100M, touches 600 MB                  -> OUT_OF_MEMORY (cgroup) or FAILED (OverMemoryKill)
 #   cancel        a server that dies of SIGTERM, scancel      -> CANCELLED 0:15
@@ -62,12 +63,13 @@ job_state() { login scontrol show job "$1" -o | grep -o 'JobState=[A-Z_]*' | cut
 
 # Submit one case, wait for it to end (cancelling where the case says so), keep the record.
 run_case() {
-    local c=$1 opts id state states out=$OUT/$1 t0=$SECONDS
+    local c=$1 opts id state states batch out=$OUT/$1 t0=$SECONDS
     opts=$(opts_of "$c")
     mkdir -p "$out"
     script_of "$c" > "$out/job.sh"
     echo "sbatch --parsable -J spectune-$c -o $DIR/$c.out $opts" > "$out/sbatch.txt"
     id=$(login sbatch --parsable -J "spectune-$c" -o "$DIR/$c.out" $opts < "$out/job.sh")
+    [[ $id =~ ^[0-9]+$ ]] || { log "$c: sbatch answered '$id', not a job id"; return 1; }
     log "$c: job $id"
     if [[ $c == cancel* ]]; then
         for _ in $(seq 120); do grep -q 'server ready' "$LOCAL/$c.out" 2>/dev/null && break; sleep 0.5; done
@@ -85,6 +87,12 @@ run_case() {
     done
     login sacct -j "$id" --parsable2 --format="$SACCT_FORMAT" > "$out/sacct.txt"
     login scontrol show job "$id" > "$out/scontrol.txt"
+    # the daemons' own lines about this job: slurmctld on the login host, slurmd on the batch host
+    # (ssh joins its arguments into one remote shell line: the patterns are single-quoted, $id is all digits)
+    login "grep -E 'JobId=$id( |\$)' /var/log/slurm/slurmctld.log" > "$out/slurmctld.log" || true
+    batch=$(sed -n 's/^ *BatchHost=\(sl[0-9]*\)$/\1/p' "$out/scontrol.txt")
+    [ -z "$batch" ] || ssh -F "$SPECTUNE_SLURM_SSH_CONFIG" "$batch" \
+        "grep -E '\[$id(\.[a-z0-9]+)?\]|job $id( |\$)' /var/log/slurm/slurmd.log" > "$out/slurmd.log" || true
     cp "$LOCAL/$c.out" "$out/job.out"
     log "$c: job $id $state after $((SECONDS - t0)) s"
 }
