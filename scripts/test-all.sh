@@ -22,7 +22,10 @@ if [ -x scripts/llamacpp/build-llama-server.sh ]; then log "llama-server"; bash 
 #    cluster (sl1..sl3, own rootfs and bridge), booted at the same time.
 export SPECTUNE_TESTHOSTS_ENV=${SPECTUNE_TESTHOSTS_ENV:-/var/lib/spectune-testhost/hosts.env}
 export SPECTUNE_SLURM_ENV=${SPECTUNE_SLURM_ENV:-/var/lib/spectune-testhost/slurm.env}
+slurm_pid=
 cleanup() {
+  # a Slurm boot still under way (up-all.sh failed first) is stopped before its teardown, never raced
+  if [ -n "$slurm_pid" ] && kill -0 "$slurm_pid" 2>/dev/null; then kill "$slurm_pid"; wait "$slurm_pid" || true; fi
   [ "${SPECTUNE_KEEP_HOSTS:-0}" = 1 ] && return
   bash scripts/testhost/slurm-down.sh || true
   bash scripts/testhost/down-all.sh || true

@@ -80,9 +80,9 @@ boot_all() {
 
 # Slurm is ready when every node is idle in sinfo and the cluster is registered in slurmdbd (sacct works).
 wait_for_slurm() {
-    local t0 out="" want=${#SL_NAMES[@]} login=${SL_NAMES[0]}
+    local t0 out="" want=${#SL_NAMES[@]} login=${SL_NAMES[0]} deadline=$((SECONDS + SL_READY_TIMEOUT))
     t0=$(th_now)
-    for _ in $(seq $((SL_READY_TIMEOUT * 2))); do
+    while [ $SECONDS -lt $deadline ]; do
         out=$(ssh_sl "$login" "sinfo -h -N -o '%N %T' | sort -u | grep -c ' idle\$'; sacctmgr -n -P list cluster format=cluster" 2>/dev/null | tr '\n' ' ' || true)
         [ "$out" = "$want $SL_CLUSTER " ] && break
         sleep 0.5
