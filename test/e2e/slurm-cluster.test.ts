@@ -99,6 +99,28 @@ describe('Slurm test cluster', () => {
     }
   });
 
+  it('the simulated engine runs as a job, and this machine reaches it on its node', async () => {
+    const node = cluster.nodes[2];
+    const port = 19000 + (process.pid % 1000);
+    const script = `#!/bin/bash\nexec node /opt/spectune/bin/spectune.js sim --host 0.0.0.0 --port ${port} --sim-time-scale 0.01\n`;
+    const id = (await login.exec(['sbatch', '--parsable', '-w', node.name, '--mem=512M', '-t', '2', '-J', 'spectune-sim', '-o', `${cluster.shared}/spectune-sim-%j.out`], { input: script })).stdout.trim();
+    expect(id).toMatch(/^\d+$/);
+    try {
+      let status = 0;
+      for (let i = 0; i < 150 && status !== 200; i++) {
+        status = await fetch(`http://${node.ip}:${port}/health`).then((r) => r.status, () => 0);
+        if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(status).toBe(200);
+      expect(await onLogin(['squeue', '-h', '-j', id, '-o', '%T %N'])).toBe(`RUNNING ${node.name}\n`);
+      const info = await fetch(`http://${node.ip}:${port}/get_server_info`).then((r) => r.json() as Promise<Record<string, unknown>>);
+      expect(info.port).toBe(port);
+    } finally {
+      await login.exec(['scancel', id]);
+      rmSync(join(cluster.sharedLocal, `spectune-sim-${id}.out`), { force: true });
+    }
+  });
+
   it('sacct, scontrol and the job output tell each way a job ends (slurm-jobs.sh)', async () => {
     await run('bash', [JOBS_SCRIPT, out], { env: process.env, timeout: 240_000 });
 
