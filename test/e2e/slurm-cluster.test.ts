@@ -53,9 +53,15 @@ const TIME_LIMIT_LINE = /^slurmstepd(-\S+)?: error: \*\*\* JOB \d+ ON sl\d CANCE
 
 describe('Slurm test cluster', () => {
   it('sinfo shows every node idle in the partition, and the cluster is registered in slurmdbd', async () => {
-    const sinfo = await onLogin(['sinfo', '-h', '-N', '-o', '%N %P %T %c %m']);
     const names = cluster.nodes.map((n) => n.name);
     expect(names).toHaveLength(3);
+    // a job another test just ended may still be completing: give the nodes up to 30 s to be idle again
+    let sinfo = '';
+    for (let i = 0; i < 60; i++) {
+      sinfo = await onLogin(['sinfo', '-h', '-N', '-o', '%N %P %T %c %m']);
+      if (names.every((n) => sinfo.includes(`${n} ${cluster.partition}* idle `))) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
     for (const n of names) expect(sinfo).toContain(`${n} ${cluster.partition}* idle ${cluster.nodeCpus} ${cluster.nodeMemMb}`);
     expect((await onLogin(['sacctmgr', '-n', '-P', 'list', 'cluster', 'format=cluster'])).trim()).toBe(cluster.cluster);
     expect(await onLogin(['scontrol', 'show', 'config'])).toMatch(new RegExp(`^KillWait\\s+= ${cluster.killWait} sec$`, 'm'));
