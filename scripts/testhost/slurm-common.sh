@@ -3,12 +3,12 @@
 # to the cluster's own base dir, so common.sh's paths - rootfs, ssh, host dirs - are the cluster's, not th1..th3's).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-SL_NAMES=(sl1 sl2 sl3)                     # sl1 is the login/controller host
+SL_NAMES=(${SLURM_NODE_NAMES:-sl1 sl2 sl3})  # the first is the login/controller host
 SL_INDEX_BASE=10                           # up-host.sh INDEX 11.. (th1..th3 use 1..)
 SL_SUBNET=${SLURM_SUBNET:-10.250.90}
 SL_HOST_IP=$SL_SUBNET.1                    # this machine on the bridge
 sl_ip() { echo "$SL_SUBNET.$((10 + $1))"; } # node N (1-based) at .1N
-SL_BRIDGE=br-st-slurm
+SL_BRIDGE=${SLURM_BRIDGE:-br-st-slurm}
 SL_CLUSTER=spectune
 SL_PARTITION=cpu
 SL_KILLWAIT=5                              # seconds between a job's SIGTERM and SIGKILL

@@ -90,7 +90,7 @@ run_case() {
     # the daemons' own lines about this job: slurmctld on the login host, slurmd on the batch host
     # (ssh joins its arguments into one remote shell line: the patterns are single-quoted, $id is all digits)
     login "grep -E 'JobId=$id( |\$)' /var/log/slurm/slurmctld.log" > "$out/slurmctld.log" || true
-    batch=$(sed -n 's/^ *BatchHost=\(sl[0-9]*\)$/\1/p' "$out/scontrol.txt")
+    batch=$(sed -n 's/^ *BatchHost=\([a-z][a-z0-9]*\)$/\1/p' "$out/scontrol.txt")
     [ -z "$batch" ] || ssh -F "$SPECTUNE_SLURM_SSH_CONFIG" "$batch" \
         "grep -E '\[$id(\.[a-z0-9]+)?\]|job $id( |\$)' /var/log/slurm/slurmd.log" > "$out/slurmd.log" || true
     cp "$LOCAL/$c.out" "$out/job.out"

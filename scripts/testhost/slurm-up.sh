@@ -8,7 +8,8 @@
 # Writes $SPECTUNE_SLURM_ENV (default /var/lib/spectune-testhost/slurm.env) and slurm.json next to it.
 # Leftovers of a previous run are torn down first. Never touches th1..th3 (own base dir, own cgroups/netns names).
 # Env: SPECTUNE_SLURM_DIR (/var/lib/spectune-slurm), SPECTUNE_SLURM_ENV, SLURM_REUSE=1 (keep a cluster that answers),
-#      SLURM_SUBNET (10.250.90: this machine .1, node N at .1N), SLURM_MEM_ENFORCE (cgroup: OUT_OF_MEMORY via the
+#      SLURM_SUBNET (10.250.90: this machine .1, node N at .1N), SLURM_NODE_NAMES ("sl1 sl2 sl3"), SLURM_BRIDGE
+#      (br-st-slurm; names, bridge, subnet and dirs set apart let a second cluster run beside), SLURM_MEM_ENFORCE (cgroup: OUT_OF_MEMORY via the
 #      node's memory cgroup | overmemorykill: FAILED via jobacct polling), SLURM_NODE_MEM_MB (3000 per node),
 #      TESTHOST_MIRROR, TESTHOST_REBUILD (see build-rootfs.sh).
 set -euo pipefail
@@ -18,6 +19,9 @@ SL_ENV_FILE=${SPECTUNE_SLURM_ENV:-/var/lib/spectune-testhost/slurm.env}
 unset SPECTUNE_TESTHOSTS_ENV   # th1..th3's env file is not ours to write or delete
 source "$HERE/slurm-common.sh"
 th_check_base
+for n in "${SL_NAMES[@]}"; do th_check_name "$n"; done
+[[ "$SL_BRIDGE" =~ ^[a-z][a-z0-9-]{0,14}$ ]] || th_die "SLURM_BRIDGE '$SL_BRIDGE' must match ^[a-z][a-z0-9-]{0,14}\$"
+[[ "$SL_SUBNET" =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || th_die "SLURM_SUBNET '$SL_SUBNET' must be three octets, e.g. 10.250.90"
 T_START=$(th_now)
 
 # Client side: own key, known_hosts and config with a block per node (the login host is sl1).

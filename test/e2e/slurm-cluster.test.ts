@@ -48,8 +48,8 @@ function record(c: string): { out: string; sacct: Record<string, string>[]; scon
   return { out: readFileSync(join(dir, 'job.out'), 'utf8'), sacct: sacctRows(readFileSync(join(dir, 'sacct.txt'), 'utf8')), scontrol: readFileSync(join(dir, 'scontrol.txt'), 'utf8') };
 }
 
-const CANCELLED_LINE = /^slurmstepd(-\S+)?: error: \*\*\* JOB (\d+) ON (sl\d) CANCELLED AT \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \*\*\*$/m;
-const TIME_LIMIT_LINE = /^slurmstepd(-\S+)?: error: \*\*\* JOB \d+ ON sl\d CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*$/m;
+const CANCELLED_LINE = /^slurmstepd(-\S+)?: error: \*\*\* JOB (\d+) ON (\S+) CANCELLED AT \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \*\*\*$/m;
+const TIME_LIMIT_LINE = /^slurmstepd(-\S+)?: error: \*\*\* JOB \d+ ON \S+ CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*$/m;
 
 describe('Slurm test cluster', () => {
   it('sinfo shows every node idle in the partition, and the cluster is registered in slurmdbd', async () => {
@@ -132,14 +132,15 @@ describe('Slurm test cluster', () => {
 
     const done = record('completed');
     expect(done.sacct[0]).toMatchObject({ JobName: 'spectune-completed', State: 'COMPLETED', ExitCode: '0:0' });
-    expect(done.out).toMatch(/^hello from sl\d\nspectune\n$/);
+    expect(done.out).toMatch(/^hello from \S+\nspectune\n$/);
 
     const oom = record('oom');
     if (cluster.memEnforce === 'cgroup') {
       expect(oom.sacct[0]).toMatchObject({ State: 'OUT_OF_MEMORY', ExitCode: '0:125' });
       expect(oom.out).toMatch(/^slurmstepd(-\S+)?: error: Detected 1 oom-kill event\(s\) in StepId=\d+\.batch\. Some of your processes may have been killed by the cgroup out-of-memory handler\.$/m);
     } else {
-      expect(oom.sacct[0]).toMatchObject({ State: 'FAILED' });
+      expect(oom.sacct[0]).toMatchObject({ State: 'FAILED', ExitCode: '0:9' });
+      expect(oom.scontrol).toMatch(/JobState=FAILED Reason=JobLaunchFailure/);
       expect(oom.out).toMatch(/StepId=\d+\.batch exceeded memory limit \(\d+ > 104857600\), being killed/);
     }
     expect(oom.out).not.toContain('still alive');
