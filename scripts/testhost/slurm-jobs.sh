@@ -97,9 +97,9 @@ run_case() {
     log "$c: job $id $state after $((SECONDS - t0)) s"
 }
 
+for c in "${CASES[@]}"; do opts_of "$c" > /dev/null || exit 2; done
 mkdir -p "$OUT" "$LOCAL"; chmod 1777 "$LOCAL"
 pids=()
-for c in "${CASES[@]}"; do opts_of "$c" > /dev/null || exit 2; done
 for c in "${CASES[@]}"; do run_case "$c" & pids+=($!); done
 rc=0
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
