@@ -1,8 +1,9 @@
-// loadTestHosts() must fail with an actionable message when the hosts are not (or no longer) up.
+// loadTestHosts() and loadSlurmCluster() must fail with an actionable message when the hosts are not (or no longer) up.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadSlurmCluster } from './helpers/slurmcluster.js';
 import { loadTestHosts } from './helpers/testhosts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spectune-testhosts-'));
@@ -24,5 +25,24 @@ describe('loadTestHosts', () => {
     const live = { name: 'th9', ip: '10.250.85.2', hostIp: '10.250.85.1', sshConfig: '/x', memcg: true, unusedIp: '10.250.85.3', pid: process.pid };
     writeFileSync(join(dir, 'hosts.json'), JSON.stringify({ hosts: [live] }));
     expect(loadTestHosts(env)).toEqual([live]);
+  });
+});
+
+describe('loadSlurmCluster', () => {
+  const slurmEnv = { SPECTUNE_SLURM_ENV: join(dir, 'slurm.env') };
+  const cluster = (pid: number) => ({ login: 'sl1', sshConfig: '/x', partition: 'cpu', killWait: 5, nodes: [{ name: 'sl1', ip: '10.250.90.11', pid }] });
+
+  it('tells the developer how to boot the cluster when slurm.json is missing', () => {
+    expect(() => loadSlurmCluster(slurmEnv)).toThrow(/Slurm test cluster is not up .*scripts\/testhost\/slurm-up\.sh.*scripts\/test-all\.sh/);
+  });
+
+  it('refuses a stale slurm.json whose node launcher is gone', () => {
+    writeFileSync(join(dir, 'slurm.json'), JSON.stringify(cluster(2 ** 22 + 1)));
+    expect(() => loadSlurmCluster(slurmEnv)).toThrow(/nodes sl1 are not running \(stale/);
+  });
+
+  it('returns the cluster when its node launchers run', () => {
+    writeFileSync(join(dir, 'slurm.json'), JSON.stringify(cluster(process.pid)));
+    expect(loadSlurmCluster(slurmEnv)).toMatchObject({ login: 'sl1', killWait: 5, nodes: [{ name: 'sl1', pid: process.pid }] });
   });
 });
