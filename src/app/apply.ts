@@ -5,7 +5,8 @@ import type { EngineSettings } from '../engines/types.js';
 import { isToolError, type ToolError } from '../errors.js';
 import type { EventSink } from '../events.js';
 import type { Changes, DeployPlan, RollbackResult } from '../service/index.js';
-import { openService, type ServiceTarget } from './service-target.js';
+import { openService, type OpenService, type ServiceTarget } from './service-target.js';
+import { withUnitLocks } from './unit-lock.js';
 
 /** The --json shape of apply and rollback (issue 4). */
 export interface ServiceJson {
@@ -39,6 +40,8 @@ export interface ApplyRequest {
   timeoutStopSec?: number;
   /** Start-up deadline (ms) of the candidate and of the rollback; default the controller's (20 min). */
   readyTimeoutMs?: number;
+  /** Break a stale host lock in the way (printed). */
+  breakLock?: boolean;
   onEvent: EventSink;
 }
 
@@ -47,28 +50,34 @@ export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { d
   const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun });
   try {
     const ctl = svc.controller;
-    const plan = await ctl.plan(req.changes, req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec });
-    if (req.dryRun) return { dryRun: true, plan };
-    await ctl.apply(plan);
-    const r = await ctl.waitReady({ timeoutMs: req.readyTimeoutMs });
-    if (r.status === 'ready') {
-      await ctl.markGood();
-      return { json: { status: 'ready', config: plan.config, verdict: null, timeToVerdictMs: null }, plan, diagnosis: null, rollback: null, rollbackError: null, startError: null };
-    }
-    const error = r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint ?? null } } : {};
-    const failed: ApplyOutcome = {
-      json: { status: 'failed', config: plan.config, verdict: r.verdict, timeToVerdictMs: r.timeToVerdictMs, ...error },
-      plan, diagnosis: r.diagnosis, rollback: null, rollbackError: null, startError: r.error ?? null,
-    };
-    if (!req.rollback) return failed;
-    try {
-      const rb = await ctl.rollback({ readyTimeoutMs: req.readyTimeoutMs });
-      return { ...failed, json: { ...failed.json, status: 'rolled_back' }, rollback: rb };
-    } catch (e) {
-      if (!isToolError(e)) throw e;
-      return { ...failed, rollbackError: e };
-    }
+    const planOpts = req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec };
+    if (req.dryRun) return { dryRun: true, plan: await ctl.plan(req.changes, planOpts) };
+    return await withUnitLocks([{ host: svc.host, unit: ctl.unit }], { command: 'apply', breakLock: req.breakLock, onEvent: req.onEvent }, () => deployChecked(req, ctl, planOpts));
   } finally {
     await svc.close();
+  }
+}
+
+// Under the lock: plan, deploy, wait ready; roll back a failed candidate unless told not to.
+async function deployChecked(req: ApplyRequest, ctl: OpenService['controller'], planOpts: { timeoutStopSec?: number }): Promise<ApplyOutcome> {
+  const plan = await ctl.plan(req.changes, planOpts);
+  await ctl.apply(plan);
+  const r = await ctl.waitReady({ timeoutMs: req.readyTimeoutMs });
+  if (r.status === 'ready') {
+    await ctl.markGood();
+    return { json: { status: 'ready', config: plan.config, verdict: null, timeToVerdictMs: null }, plan, diagnosis: null, rollback: null, rollbackError: null, startError: null };
+  }
+  const error = r.error ? { error: { code: r.error.code, message: r.error.message, hint: r.error.hint ?? null } } : {};
+  const failed: ApplyOutcome = {
+    json: { status: 'failed', config: plan.config, verdict: r.verdict, timeToVerdictMs: r.timeToVerdictMs, ...error },
+    plan, diagnosis: r.diagnosis, rollback: null, rollbackError: null, startError: r.error ?? null,
+  };
+  if (!req.rollback) return failed;
+  try {
+    const rb = await ctl.rollback({ readyTimeoutMs: req.readyTimeoutMs });
+    return { ...failed, json: { ...failed.json, status: 'rolled_back' }, rollback: rb };
+  } catch (e) {
+    if (!isToolError(e)) throw e;
+    return { ...failed, rollbackError: e };
   }
 }
