@@ -7,6 +7,7 @@ import { trialNumber } from '../tune/types.js';
 import { runCampaign, type CampaignResult } from './tune.js';
 import { planCampaignDryRun, type DryRunPlan } from './tune-dry-run.js';
 import { wireCampaign } from './tune-wiring.js';
+import { rethrowStoreError } from '../store/index.js';
 import { markCampaignInterrupted } from './tune-store.js';
 import { withUnitLocks } from './unit-lock.js';
 
@@ -42,7 +43,9 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
       const units = w.controllers.map((c) => ({ host: c.host, unit: c.unit }));
       return await withUnitLocks(units, { command: 'tune', breakLock: input.breakLock, resume: input.resume, onEvent }, async () => {
         const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
-        if (result.status === 'interrupted') markCampaignInterrupted(w.db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary });
+        if (result.status === 'interrupted') {
+          try { markCampaignInterrupted(w.db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary }); } catch (e) { rethrowStoreError(e, w.db.name); }
+        }
         return { kind: 'campaign' as const, result };
       });
     } finally {
