@@ -102,8 +102,8 @@ async function killNine(ctx, kind, log) {
     : await runArgv(['ssh', '-F', ctx.h.sshConfig, ctx.h.name, `cd ${ctx.remote.dir} && exec node bin/spectune.js apply -c spectune.yaml --set speculative_num_steps=4`]);
   const refusedStale = again.code === 1 && isOneLine(again.stderr, STALE);
   const broke = kind === 'here'
-    ? await runCli(['rollback', '-c', ctx.config, '--ssh-config', ctx.h.sshConfig, '--break-lock'], { env: ctx.env })
-    : await runArgv(['ssh', '-F', ctx.h.sshConfig, ctx.h.name, `cd ${ctx.remote.dir} && exec node bin/spectune.js rollback -c spectune.yaml --break-lock`]);
+    ? await runCli(['apply', '-c', ctx.config, '--ssh-config', ctx.h.sshConfig, '--set', 'speculative_num_steps=4', '--break-lock'], { env: ctx.env })
+    : await runArgv(['ssh', '-F', ctx.h.sshConfig, ctx.h.name, `cd ${ctx.remote.dir} && exec node bin/spectune.js apply -c spectune.yaml --set speculative_num_steps=4 --break-lock`]);
   const said = plainLines(broke.stderr).some((l) => /broke the stale lock of \S+ held by \S+@\S+ pid \d+ \(spectune tune\) since \S+ \(pid \d+ is not running on \S+\)$/.test(l) && stale && l.includes(`pid ${stale.owner.pid} `));
   const state = await readUnitState(ctx.h, UNIT, PORT);
   const ok = o.signal === 'SIGKILL' || (kind === 'host' && o.code !== 0) ? refusedStale && broke.code === 0 && said && state.lock === 'unlocked' && state.knownGood : false;

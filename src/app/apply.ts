@@ -51,14 +51,16 @@ export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { d
   try {
     const ctl = svc.controller;
     const planOpts = req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec };
-    if (req.dryRun) return { dryRun: true, plan: await ctl.plan(req.changes, planOpts) };
+    // Plan first, read-only: a missing unit or a bad value is refused before anything (the lock included) is written.
+    const plan = await ctl.plan(req.changes, planOpts);
+    if (req.dryRun) return { dryRun: true, plan };
     return await withUnitLocks([{ host: svc.host, unit: ctl.unit }], { command: 'apply', breakLock: req.breakLock, onEvent: req.onEvent }, () => deployChecked(req, ctl, planOpts));
   } finally {
     await svc.close();
   }
 }
 
-// Under the lock: plan, deploy, wait ready; roll back a failed candidate unless told not to.
+// Under the lock: plan again (another operator may have changed the unit), deploy, wait ready; roll back a failed candidate unless told not to.
 async function deployChecked(req: ApplyRequest, ctl: OpenService['controller'], planOpts: { timeoutStopSec?: number }): Promise<ApplyOutcome> {
   const plan = await ctl.plan(req.changes, planOpts);
   await ctl.apply(plan);

@@ -18,10 +18,10 @@ export type RollbackOutcome =
 export async function rollbackService(target: ServiceTarget, onEvent: EventSink, opts: { readyTimeoutMs?: number; dryRun?: boolean; to?: Version; breakLock?: boolean } = {}): Promise<RollbackOutcome> {
   const svc = await openService(target, onEvent, { dryRun: opts.dryRun });
   try {
-    if (opts.dryRun) {
-      const plan = await svc.controller.planRollback(opts.to);
-      return plan.nothing !== null ? { status: 'nothing', reason: plan.nothing, plan } : { status: 'dry-run', plan };
-    }
+    // Plan first, read-only: nothing to do (or a dry run) writes nothing, not even the lock.
+    const first = await svc.controller.planRollback(opts.to);
+    if (first.nothing !== null) return { status: 'nothing', reason: first.nothing, plan: first };
+    if (opts.dryRun) return { status: 'dry-run', plan: first };
     return await withUnitLocks([{ host: svc.host, unit: svc.controller.unit }], { command: 'rollback', breakLock: opts.breakLock, onEvent }, async () => {
       const plan = await svc.controller.planRollback(opts.to);
       if (plan.nothing !== null) return { status: 'nothing', reason: plan.nothing, plan };

@@ -72,17 +72,22 @@ describe('the unit lock on a real host', () => {
     }
   });
 
-  it('reports a dead owner\'s lock as stale in one line, and --break-lock breaks it saying what it broke', async () => {
+  it('reports a dead owner\'s lock as stale in one line, and apply --break-lock breaks it saying what it broke', async () => {
     const pid = deadPid();
     const me = (await import('node:os')).hostname();
     const stale = { token: 'dead', owner: { user: 'root', machine: me, pid }, command: 'tune', unit: UNIT, startedAt: Date.now() - 60_000, heartbeatAt: Date.now() - 50_000, leaseMs: 120_000 };
     await a.writeFile(lockPath(UNIT), renderLockRecord(stale));
-    const refused = await runCli(['rollback', ...target()], {});
+    const refused = await runCli(['apply', ...target(), '--set', 'speculative_num_steps=4'], {});
     expect(refused.code).toBe(1);
     expect(plain(refused.stderr)).toEqual([expect.stringMatching(new RegExp(`is locked by root@${me} pid ${pid} \\(spectune tune\\) since \\S+Z, which looks dead: pid ${pid} is not running on ${me} \\(hint: .*--break-lock`))]);
-    const broke = await runCli(['rollback', ...target(), '--break-lock'], {});
+    const broke = await runCli(['apply', ...target(), '--set', 'speculative_num_steps=4', '--break-lock'], {});
     expect(broke.code, broke.stderr).toBe(0);
     expect(plain(broke.stderr).some((l) => l.includes(`broke the stale lock of ${UNIT} held by root@${me} pid ${pid} (spectune tune)`) && l.endsWith(`(pid ${pid} is not running on ${me})`))).toBe(true);
+    expect(sshRun(host, `test -e ${lockPath(UNIT)} && echo locked || echo free`).trim()).toBe('free');
+    expect(sshRun(host, `cat /etc/systemd/system/${UNIT}.d/90-spectune.conf`)).toContain('--speculative-num-steps 4');
+    // back to the operator's unit for the next test (rollback takes the lock too, and releases it)
+    const back = await runCli(['rollback', ...target(), '--to', 'none'], {});
+    expect(back.code, back.stderr).toBe(0);
     expect(sshRun(host, `test -e ${lockPath(UNIT)} && echo locked || echo free`).trim()).toBe('free');
   });
 
