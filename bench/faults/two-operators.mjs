@@ -14,6 +14,8 @@ export const describe = 'two tune runs on one unit from two shells / two machine
 const UNIT = 'spectune-fault-twoops.service';
 const PORT = 31721;
 const LOCK = `/var/lib/spectune/${UNIT}/lock`;
+/** A budget no racer reaches: the one that proceeds is stopped with Ctrl-C once the other is refused. */
+const RACE_TRIALS = 8;
 /** The refusal of a live lock, as one line. */
 const REFUSED = new RegExp(`^spectune: \\S+: ${UNIT.replace(/\./g, '\\.')} is in use by (\\S+)@(\\S+) pid (\\d+) \\(spectune tune\\) since (\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ) \\(heartbeat \\d+ s ago\\) \\(hint: wait for that spectune to finish`);
 /** The refusal of a dead owner's lock, as one line. */
@@ -25,7 +27,7 @@ function installClientOnHost(h) {
   const tar = spawnSync('tar', ['-C', ROOT, '-c', 'dist', 'bin', 'package.json', 'profiles', 'schema', 'prompts'], { maxBuffer: 256 * 1024 * 1024 });
   if (tar.status !== 0) throw new Error(`tar the build: ${tar.stderr}`);
   ssh(h, `rm -rf ${dir} && mkdir -p ${dir} && tar -x -C ${dir} && ln -s /opt/spectune/node_modules ${dir}/node_modules`, { input: tar.stdout });
-  ssh(h, `cat > ${dir}/spectune.yaml`, { input: tuneConfigText({ host: null, endpoint: `http://127.0.0.1:${PORT}`, unit: UNIT, store: `${dir}/tune.db`, trials: 1 }) });
+  ssh(h, `cat > ${dir}/spectune.yaml`, { input: tuneConfigText({ host: null, endpoint: `http://127.0.0.1:${PORT}`, unit: UNIT, store: `${dir}/tune.db`, trials: RACE_TRIALS }) });
   return { dir, remove: () => ssh(h, `rm -rf ${dir}`, { check: false }) };
 }
 
@@ -122,7 +124,7 @@ export async function run({ short, log }) {
   const kills = short ? 1 : 4;
   installSimUnit(h, UNIT, PORT);
   const remote = installClientOnHost(h);
-  const local = writeLocalConfig({ host: h.name, endpoint: `http://${h.ip}:${PORT}`, unit: UNIT, store: 'tune.db', trials: 1 });
+  const local = writeLocalConfig({ host: h.name, endpoint: `http://${h.ip}:${PORT}`, unit: UNIT, store: 'tune.db', trials: RACE_TRIALS });
   const ctx = { h, config: local.config, env: { SPECTUNE_ACTION_LOG: join(local.dir, 'actions.jsonl') }, remote };
   let recovered = 0, knownGood = 0;
   const samples = [];
