@@ -15,9 +15,9 @@ const UNIT = 'spectune-fault-diskfull.service';
 const PORT = 31711;
 /** Big enough for a fresh store and a few trials; small enough to fill in a blink. */
 const TMPFS_SIZE = '4m';
-const TRIALS_PER_CAMPAIGN = 2;
-/** The campaign runs a baseline, TRIALS_PER_CAMPAIGN search trials and a soak; the disk fills in one of the first three. */
-const FILL_IN_TRIALS = 3;
+const TRIALS_PER_CAMPAIGN = 1;
+/** The campaign runs a baseline, TRIALS_PER_CAMPAIGN search trials and a soak; the disk fills in the baseline or the search trial. */
+const FILL_IN_TRIALS = 2;
 const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
 
 // Fill a directory's disk to the last byte; returns the filler's path.

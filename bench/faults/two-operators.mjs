@@ -120,7 +120,7 @@ export async function run({ short, log }) {
   const h = hosts.find((x) => x.name === 'th1') ?? hosts[0];
   const seed = Number(process.env.SPECTUNE_FAULTS_SEED ?? Date.now() % 1_000_000);
   const rand = seeded(seed);
-  const races = short ? 3 : 20;
+  const races = short ? 2 : 20;
   const kills = short ? 1 : 4;
   installSimUnit(h, UNIT, PORT);
   const remote = installClientOnHost(h);
