@@ -63,7 +63,7 @@ async function runTrial(h, point, log) {
   installSimUnit(h, UNIT, PORT);
   const { dir } = writeLocalConfig({ host: h.name, endpoint: `http://${h.ip}:${PORT}`, unit: UNIT, store: 'unused', trials: TRIALS_PER_CAMPAIGN });
   const { disk, umount } = mountTmpfs(dir);
-  const config = writeLocalConfig({ host: h.name, endpoint: `http://${h.ip}:${PORT}`, unit: UNIT, store: join(disk, 'tune.db'), trials: TRIALS_PER_CAMPAIGN }).config;
+  const { dir: configDir, config } = writeLocalConfig({ host: h.name, endpoint: `http://${h.ip}:${PORT}`, unit: UNIT, store: join(disk, 'tune.db'), trials: TRIALS_PER_CAMPAIGN });
   const env = { SPECTUNE_ACTION_LOG: join(dir, 'actions.jsonl') };
   const args = ['tune', '-c', config, '--json', '--ssh-config', h.sshConfig];
   let filler = null;
@@ -88,6 +88,7 @@ async function runTrial(h, point, log) {
   } finally {
     umount();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
   }
 }
 
