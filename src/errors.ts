@@ -20,6 +20,8 @@ export type ErrorCode =
   | 'E_BENCH_FIRST_TOKEN_TIMEOUT'
   | 'E_BENCH_FAILED'
   | 'E_STORE'
+  | 'E_STORE_FULL'
+  | 'E_LOCKED'
   | 'E_CAMPAIGN_NOT_FOUND'
   | 'E_SIM_ARGS'
   | 'E_TIMEOUT';

@@ -6,6 +6,7 @@ import { isToolError, type ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';
 import type { Changes, DeployPlan, FailedStart, RollbackResult, ServiceController, ServiceGroup } from '../service/index.js';
 import { openService, type ServiceTarget } from './service-target.js';
+import { withUnitLocks } from './unit-lock.js';
 
 /** The --json shape of apply and rollback (issue 4). */
 export interface ServiceJson {
@@ -39,6 +40,8 @@ export interface ApplyRequest {
   timeoutStopSec?: number;
   /** Start-up deadline (ms) of the candidate and of the rollback; default the controller's (20 min). */
   readyTimeoutMs?: number;
+  /** Break a stale host lock in the way (printed). */
+  breakLock?: boolean;
   onEvent: EventSink;
 }
 
@@ -51,10 +54,16 @@ export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { d
   const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs });
   try {
     const p = req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec };
+    // Plan first, read-only: a missing unit or a bad value is refused before anything (the lock included) is written.
     const all = await svc.group.plan(req.changes, p);
     const plans = all.map((plan, i) => ({ rank: req.target.ranks[i].rank, host: svc.group.ranks[i].host.name, plan }));
     if (req.dryRun) return { dryRun: true, plan: all[0], plans };
-    return svc.group.ranks.length > 1 ? await applyToGroup(svc.group, all, req) : await applyToUnit(svc.controller, all[0], req, req.target.ranks[0].rank > 0);
+    const units = svc.group.ranks.map((c) => ({ host: c.host, unit: c.unit }));
+    return await withUnitLocks(units, { command: 'apply', breakLock: req.breakLock, onEvent: req.onEvent }, async () => {
+      // Under the lock: plan again (another operator may have changed the unit since).
+      const fresh = await svc.group.plan(req.changes, p);
+      return svc.group.ranks.length > 1 ? await applyToGroup(svc.group, fresh, req) : await applyToUnit(svc.controller, fresh[0], req, req.target.ranks[0].rank > 0);
+    });
   } finally {
     await svc.close();
   }

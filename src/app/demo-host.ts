@@ -1,7 +1,7 @@
 // `spectune demo` runs the real service controller against the `process` manager: this Host answers the
 // controller's systemctl/journalctl/ls/rm commands from a ProcessManager, and maps /etc/systemd/system and
 // /var/lib/spectune into a private root directory. No root, no systemd; the same code paths as on a real host.
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { splitExecWords } from '../engines/index.js';
 import { ToolError } from '../errors.js';
@@ -111,6 +111,18 @@ async function runFileCommand(c: ShimContext, argv: string[]): Promise<CommandRe
   return readdir(path).then((n) => result(argv, 0, n.map((x) => `${x}\n`).join('')), () => result(argv, 2, '', 'No such file or directory\n'));
 }
 
+// `ln -T -- A B` and `mv -T -- A B` on the mapped state directory (the host lock: atomic create, break aside).
+async function runLinkOrMove(c: ShimContext, argv: string[]): Promise<CommandResult> {
+  const [from, to] = argv.slice(-2).map((p) => c.real(p));
+  try {
+    if (argv[0] === 'ln') await link(from, to); else await rename(from, to);
+    return result(argv, 0);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return result(argv, 1, '', `${argv[0]}: ${code === 'EEXIST' ? 'File exists' : code === 'ENOENT' ? 'No such file or directory' : (e as Error).message}\n`);
+  }
+}
+
 // Create the Host; `root` holds etc/systemd/system and var/lib/spectune.
 export function createProcmanHost(pm: ProcessManager, root: string): ProcmanHost {
   const c: ShimContext = { pm, real: (p) => join(root, p) };
@@ -122,6 +134,8 @@ export function createProcmanHost(pm: ProcessManager, root: string): ProcmanHost
       if (argv[0] === 'systemctl') return runSystemctl(c, argv);
       if (argv[0] === 'journalctl') return runJournalctl(c, argv);
       if (argv[0] === 'ls' || argv[0] === 'rm') return runFileCommand(c, argv);
+      if (argv[0] === 'ln' || argv[0] === 'mv') return runLinkOrMove(c, argv);
+      if (argv[0] === 'date') return result(argv, 0, `${Math.floor(Date.now() / 1000)}\n`);
       return result(argv, 127, '', `${argv[0]}: not available under the process manager\n`);
     },
     async readFile(path: string) {

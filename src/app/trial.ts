@@ -93,7 +93,8 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
     await ctx.deps.service.markGood();
     return measured;
   } catch (e) {
-    if (ctx.signal?.aborted) throw e;
+    // Ctrl-C, or a store that cannot save (full disk): not the config's fault; the campaign stops and resumes it.
+    if (ctx.signal?.aborted || (e as { code?: string }).code === 'E_STORE_FULL') throw e;
     return recordFailure(ctx, ready, `benchmark failed: ${(e as Error).message}`);
   }
 }

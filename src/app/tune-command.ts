@@ -7,7 +7,9 @@ import { trialNumber } from '../tune/types.js';
 import { runCampaign, type CampaignResult } from './tune.js';
 import { planCampaignDryRun, type DryRunPlan } from './tune-dry-run.js';
 import { wireCampaign } from './tune-wiring.js';
+import { rethrowStoreError } from '../store/index.js';
 import { markCampaignInterrupted } from './tune-store.js';
+import { withUnitLocks } from './unit-lock.js';
 
 /** Inputs of one `spectune tune`. */
 export interface TuneCommandInput {
@@ -21,6 +23,8 @@ export interface TuneCommandInput {
   /** The environment (secrets named in the config are read from it). */
   env: NodeJS.ProcessEnv;
   onEvent: EventSink;
+  /** Break a stale host lock in the way (printed). */
+  breakLock?: boolean;
   signal: AbortSignal;
 }
 
@@ -35,9 +39,14 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   const w = await wireCampaign(config, { env: input.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, dryRun: input.dryRun, onEvent });
   try {
     if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
-    const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
-    if (result.status === 'interrupted') markCampaignInterrupted(w.db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary });
-    return { kind: 'campaign', result };
+    const units = w.controllers.map((c) => ({ host: c.host, unit: c.unit }));
+    return await withUnitLocks(units, { command: 'tune', breakLock: input.breakLock, resume: input.resume, onEvent }, async () => {
+      const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
+      if (result.status === 'interrupted') {
+        try { markCampaignInterrupted(w.db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary }); } catch (e) { rethrowStoreError(e, w.db.name); }
+      }
+      return { kind: 'campaign' as const, result };
+    });
   } finally {
     await w.close();
   }

@@ -6,7 +6,7 @@ import { assertSqliteFile } from '../local-files.js';
 import type { EventSink } from '../tune/events.js';
 import { openHost, type Host } from '../host/index.js';
 import { createFileActionLog, createMemoryActionLog, createServiceController, resolveActionLogPath, type ServiceController } from '../service/index.js';
-import { openStore, type Db } from '../store/index.js';
+import { guardDiskFull, openStore, type Db } from '../store/index.js';
 import { createBenchPort } from './tune-bench.js';
 import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
 import { createControllerServicePort } from './tune-service.js';
@@ -100,7 +100,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     service: opts.servicePort ?? service,
     bench: createBenchPort(cfg, resolveApiKey(cfg, opts.env)),
     search: opts.search ?? createSearchPort(cfg, { confirmProbes: opts.confirmProbes }),
-    store: createSqliteTuneStore(db, cfg.target.engine),
+    store: guardDiskFull(createSqliteTuneStore(db, cfg.target.engine), db.name),
     now: Date.now,
   };
   return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true, ...(opts.simulated ? { simulated: true } : {}) }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };

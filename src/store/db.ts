@@ -1,6 +1,7 @@
 // Open the campaign store: SQLite with WAL (a crash or SIGKILL never leaves a half-written trial) and migrations.
 import Database from 'better-sqlite3';
 import { ToolError } from '../errors.js';
+import { isDiskFullError, storeFullError } from './full.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 
 /** An open store. Repository functions take it as their first argument. */
@@ -32,6 +33,7 @@ export function openStore(path: string): Db {
   try {
     db = new Database(path);
   } catch (e) {
+    if (isDiskFullError(e, path)) throw storeFullError(path, e);
     throw new ToolError('E_STORE', `cannot open store ${path}: ${(e as Error).message}`, { hint: 'check the store path in the config and its directory permissions', cause: e });
   }
   try {
@@ -43,6 +45,7 @@ export function openStore(path: string): Db {
   } catch (e) {
     db.close();
     if (e instanceof ToolError) throw e;
+    if (isDiskFullError(e, path)) throw storeFullError(path, e);
     throw new ToolError('E_STORE', `cannot prepare store ${path}: ${(e as Error).message}`, { cause: e });
   }
   return db;

@@ -12,7 +12,7 @@ import { EXIT, reportError } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 import { resolveCommandTarget } from '../target.js';
 
-const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S]
+const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S] [--break-lock]
   --set KEY=VALUE        an engine setting, as a key (--set speculative_num_steps=4) or as the engine flag
                          (--set --speculative-num-steps=4); repeat for several
   --unset KEY            remove a flag from ExecStart
@@ -22,6 +22,8 @@ const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dr
   --ready-timeout S      start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor
                          failed by then is stopped and rolled back
   --json                 {"status", "config", "verdict", "timeToVerdictMs"} on stdout
+  --break-lock           break a STALE lock on the unit (its owner is gone); what it breaks is printed; a live
+                         lock (another tune/apply/rollback running) refuses the command, naming its owner
   A multi-host target: every rank gets its drop-in, ranks restart in rank order (rank0 first), ready when rank0 is
   ready and every other rank runs; a failure is diagnosed from every rank's journal and every rank is rolled back.
   --rank N applies to one rank (a worker counts as ready when it runs through a 10 s watch without failing).
@@ -31,7 +33,7 @@ examples:
   spectune apply --host root@gpu1 --unit sglang-qwen --set --speculative-num-steps=4 --json`;
 const FLAGS = {
   ...TARGET_FLAGS, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
-  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'break-lock': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Canonical setting key from "speculative_num_steps", "speculative-num-steps" or "--speculative-num-steps".
@@ -86,7 +88,7 @@ export const run: Command = async (argv, io) => {
   const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
   const target = await resolveCommandTarget(values, io);
   const r = await applyConfig({
-    target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, onEvent: progressTo(io),
+    target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, breakLock: values['break-lock'] === true, onEvent: progressTo(io),
   });
   if ('dryRun' in r) {
     if (r.plans.length === 1) io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));

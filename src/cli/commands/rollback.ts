@@ -13,11 +13,12 @@ import { EXIT, reportError } from '../exit.js';
 import type { Command } from '../io.js';
 import { resolveCommandTarget } from '../target.js';
 
-const USAGE = `usage: spectune rollback [--to N|none] [--dry-run] [--json] [--ready-timeout S]
+const USAGE = `usage: spectune rollback [--to N|none] [--dry-run] [--json] [--ready-timeout S] [--break-lock]
   --to N|none        return to kept drop-in version N, or none: the operator's own unit without spectune's drop-in
                      (default: the last known-good version; \`spectune status\` lists them)
   --dry-run          print the version it would return to, the drop-in change and the commands; change nothing
   --ready-timeout S  start-up deadline of the known-good config in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000})
+  --break-lock       break a STALE lock on the unit (its owner is gone); what it breaks is printed
   Nothing to do (spectune never deployed to the unit, or it is active on that version already): nothing is
   changed or restarted; exit 0.
   A multi-host target: every rank is stopped, returned to its own known-good version and restarted (rank0 serves
@@ -27,7 +28,7 @@ examples:
   spectune rollback --host root@gpu1 --unit sglang-qwen --dry-run
   spectune rollback --host root@gpu1 --unit sglang-qwen --engine sglang
   spectune rollback --host root@gpu1 --unit sglang-qwen --to none`;
-const FLAGS = { ...TARGET_FLAGS, to: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, 'ready-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+const FLAGS = { ...TARGET_FLAGS, to: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, 'ready-timeout': { type: 'string' }, 'break-lock': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 // --to N|none as a version.
 function parseTo(raw: string | undefined): Version | undefined {
@@ -61,7 +62,7 @@ export const run: Command = async (argv, io) => {
   const target = await resolveCommandTarget(values, io);
   const progress = (e: Parameters<typeof formatServiceEvent>[0]) => { const l = formatServiceEvent(e); if (l) io.stderr.write(`${redactText(l)}\n`); };
   try {
-    const r = await rollbackService(target, progress, { readyTimeoutMs, dryRun: values['dry-run'] === true, to: parseTo(values.to) });
+    const r = await rollbackService(target, progress, { readyTimeoutMs, dryRun: values['dry-run'] === true, to: parseTo(values.to), breakLock: values['break-lock'] === true });
     if (values.json) io.stdout.write(`${JSON.stringify(redactValue(toJson(r)))}\n`);
     else if (r.status === 'nothing') io.stdout.write(`${redactText(r.reason)}\n`);
     else if (r.status === 'dry-run') io.stdout.write(redactText(r.plans.map((p) => (r.plans.length > 1 ? `# rank${p.rank} ${p.host}\n` : '') + renderRollbackPlan(p.plan)).join('\n')));
