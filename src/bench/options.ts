@@ -117,6 +117,11 @@ function checkBenchOptions(r: ResolvedBenchOptions): void {
   } catch {
     throw new ToolError('E_USAGE', `--url: expected an http(s) URL, got "${r.url}"`, { hint: 'e.g. --url http://127.0.0.1:30000' });
   }
+  // The key travels in an Authorization header, which carries visible ASCII only (node throws on anything else).
+  // The message never shows the key.
+  if (r.apiKey && !/^[\x21-\x7e]+$/.test(r.apiKey)) {
+    throw new ToolError('E_USAGE', 'the API key has characters an HTTP header cannot carry (spaces, control or non-ASCII characters)', { hint: 'check --api-key, $SPECTUNE_API_KEY or the variable target.apiKeyEnv names: a key is visible ASCII only' });
+  }
   if (!['chat', 'completions', 'sglang'].includes(r.api)) throw new ToolError('E_USAGE', `--api: expected chat, completions or sglang, got "${r.api}"`);
   if (r.concurrency.length === 0 || r.concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > MAX_CONCURRENCY)) {
     throw new ToolError('E_USAGE', `--concurrency: expected integers 1..${MAX_CONCURRENCY}, got ${r.concurrency.join(',')}`, { hint: 'e.g. --concurrency 1,16,64' });
