@@ -47,9 +47,16 @@ export async function runMain(lib, argv, env = {}) {
   let stderr = '';
   out.on('data', (d) => { stdout += d; });
   err.on('data', (d) => { stderr += d; });
-  const code = await withTimeout(lib.main(argv, { stdout: out, stderr: err, env: { ...env, NO_COLOR: '1' } }), `spectune ${argv.join(' ')}`);
-  await new Promise((r) => setImmediate(r));
-  return { code, stdout, stderr };
+  // Node prints process warnings on the real CLI's stderr: count them as stderr here too.
+  const onWarning = (w) => { stderr += `(node:${process.pid}) ${w.name}: ${w.message}\n`; };
+  process.on('warning', onWarning);
+  try {
+    const code = await withTimeout(lib.main(argv, { stdout: out, stderr: err, env: { ...env, NO_COLOR: '1' } }), `spectune ${argv.join(' ')}`);
+    await new Promise((r) => setImmediate(r));
+    return { code, stdout, stderr };
+  } finally {
+    process.off('warning', onWarning);
+  }
 }
 
 // Reject when a promise takes longer than CASE_TIMEOUT_MS (a hang).
@@ -63,6 +70,7 @@ export function withTimeout(p, what) {
 export function checkCliOutcome(r, argv) {
   const where = `argv ${JSON.stringify(argv).slice(0, 300)}`;
   if (![0, 1, 2].includes(r.code)) throw new Error(`exit ${r.code} for ${where}: ${r.stderr.slice(0, 600)}`);
+  if (/^\(node:\d+\)/m.test(r.stderr)) throw new Error(`a node warning for ${where}: ${r.stderr.slice(0, 300)}`);
   if (/internal error|^\s+at .+:\d+:\d+\)?$/m.test(r.stderr)) throw new Error(`stack trace for ${where}: ${r.stderr.slice(0, 600)}`);
   // A failure says so: a `spectune:` line, the usage, or a rendered result (doctor's failed checks exit 1).
   if (r.code !== 0 && !/^spectune: /m.test(r.stderr) && !r.stdout.trim()) throw new Error(`exit ${r.code} without a "spectune:" line for ${where}: ${r.stderr.slice(0, 300)}`);

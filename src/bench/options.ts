@@ -79,6 +79,9 @@ export const DEFAULT_TIMEOUTS: BenchTimeouts = { connect: 10_000, firstToken: 60
 export const DEFAULT_LENGTHS = { inputTokens: 512, outputTokens: 256 } as const;
 // Levels run at most this many concurrent streams: file descriptors and one event loop set the ceiling.
 export const MAX_CONCURRENCY = 8192;
+/** Prompt and output lengths stop here (2^20 tokens, beyond any served context): each stream keeps one timestamp per
+ *  expected token, and a length of 1e216 was an internal error (the fuzz suite's find). */
+export const MAX_TOKENS = 1 << 20;
 
 // Fill defaults and reject impossible values with a usage error naming the flag.
 export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
@@ -131,19 +134,20 @@ function checkBenchOptions(r: ResolvedBenchOptions): void {
     throw new ToolError('E_USAGE', `requests per level: expected ${r.concurrency.length} positive integers (one per concurrency level), got ${r.requestsPerLevel.join(',')}`);
   }
   positive('duration', r.durationSec, false);
-  positive('input-tokens', r.inputTokens, true);
-  positive('output-tokens', r.outputTokens, true);
+  positive('input-tokens', r.inputTokens, true, MAX_TOKENS);
+  positive('output-tokens', r.outputTokens, true, MAX_TOKENS);
   positive('rate', r.rate, false);
   if (!['auto', 'native', 'js'].includes(r.transport)) throw new ToolError('E_USAGE', `--transport: expected auto, native or js, got "${r.transport}"`);
   if (r.warmup !== null && (!Number.isInteger(r.warmup) || r.warmup < 0)) throw new ToolError('E_USAGE', `--warmup: expected an integer >= 0, got ${r.warmup}`);
   if (r.requests !== null && r.durationSec !== null) throw new ToolError('E_USAGE', '--requests and --duration are exclusive', { hint: 'pick one' });
 }
 
-function positive(flag: string, v: number | null, integer: boolean): void {
+function positive(flag: string, v: number | null, integer: boolean, max = Infinity): void {
   if (v === null) return;
   if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) {
     throw new ToolError('E_USAGE', `--${flag}: expected a positive ${integer ? 'integer' : 'number'}, got ${v}`);
   }
+  if (v > max) throw new ToolError('E_USAGE', `--${flag}: at most ${max}, got ${v}`, { hint: 'no served model has a context that long' });
 }
 
 // Measured requests of a level when neither a count nor a duration is given: enough for a p99 to mean something

@@ -26,6 +26,13 @@ let server: FakeServer | null = null;
 afterEach(async () => { await server?.close(); server = null; });
 
 describe('spectune bench', () => {
+  it('refuses token lengths past 2^20 with a usage error (fuzz: --output-tokens=8.456300469223604e+216 was an internal error)', async () => {
+    for (const flag of ['--output-tokens=8.456300469223604e+216', '--input-tokens=1048577']) {
+      const c = captureIo();
+      expect(await main(['bench', '--url', 'http://127.0.0.1:9', flag], c.io), flag).toBe(2);
+      expect(c.text.stderr, flag).toMatch(/^spectune: --(output|input)-tokens: at most 1048576, got /);
+    }
+  });
   it('refuses an API key a header cannot carry with a one-line usage error that does not show it (fuzz: "▞ﳐ🬰" crashed in setHeader)', async () => {
     for (const key of ['▞ﳐ🬰𛄀ꝓ᰾', 'sk-abc def', 'sk-abc\r\nX-Injected: 1', '']) {
       const c = captureIo();
