@@ -82,6 +82,8 @@ export const MAX_CONCURRENCY = 8192;
 /** Prompt and output lengths stop here (2^20 tokens, beyond any served context): each stream keeps one timestamp per
  *  expected token, and a length of 1e216 was an internal error (the fuzz suite's find). */
 export const MAX_TOKENS = 1 << 20;
+/** The longest timer node keeps (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // Fill defaults and reject impossible values with a usage error naming the flag.
 export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
@@ -128,6 +130,11 @@ function checkBenchOptions(r: ResolvedBenchOptions): void {
   if (!['chat', 'completions', 'sglang'].includes(r.api)) throw new ToolError('E_USAGE', `--api: expected chat, completions or sglang, got "${r.api}"`);
   if (r.concurrency.length === 0 || r.concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > MAX_CONCURRENCY)) {
     throw new ToolError('E_USAGE', `--concurrency: expected integers 1..${MAX_CONCURRENCY}, got ${r.concurrency.join(',')}`, { hint: 'e.g. --concurrency 1,16,64' });
+  }
+  // Timers take 1 ms .. 2^31-1 ms (node clamps a longer one to 1 ms with a warning, and throws on a negative one).
+  for (const [key, flag] of [['connect', 'connect-timeout'], ['firstToken', 'first-token-timeout'], ['stall', 'stall-timeout']] as const) {
+    const ms = r.timeouts[key];
+    if (!(ms >= 1 && ms <= MAX_TIMER_MS)) throw new ToolError('E_USAGE', `--${flag}: expected seconds between 0.001 and ${Math.floor(MAX_TIMER_MS / 1000)}, got ${ms / 1000}`);
   }
   positive('requests', r.requests, true);
   if (r.requestsPerLevel !== null && (r.requestsPerLevel.length !== r.concurrency.length || r.requestsPerLevel.some((n) => !Number.isInteger(n) || n < 1))) {

@@ -33,6 +33,13 @@ describe('spectune bench', () => {
       expect(c.text.stderr, flag).toMatch(/^spectune: --(output|input)-tokens: at most 1048576, got /);
     }
   });
+  it('refuses timeouts a timer cannot hold (fuzz: --first-token-timeout=-688363571 was an internal error)', async () => {
+    for (const flag of ['--first-token-timeout=-688363571', '--connect-timeout=0', '--stall-timeout=1e12']) {
+      const c = captureIo();
+      expect(await main(['bench', '--url', 'http://127.0.0.1:9', flag], c.io), flag).toBe(2);
+      expect(c.text.stderr, flag).toMatch(/^spectune: --(first-token|connect|stall)-timeout: expected seconds between 0.001 and 2147483, got /);
+    }
+  });
   it('refuses an API key a header cannot carry with a one-line usage error that does not show it (fuzz: "▞ﳐ🬰" crashed in setHeader)', async () => {
     for (const key of ['▞ﳐ🬰𛄀ꝓ᰾', 'sk-abc def', 'sk-abc\r\nX-Injected: 1', '']) {
       const c = captureIo();
