@@ -1,4 +1,5 @@
 // Binds the runner's service port to the service controller (systemd drop-ins over SSH, or the process manager).
+import { splitUrlCredentials } from '../url-credentials.js';
 import type { CapacityFacts } from '../engines/types.js';
 import { dropInPath, type ServiceController } from '../service/index.js';
 import type { TuneConfig } from '../tune/types.js';
@@ -12,7 +13,8 @@ const RESTARTS_PER_DEPLOY = 1;
 // Capacity facts from SGLang's /server_info (max_total_num_tokens, max_running_requests); null when unavailable.
 export async function readCapacity(endpoint: string): Promise<CapacityFacts | null> {
   try {
-    const res = await fetch(`${endpoint.replace(/\/+$/, '')}/server_info`, { signal: AbortSignal.timeout(SERVER_INFO_TIMEOUT_MS) });
+    const target = splitUrlCredentials(`${endpoint.replace(/\/+$/, '')}/server_info`);
+    const res = await fetch(target.url, { signal: AbortSignal.timeout(SERVER_INFO_TIMEOUT_MS), headers: target.headers });
     if (res.status !== 200) return null;
     const j = (await res.json()) as Record<string, unknown>;
     const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
