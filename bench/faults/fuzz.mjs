@@ -24,7 +24,8 @@ const BINARY_SAMPLE = { full: 200, short: 20 };
 export async function run({ short, log }) {
   const lib = await loadLib(new URL('../../dist/', import.meta.url));
   const scratch = createScratch();
-  const seed = Number(process.env.SPECTUNE_FUZZ_SEED ?? Date.now() % 2 ** 31);
+  // CI (--short) replays one seed so a red run is this code's fault; the full run explores a new seed each time.
+  const seed = Number(process.env.SPECTUNE_FUZZ_SEED ?? (short ? 20261201 : Date.now() % 2 ** 31));
   const runs = short ? SHORT_RUNS : FULL_RUNS;
   const perFamily = [];
   let trials = 0;

@@ -121,7 +121,7 @@ function filesUnder(dir) {
 }
 
 // Drive the campaign and the other commands, collect every artifact; returns { artifacts, checks, notes }.
-export async function runScenario({ log = () => {}, host } = {}) {
+export async function runScenario({ log = () => {}, host, short = false } = {}) {
   const hosts = loadHosts();
   if (!hosts?.length) return { skipped: 'skipped: test hosts are not up (SPECTUNE_TESTHOSTS_ENV)' };
   const h = host ? hosts.find((x) => x.name === host) : hosts.find((x) => x.name === 'th3') ?? hosts[0];
@@ -142,11 +142,13 @@ export async function runScenario({ log = () => {}, host } = {}) {
       'search: { strategy: adaptive, noiseMargin: 4%, repeats: 1, soak: { repeats: 1 } }',
       'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
       'benchmark: { concurrency: [1], requests: 3, inputTokens: 128, outputTokens: 96, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
-      'budget: { trials: 3, hours: 1h }', 'store: ./tune.db', '',
+      // --short (CI): the baseline and one more trial; each trial deploys, restarts and benchmarks with the secrets.
+      `budget: { trials: ${short ? 2 : 3}, hours: 1h }`, 'store: ./tune.db', '',
     ].join('\n'));
     const step = async (args, extraEnv = {}) => {
+      const t0 = Date.now();
       const r = await runCli(args, { ...env, ...extraEnv }, dir);
-      log(`spectune ${args.slice(0, 2).join(' ')}: exit ${r.code}`);
+      log(`spectune ${args.slice(0, 2).join(' ')}: exit ${r.code} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       runs.push(r);
       return r;
     };
@@ -207,8 +209,8 @@ export function scanArtifact(text, secrets) {
 }
 
 // The row: every artifact scanned for every secret; the marker must be where the key was shown redacted.
-export async function run({ log }) {
-  const sc = await runScenario({ log });
+export async function run({ short, log }) {
+  const sc = await runScenario({ log, short });
   if (sc.skipped) return { trials: 0, recovered: 0, lost: 0, stateAfter: sc.skipped, pass: false };
   let clean = 0;
   const leaking = [];

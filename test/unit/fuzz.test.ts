@@ -9,7 +9,8 @@ import { ensureCliBuilt } from './cli-run.js';
 
 /** Cases per family here (a few seconds each on 2 cores). */
 const RUNS = Number(process.env.SPECTUNE_FUZZ_RUNS ?? 200);
-const SEED = Number(process.env.SPECTUNE_FUZZ_SEED ?? Date.now() % 2 ** 31);
+/** One seed in CI, so a red run is the code's fault; set SPECTUNE_FUZZ_SEED to explore others. */
+const SEED = Number(process.env.SPECTUNE_FUZZ_SEED ?? 20261201);
 
 type Family = 'configs' | 'flags' | 'journals' | 'sse';
 let lib: unknown;
