@@ -7,6 +7,10 @@ const HF_TOKEN = /\bhf_[A-Za-z0-9]{20,}\b/g;
 // The password of a URL's user info (http://user:password@host): the user stays, the password goes.
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*:)[^\s/@'"]+@/gi;
 const SK_KEY = /\bsk-[A-Za-z0-9_-]{16,}\b/g;
+// A secret in a URL's query (`?token=...`, `&api_key=...`), as engines log the request line and clients print URLs.
+const QUERY_SECRET = /([?&](?:token|access_token|auth_token|api[_-]?key|apikey|key|secret|password|passwd|sig|signature)=)[^&\s#'"]+/gi;
+// A quoted value of a secret-named key in Python reprs and JSON (`api_key='...'`, `"hf_token": "..."`).
+const KEYWORD_SECRET = /(["']?\b(?:api[_-]?key|hf[_-]?token|access[_-]?token|auth[_-]?token|token|password|passwd|secret)["']?\s*[:=]\s*)("[^"]+"|'[^']+')/gi;
 
 /** The placeholder that replaces a secret. */
 export const REDACTED = '***';
@@ -19,7 +23,9 @@ export function redactText(text: string): string {
     .replace(BEARER, (_m, p: string) => `${p}${REDACTED}`)
     .replace(HF_TOKEN, REDACTED)
     .replace(SK_KEY, REDACTED)
-    .replace(URL_PASSWORD, (_m, head: string) => `${head}${REDACTED}@`);
+    .replace(URL_PASSWORD, (_m, head: string) => `${head}${REDACTED}@`)
+    .replace(QUERY_SECRET, (_m, head: string) => `${head}${REDACTED}`)
+    .replace(KEYWORD_SECRET, (_m, head: string, v: string) => (v.slice(1, -1) === REDACTED ? _m : `${head}${v[0]}${REDACTED}${v[0]}`));
 }
 
 // Redact an argv array: the value after a secret flag, or the value part of --flag=secret.

@@ -3,6 +3,7 @@
 import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ToolError } from '../errors.js';
+import { splitUrlCredentials } from '../url-credentials.js';
 import { ENGINE_NAMES, getEngine } from '../engines/index.js';
 import type { EngineName } from '../engines/types.js';
 import { openHost } from '../host/open.js';
@@ -110,7 +111,8 @@ async function checkDropIn(host: Host, subject: string, unit: string): Promise<C
 // GET a path of the endpoint with a short timeout: status and body, or the network error.
 async function getText(url: string, apiKey: string | null): Promise<{ status: number; body: string } | null> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(VERSION_TIMEOUT_MS), headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    const target = splitUrlCredentials(url, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
+    const res = await fetch(target.url, { signal: AbortSignal.timeout(VERSION_TIMEOUT_MS), headers: target.headers });
     return { status: res.status, body: await res.text() };
   } catch {
     return null;

@@ -59,4 +59,14 @@ describe('Http1ResponseParser', () => {
     parser.push(enc('SSH-2.0-OpenSSH\r\n\r\n'));
     expect(parser.error).toMatch(/not an HTTP\/1.1 response/);
   });
+
+  it('refuses a Content-Length that is not a non-negative integer (fuzz: "-5" gave the body range [71, 66))', () => {
+    for (const bad of ['-5', 'abc', '1e3', '', '99999999999999999999', '5, 6']) {
+      const { parser, got } = collect();
+      parser.push(enc(`HTTP/1.1 200 OK\r\nContent-Length: ${bad}\r\n\r\ndata: x\n\n`));
+      expect(parser.error, bad).toMatch(/bad content-length/);
+      expect(got.body, bad).toBe('');
+      expect(parser.done).toBe(false);
+    }
+  });
 });

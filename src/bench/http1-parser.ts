@@ -111,6 +111,11 @@ export class Http1ResponseParser {
       this.state = State.ChunkSize;
       this.remaining = 0;
     } else if (length !== undefined || status === 204 || status === 304) {
+      // RFC 9112 6.3: a Content-Length that is not a non-negative decimal integer makes the message unreadable.
+      if (length !== undefined && !/^\d{1,15}$/.test(length)) {
+        this.error = `bad content-length: ${JSON.stringify(length.slice(0, 40))}`;
+        return;
+      }
       this.remaining = Number(length ?? 0);
       this.state = State.Length;
       if (this.remaining === 0) this.finish();

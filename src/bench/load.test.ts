@@ -71,3 +71,20 @@ describe('runLevel watchdog (fake timers)', () => {
     expect(events.some((e) => e.type === 'bench:progress')).toBe(true);
   });
 });
+
+describe('a server that refuses the connection', () => {
+  it('stops an open loop at 0.001 req/s at the first refusal, not at the next arrival 1000 s later (fuzz: bench --rate 0.001 hung)', async () => {
+    const refused: Step = (_f, st) => { setTimeout(() => st.finish(false, 'connect', 'ECONNREFUSED: connect to 127.0.0.1:9 failed'), 5); };
+    const events: BenchEvent[] = [];
+    const ctx = context(fakeTransport([refused]), events);
+    ctx.opts.rate = 0.001;
+    const level = runLevel(ctx, 4, { requests: 16, durationMs: null }, true);
+    let settled = false;
+    void level.then(() => { settled = true; });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(settled).toBe(true);
+    const out = await level;
+    expect(out.stats).toMatchObject({ ok: 0, failed: 1, lastErrorPhase: 'connect' });
+    expect(events.find((e) => e.type === 'bench:stopped')).toMatchObject({ reason: expect.stringContaining('the server refused the connection') });
+  });
+});

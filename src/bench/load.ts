@@ -73,6 +73,8 @@ class LevelRun {
   readonly samples: RequestSample[] = [];
   readonly inflight = new Set<InFlight>();
   stopReason: string | null = null;
+  /** Runs the open loop's next step at once (set while the loop waits for an arrival). */
+  private wake: (() => void) | null = null;
   private issued = 0;
   private finished = 0;
   private halfwayFired = false;
@@ -119,10 +121,13 @@ class LevelRun {
         }
         if (this.stopReason !== null) backlog.length = 0;
         if (!this.mayIssue() && backlog.length === 0) return resolve();
-        setTimeout(step, backlog.length > 0 ? 1 : Math.max(0, next - now));
+        const timer = setTimeout(step, backlog.length > 0 ? 1 : Math.max(0, next - now));
+        // A stop (errors, abort) ends the loop now, not at the next arrival.
+        this.wake = () => { clearTimeout(timer); step(); };
       };
       step();
     });
+    this.wake = null;
     await Promise.all(all);
   }
 
@@ -146,6 +151,12 @@ class LevelRun {
 
   private checkErrors(lastError: string | null): void {
     const { ok, failed } = this.stats;
+    // A refused connection before any request got through: the server is not there, and waiting for more
+    // failures could take long (an open loop at 0.001 req/s waited 1000 s per arrival; the fuzz suite's find).
+    if (ok === 0 && this.stats.lastErrorPhase === 'connect' && /ECONNREFUSED/.test(lastError ?? '')) {
+      this.stop(`the server refused the connection: ${lastError}`);
+      return;
+    }
     if (failed >= MIN_REQUESTS_FOR_ERROR_STOP && failed / (ok + failed) >= this.ctx.opts.maxErrorFraction) {
       const pct = Math.round((100 * failed) / (ok + failed));
       this.stop(`${failed} of ${ok + failed} requests failed (${pct}%); last error: ${lastError ?? 'unknown'}`);
@@ -166,6 +177,8 @@ class LevelRun {
   stop(reason: string): void {
     if (this.stopReason !== null) return;
     this.stopReason = reason;
+    const wake = this.wake;
+    if (wake) queueMicrotask(() => { if (this.wake === wake) wake(); });
     if (this.measured) this.ctx.onEvent({ type: 'bench:stopped', ts: Date.now(), concurrency: this.concurrency, reason });
   }
 

@@ -30,3 +30,18 @@ it('reports a missing file and broken YAML', async () => {
   writeFileSync(f, 'target: [unclosed\n');
   await expect(loadConfig(f)).rejects.toMatchObject({ code: 'E_CONFIG_INVALID', message: expect.stringContaining('not valid YAML') });
 });
+
+it('judges a value with an unknown YAML tag by the schema, without a node warning on stderr (fuzz: "!Iprot")', async () => {
+  const f = join(dir, 'tag.yaml');
+  writeFileSync(f, 'target: {engine: vllm, endpoint: "http://h:8000", hosts: [{unit: vllm.service}]}\nspace: {num_speculative_tokens: {values: [1, 3]}}\nsearch:\n !Iprot": -22\n');
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => { warnings.push(w.message); };
+  process.on('warning', onWarning);
+  try {
+    await loadConfig(f).catch((e: unknown) => e);
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    process.off('warning', onWarning);
+  }
+  expect(warnings).toEqual([]);
+});

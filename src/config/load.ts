@@ -20,7 +20,8 @@ export async function loadConfig(path: string, ctx: RuleContext = {}): Promise<{
   }
   let json: unknown;
   try {
-    json = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
+    // logLevel error: YAML warnings (an unknown tag) would print as a node process warning; the schema judges the value.
+    json = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text, { logLevel: 'error' });
   } catch (e) {
     throw new ToolError('E_CONFIG_INVALID', `${path}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`, { cause: e });
   }

@@ -31,6 +31,18 @@ export const CLASS_RANK: Readonly<Record<DiagnosisClass, number>> = {
 /** Weight of a rule's confidence when ranking hits (dominates the class rank). */
 export const CONFIDENCE_WEIGHT = { high: 300, medium: 200, low: 100 } as const;
 
+/**
+ * Rules look at the first 16 KiB of a message. Error lines carry their cause near the start; past that a line is a
+ * blob (a pasted dump, a request body), and some patterns (`RuntimeError: .*speculative.*`) backtrack in time that
+ * grows with the square of the length: a 300 KB line of repeated "RuntimeError: CUDA out of memory" took 6 s.
+ */
+export const MAX_MATCH_CHARS = 16 * 1024;
+
+// The part of a message the rules see.
+function matchable(text: string): string {
+  return text.length > MAX_MATCH_CHARS ? text.slice(0, MAX_MATCH_CHARS) : text;
+}
+
 // Remove named groups so that many patterns can be joined into one regex.
 function anonymise(source: string): string {
   return source.replace(/\(\?<([A-Za-z_]\w*)>/g, '(?:');
@@ -57,13 +69,15 @@ export class RuleMatcher {
   }
 
   // Ids of the context rules a message ends (e.g. "capture finished" ends "capture in progress"), or null.
-  clearedRules(text: string): Set<string> | null {
+  clearedRules(message: string): Set<string> | null {
+    const text = matchable(message);
     if (!this.clearFilter || !this.clearFilter.test(text)) return null;
     return new Set(this.clearing.filter((c) => c.pattern.test(text)).map((c) => c.ruleId));
   }
 
   // Every rule matching the message (usually none: the prefilter rejects ordinary lines in one pass).
-  match(text: string): RuleMatch[] {
+  match(message: string): RuleMatch[] {
+    const text = matchable(message);
     if (!this.prefilter.test(text) && !this.prefilterI?.test(text)) return [];
     const out: RuleMatch[] = [];
     for (const rule of this.rules) {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDiagnoser, diagnoseLogs } from './index.js';
+import { createDiagnoser, diagnoseLogs, findFatalLine } from './index.js';
 import { createLineSplitter } from './lines.js';
 import type { Diagnosis } from './types.js';
 
@@ -123,7 +123,10 @@ describe('damaged and mixed input', () => {
 describe('pattern safety', () => {
   it('no rule pattern is super-linear on 1 MB adversarial lines', async () => {
     const { ALL_RULES } = await import('./index.js');
-    const lines = ['x'.repeat(1 << 20), 'a '.repeat(1 << 19), `ValueError: ${'x'.repeat(1 << 20)}`, ' File "'.repeat(1 << 17), '['.repeat(1 << 20)];
+    // The last two: the fuzz suite's shrunk input (bench/faults/fuzz.mjs, journals), a line repeating an exception
+    // name; `RuntimeError: .*speculative.*` backtracked from each one (6 s on 300 KB, minutes on 1 MB).
+    const lines = ['x'.repeat(1 << 20), 'a '.repeat(1 << 19), `ValueError: ${'x'.repeat(1 << 20)}`, ' File "'.repeat(1 << 17), '['.repeat(1 << 20),
+      'RuntimeError: CUDA out of memory '.repeat(30_000), 'ValueError: '.repeat(80_000)];
     for (const text of lines) {
       for (const rule of ALL_RULES) {
         for (const p of rule.patterns) {
@@ -133,6 +136,15 @@ describe('pattern safety', () => {
         }
       }
     }
+  });
+});
+
+describe('rules see the first 16 KiB of a message', () => {
+  it('finds a cause at the start of a huge line and ignores one past the limit', async () => {
+    const { MAX_MATCH_CHARS } = await import('./matcher.js');
+    const cause = 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.';
+    expect(findFatalLine(`${cause} ${'x'.repeat(1 << 20)}`, 'sglang')?.class).toBe('kv_cache_oom');
+    expect(findFatalLine(`${'x'.repeat(MAX_MATCH_CHARS)} ${cause}`, 'sglang')).toBeNull();
   });
 });
 

@@ -1,5 +1,6 @@
 // HTTP probes from the controlling machine to the engine's endpoint: health, and what is in flight (metrics).
 import type { EngineAdapter, EngineMetrics } from '../engines/types.js';
+import { splitUrlCredentials } from '../url-credentials.js';
 
 /** A health probe that takes longer than this counts as "not ready yet" (SGLang's /health generates one token). */
 const HEALTH_TIMEOUT_MS = 3000;
@@ -28,7 +29,8 @@ export function joinUrl(endpoint: string, path: string): string {
 // GET a URL with a timeout; null body on any network error.
 async function getText(url: string, timeoutMs: number): Promise<{ status: number; body: string } | { error: string }> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const target = splitUrlCredentials(url);
+    const res = await fetch(target.url, { signal: AbortSignal.timeout(timeoutMs), headers: target.headers });
     return { status: res.status, body: await res.text() };
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };

@@ -18,6 +18,32 @@ let server: FakeServer | null = null;
 afterEach(async () => { await server?.close(); server = null; });
 
 describe('spectune bench', () => {
+  it('refuses token lengths past 2^20 with a usage error (fuzz: --output-tokens=8.456300469223604e+216 was an internal error)', async () => {
+    for (const flag of ['--output-tokens=8.456300469223604e+216', '--input-tokens=1048577']) {
+      const c = captureIo();
+      expect(await main(['bench', '--url', 'http://127.0.0.1:9', flag], c.io), flag).toBe(2);
+      expect(c.text.stderr, flag).toMatch(/^spectune: --(output|input)-tokens: at most 1048576, got /);
+    }
+  });
+  it('refuses timeouts a timer cannot hold (fuzz: --first-token-timeout=-688363571 was an internal error)', async () => {
+    for (const flag of ['--first-token-timeout=-688363571', '--connect-timeout=0', '--stall-timeout=1e12']) {
+      const c = captureIo();
+      expect(await main(['bench', '--url', 'http://127.0.0.1:9', flag], c.io), flag).toBe(2);
+      expect(c.text.stderr, flag).toMatch(/^spectune: --(first-token|connect|stall)-timeout: expected seconds between 0.001 and 2147483, got /);
+    }
+  });
+  it('refuses an API key a header cannot carry with a one-line usage error that does not show it (fuzz: "▞ﳐ🬰" crashed in setHeader)', async () => {
+    for (const key of ['▞ﳐ🬰𛄀ꝓ᰾', 'sk-abc def', 'sk-abc\r\nX-Injected: 1', '']) {
+      const c = captureIo();
+      const code = await main(['bench', '--url', 'http://127.0.0.1:9', `--api-key=${key}`], c.io);
+      if (key === '') { expect(code).not.toBe(70); continue; }
+      expect(code, key).toBe(2);
+      expect(c.text.stderr.trim().split('\n'), key).toHaveLength(1);
+      expect(c.text.stderr).toContain('the API key has characters an HTTP header cannot carry');
+      expect(c.text.stderr).not.toContain(key);
+    }
+  });
+
   it('prints {"runs":[...]} with exactly the promised fields under --json', async () => {
     server = await startSseServer(() => ({ frames: 4, itlMs: 2 }));
     const c = captureIo();

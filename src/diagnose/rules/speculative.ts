@@ -9,7 +9,9 @@ export const SPECULATIVE_RULES: DiagnosisRule[] = [
     id: 'speculative.config_rejected', class: 'speculative_error', confidence: 'high',
     title: 'The engine rejected the speculative-decoding settings',
     patterns: [
-      /(?:ValueError|AssertionError|NotImplementedError|RuntimeError): (?<detail>.*(?:speculative|num_speculative_tokens|draft model|draft_model|[Ee][Aa][Gg][Ll][Ee]|\bMTP\b).*)/,
+      // The keyword must come before the next exception name: each start then scans only to it (linear time; a
+      // plain `.*keyword` backtracked over the rest of the line from every "RuntimeError: " of a long one).
+      /(?:ValueError|AssertionError|NotImplementedError|RuntimeError): (?<detail>(?:(?!(?:ValueError|AssertionError|NotImplementedError|RuntimeError): ).)*?(?:speculative|num_speculative_tokens|draft model|draft_model|[Ee][Aa][Gg][Ll][Ee]|\bMTP\b).*)/,
       /\b(?<detail>\w+ backend only supports topk = 1 for speculative decoding\.)/,
     ],
     remediation: [REVISIT_SPEC],
