@@ -1,0 +1,212 @@
+// The Slurm campaign: trials as jobs, up to one per free node at once. The search proposes batches (batch.ts); the
+// winner is confirmed on a node other than the one it won on, so a faster node cannot win by itself; every job is
+// recorded by id, and whatever way the campaign ends (success, error, Ctrl-C) none of its jobs is left running.
+import type { EventSink } from '../events.js';
+import { findBest } from '../tune/best.js';
+import { findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
+import { decideNextStep, findDisqualified, reconcileTrials } from '../tune/step.js';
+import { trialNumber, type TrialKind, type TrialRecord, type TuneConfig } from '../tune/types.js';
+import { proposeBatch, type BatchItem } from './batch.js';
+import { LIVE_STATES } from './client.js';
+import { endJob, planJobEnd } from './lifecycle.js';
+import type { SlurmCampaignDeps, SlurmCampaignSpec } from './ports.js';
+import { runJobTrial, scoreTrial, scriptFor, type JobTrialContext, type Placement } from './trial.js';
+
+/** What a Slurm campaign ends with (the tuner's CampaignResult shape, plus where trials ran). */
+export interface SlurmCampaignResult {
+  campaignId: number;
+  status: 'done' | 'interrupted' | 'no-winner';
+  best: TrialRecord | null;
+  baseline: TrialRecord | null;
+  trials: TrialRecord[];
+  /** The winner's sbatch script (what to submit to serve it), or null without a winner. */
+  deployed: string | null;
+  restarts: number;
+  winnerNote: string | null;
+  bestPerConcurrency: ConcurrencyBest[];
+  summary: string;
+  /** Node each trial ran on (by 0-based index). */
+  nodes: Record<number, string | null>;
+  /** Wall time of this run of the campaign. */
+  wallMs: number;
+  /** Trials run at once at most. */
+  parallel: number;
+}
+
+/** Options of one run. */
+export interface SlurmCampaignOptions {
+  resume: boolean;
+}
+
+/** The running campaign's state. */
+interface State {
+  ctx: JobTrialContext;
+  trials: TrialRecord[];
+  nodes: Map<number, string | null>;
+}
+
+// Start a trial record and persist it as running.
+function startTrial(st: State, kind: TrialKind, config: TuneConfig, reason: string): TrialRecord {
+  const { deps, campaignId, onEvent } = st.ctx;
+  const index = st.trials.reduce((m, t) => Math.max(m, t.index + 1), 0);
+  const rec: TrialRecord = {
+    index, kind, config, status: 'running', reason, objective: null, constraintsOk: null, violations: [], runs: [], verdict: null,
+    prediction: null, capacity: null, restarts: 0, startedAt: deps.now(), endedAt: null,
+  };
+  st.trials = [...st.trials, rec];
+  deps.store.saveTrial(campaignId, rec);
+  onEvent({ type: 'trial:start', ts: rec.startedAt, campaignId, trial: trialNumber(index), config, reason });
+  return rec;
+}
+
+// Record and announce a finished trial.
+function endTrial(st: State, rec: TrialRecord): void {
+  const { deps, campaignId, onEvent } = st.ctx;
+  const done = { ...rec, endedAt: deps.now() };
+  st.trials = st.trials.map((t) => (t.index === rec.index ? done : t));
+  deps.store.saveTrial(campaignId, done);
+  const status = done.status === 'ok' && done.constraintsOk === false ? 'violates' : done.status === 'ok' || done.status === 'failed' || done.status === 'infeasible' ? done.status : 'skipped';
+  onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status, objective: done.objective, verdict: done.verdict, violations: done.violations });
+}
+
+// Run a batch at once, one trial per placement; results are scored after the batch (the baseline may be in it).
+async function runBatch(st: State, items: { kind: TrialKind; item: BatchItem }[], places: Placement[]): Promise<void> {
+  const recs = items.map(({ kind, item }) => startTrial(st, kind, item.config, item.reason));
+  const settled = await Promise.allSettled(recs.map((rec, i) => runJobTrial(st.ctx, rec, places[i])));
+  const rejected = settled.find((s) => s.status === 'rejected');
+  const results = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const baselineRuns = [...st.trials, ...results.map((r) => r.rec)].find((t) => t.kind === 'baseline' && t.status === 'ok')?.runs ?? null;
+  for (const r of results) {
+    st.nodes.set(r.rec.index, r.node);
+    endTrial(st, scoreTrial(r.rec, st.ctx.spec, baselineRuns));
+  }
+  if (rejected) throw (rejected as PromiseRejectedResult).reason;
+}
+
+// Where the trials of a batch run: one free node each (sinfo), or anywhere when none is idle right now.
+async function placeBatch(st: State, count: number): Promise<Placement[]> {
+  const free = await st.ctx.deps.client.listFreeNodes(st.ctx.spec.partition);
+  return Array.from({ length: count }, (_, i) => ({ node: free[i] ?? null, exclude: [] }));
+}
+
+// How many trials fit at once now.
+async function batchSize(st: State): Promise<number> {
+  const free = await st.ctx.deps.client.listFreeNodes(st.ctx.spec.partition);
+  return Math.max(1, Math.min(st.ctx.spec.parallel, free.length));
+}
+
+// The search phase: batches until the search is done or the budget spent.
+async function searchPhase(st: State): Promise<void> {
+  const { spec, deps, signal } = st.ctx;
+  for (;;) {
+    signal?.throwIfAborted();
+    const settled = st.trials.filter((t) => t.status !== 'running' && t.status !== 'discarded');
+    const needBaseline = !settled.some((t) => t.kind === 'baseline');
+    const size = await batchSize(st);
+    const baseline = needBaseline ? { config: spec.baseline, reason: 'baseline: the operator\'s command line', confirmProbe: false } : null;
+    const items = proposeBatch((h) => { const p = deps.propose(h); return p ? { ...p, confirmProbe: p.confirmProbe === true } : null; }, settled, size, spec.objective.goal, baseline);
+    if (!items.length) return;
+    const tagged = items.map((item, i) => ({ kind: (baseline && i === 0 ? 'baseline' : 'search') as TrialKind, item }));
+    await runBatch(st, tagged, await placeBatch(st, tagged.length));
+    deps.store.markActive(st.ctx.campaignId, deps.now());
+  }
+}
+
+// The endgame: confirm the winner on another node (a failed confirmation disqualifies it; the next best is confirmed).
+async function confirmPhase(st: State): Promise<{ best: TrialRecord | null; why: string; note: string | null }> {
+  const { spec } = st.ctx;
+  for (;;) {
+    const step = decideNextStep({
+      trials: st.trials, budget: spec.budget, elapsedMs: 0, objective: spec.objective, noiseMargin: spec.noiseMargin, propose: () => null,
+    });
+    if (step.kind === 'finish') return { best: step.best, why: step.why, note: step.winnerNote };
+    if (step.kind !== 'soak' || !spec.confirmElsewhere) {
+      const w = findBest(st.trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(st.trials, spec.objective.goal));
+      return { best: w ? w.trials[w.trials.length - 1] : null, why: 'search converged', note: w?.why ?? null };
+    }
+    const wonOn = st.nodes.get(step.of) ?? null;
+    const free = (await st.ctx.deps.client.listFreeNodes(spec.partition)).filter((n) => n !== wonOn);
+    const at: Placement = { node: free[0] ?? null, exclude: wonOn ? [wonOn] : [] };
+    const reason = `confirm trial ${trialNumber(step.of)} on another node than ${wonOn ?? '?'}`;
+    await runBatch(st, [{ kind: 'soak', item: { config: step.config, reason, confirmProbe: false } }], [at]);
+  }
+}
+
+// On resume: end the jobs a killed campaign left (by id from the store, and by name from squeue for a job submitted
+// just before the kill), and discard their trials (they are redone).
+async function reconcileJobs(st: State): Promise<void> {
+  const { deps, campaignId, onEvent, killWaitSec, spec } = st.ctx;
+  const stored = deps.store.openJobs(campaignId);
+  const named = await deps.client.listLiveJobs(`${spec.jobPrefix}-t`).catch(() => []);
+  const ids = new Set([...stored.map((j) => j.jobId), ...named.map((j) => j.jobId)]);
+  for (const jobId of ids) {
+    const job = await deps.client.readJob(jobId);
+    const live = job !== null && LIVE_STATES.has(job.state);
+    if (live) await endJob(deps.client, jobId, planJobEnd(0, killWaitSec), killWaitSec, spec.pollMs);
+    deps.store.updateJob(campaignId, jobId, { state: live ? 'CANCELLED' : job?.state ?? 'UNKNOWN', ended: true });
+    onEvent({ type: 'slurm:job', ts: deps.now(), trial: null, jobId, node: job?.nodes[0] ?? null, state: live ? 'cancelled' : job?.stateText ?? 'gone', message: live ? 'left running by the interrupted campaign: cancelled (its trial is redone)' : 'left by the interrupted campaign: already ended' });
+  }
+}
+
+// Cancel every job of this run that is still live (the last line of defence; trials end their own jobs).
+async function sweep(st: State): Promise<void> {
+  const { deps, campaignId, killWaitSec, spec } = st.ctx;
+  for (const j of deps.store.openJobs(campaignId)) {
+    await endJob(deps.client, j.jobId, planJobEnd(0, killWaitSec), killWaitSec, spec.pollMs).catch(() => {});
+    deps.store.updateJob(campaignId, j.jobId, { state: 'CANCELLED', ended: true });
+  }
+}
+
+// One-line summary of the campaign.
+function summarize(best: TrialRecord | null, baseline: TrialRecord | null, why: string, note: string | null, n: number, parallel: number, wallMs: number, confirmedOn: string | null): string {
+  const cfg = best ? Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ') : '';
+  const gain = best?.objective && baseline?.objective ? ` (${(((best.objective / baseline.objective) - 1) * 100).toFixed(1)}% vs baseline)` : '';
+  const head = best && best.objective !== null ? `best ${cfg}: ${best.objective.toFixed(1)}${gain}${note ? ` — ${note}` : ''}${confirmedOn ? `; confirmed on ${confirmedOn}` : ''}` : 'no winner';
+  return `${why}; ${head}; ${n} trials as Slurm jobs, up to ${parallel} at once, ${(wallMs / 1000).toFixed(1)} s`;
+}
+
+// Run (or resume) a Slurm campaign.
+export async function runSlurmCampaign(deps: SlurmCampaignDeps, given: SlurmCampaignSpec, opts: SlurmCampaignOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SlurmCampaignResult> {
+  const t0 = deps.now();
+  const cluster = await deps.client.readConfig();
+  const stored = deps.store.openCampaign({ resume: opts.resume, name: given.name, spec: { ...given, jobFor: undefined, urlFor: undefined }, now: t0 });
+  // Job names carry the campaign id, so a resume finds this campaign's jobs in squeue even when the store missed one.
+  const spec: SlurmCampaignSpec = { ...given, jobPrefix: `${given.jobPrefix}-c${stored.id}` };
+  const { trials, interrupted } = reconcileTrials(stored.trials);
+  const ctx: JobTrialContext = { deps, spec, campaignId: stored.id, killWaitSec: cluster.killWaitSec, onEvent, signal };
+  const st: State = { ctx, trials, nodes: new Map() };
+  const result = (status: SlurmCampaignResult['status'], best: TrialRecord | null, why: string, note: string | null): SlurmCampaignResult => {
+    const baseline = st.trials.find((t) => t.kind === 'baseline' && t.status === 'ok') ?? null;
+    const confirm = best ? st.trials.filter((t) => t.kind === 'soak' && t.status === 'ok' && JSON.stringify(t.config) === JSON.stringify(best.config)).pop() : undefined;
+    const wallMs = deps.now() - t0;
+    return {
+      campaignId: stored.id, status, best, baseline, trials: st.trials, restarts: st.trials.reduce((s, t) => s + t.restarts, 0), winnerNote: note,
+      deployed: best ? scriptFor(spec, best, { node: null, exclude: [] }) : null, bestPerConcurrency: findBestPerConcurrency(st.trials),
+      summary: summarize(best, baseline, why, note, st.trials.length, spec.parallel, wallMs, confirm ? st.nodes.get(confirm.index) ?? null : null),
+      nodes: Object.fromEntries(st.nodes), wallMs, parallel: spec.parallel,
+    };
+  };
+  try {
+    if (stored.resumed) {
+      for (const t of interrupted) deps.store.saveTrial(stored.id, { ...t, status: 'discarded', endedAt: deps.now() });
+      await reconcileJobs(st);
+    }
+    await searchPhase(st);
+    const end = await confirmPhase(st);
+    const out = result(end.best ? 'done' : 'no-winner', end.best, end.why, end.note);
+    deps.store.finishCampaign(stored.id, { bestTrial: end.best?.index ?? null, summary: out.summary, now: deps.now(), endState: null });
+    onEvent({ type: 'campaign:end', ts: deps.now(), campaignId: stored.id, bestConfig: end.best?.config ?? null, summary: out.summary });
+    return out;
+  } catch (e) {
+    if (!signal?.aborted) throw e;
+    for (const t of st.trials.filter((x) => x.status === 'running')) {
+      st.trials = st.trials.map((x) => (x.index === t.index ? { ...x, status: 'discarded' } : x));
+      deps.store.saveTrial(stored.id, { ...t, status: 'discarded', endedAt: deps.now() });
+    }
+    const w = findBest(st.trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(st.trials, spec.objective.goal));
+    const out = result('interrupted', w ? w.trials[w.trials.length - 1] : null, 'interrupted; run with --resume to continue', w?.why ?? null);
+    return out;
+  } finally {
+    await sweep(st);
+  }
+}
