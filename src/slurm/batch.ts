@@ -1,6 +1,8 @@
 // Batches of candidates for parallel trials (pure): the sequential search is asked again and again with every
-// pending candidate entered as if it had measured as well as the best so far ("constant liar"), so it proposes the
-// next distinct candidate; a proposal already pending ends the batch (the search needs that result first).
+// pending candidate entered as if it had measured a little better than the one before it (an optimistic "liar"), so
+// a climb keeps climbing and a grid keeps walking; a proposal already pending ends the batch (the search needs that
+// result first). Real results replace the lies before the next batch, so a wrong guess costs parallel slots, not
+// the winner.
 import { configKey } from '../search/index.js';
 import type { TrialRecord, TuneConfig } from '../tune/types.js';
 
@@ -29,14 +31,18 @@ function liedRecord(index: number, item: BatchItem, objective: number, kind: Tri
   };
 }
 
+/** Each pending candidate is assumed this much better than the one before it (beyond any sensible noise margin). */
+export const LIE_GAIN = 0.25;
+
 // Up to `size` distinct candidates to run at once. `baseline` (no baseline measured yet) is the first item, entered
 // as measured for the proposals after it.
 export function proposeBatch(propose: ProposeFn, history: readonly TrialRecord[], size: number, goal: 'maximize' | 'minimize', baseline: BatchItem | null = null): BatchItem[] {
   const out: BatchItem[] = baseline ? [baseline] : [];
-  const lie = lieValue(history, goal);
+  const base = lieValue(history, goal);
+  const lie = (i: number) => (goal === 'maximize' ? base * (1 + LIE_GAIN) ** i : base / (1 + LIE_GAIN) ** i);
   const next = history.reduce((m, t) => Math.max(m, t.index + 1), 0);
   while (out.length < size) {
-    const lies = out.map((it, i) => liedRecord(next + i, it, lie, baseline && i === 0 ? 'baseline' : 'search'));
+    const lies = out.map((it, i) => liedRecord(next + i, it, lie(baseline && i === 0 ? 0 : i + 1), baseline && i === 0 ? 'baseline' : 'search'));
     const p = propose([...history, ...lies]);
     if (!p || out.some((it) => configKey(it.config) === configKey(p.config))) break;
     out.push(p);

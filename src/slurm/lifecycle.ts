@@ -6,7 +6,7 @@ import type { EngineName } from '../engines/types.js';
 import { LIVE_STATES, type SlurmClient } from './client.js';
 import { diagnoseSlurmJob } from './verdict.js';
 import type { SlurmJob } from './types.js';
-import type { Verdict } from '../diagnose/index.js';
+import type { Diagnosis, Verdict } from '../diagnose/index.js';
 
 /** How often job state and readiness are polled. */
 export const POLL_MS = 500;
@@ -111,12 +111,14 @@ export async function endJob(client: SlurmClient, jobId: string, plan: JobEndPla
 }
 
 // The record, output and verdict of a job (any job: `spectune diagnose --slurm-job`, or a trial's end).
-export async function readJobVerdict(client: SlurmClient, jobId: string, o: { killWaitSec: number | null; cancelledByUs: boolean | null; engine?: EngineName; outputPath?: string }): Promise<{ job: SlurmJob; output: string | null; verdict: Verdict } | null> {
+export async function readJobVerdict(client: SlurmClient, jobId: string, o: { killWaitSec: number | null; cancelledByUs: boolean | null; engine?: EngineName; outputPath?: string }): Promise<{ job: SlurmJob; output: string | null; verdict: Verdict; diagnosis: Diagnosis } | null> {
   const live = await client.readJob(jobId);
   const acct = await client.readAccounting(jobId);
   const job = acct && live && !LIVE_STATES.has(acct.state) ? { ...acct, stdout: live.stdout, reason: live.reason } : live ?? acct;
   if (!job) return null;
   const path = o.outputPath ?? job.stdout;
   const output = path ? await client.readOutput(path.replace(/%j/g, jobId)) : null;
-  return { job, output, verdict: diagnoseSlurmJob({ job, output, killWaitSec: o.killWaitSec, cancelledByUs: o.cancelledByUs, engine: o.engine }).verdict };
+  const d = diagnoseSlurmJob({ job, output, killWaitSec: o.killWaitSec, cancelledByUs: o.cancelledByUs, engine: o.engine });
+  const diagnosis: Diagnosis = { ...(d.engine ?? { rootException: null, timeline: [], lifetimes: [] }), verdict: d.verdict };
+  return { job, output, verdict: d.verdict, diagnosis };
 }
