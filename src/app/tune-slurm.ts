@@ -40,6 +40,7 @@ export function createSlurmStore(db: Db, cfg: SpectuneConfig, login: string): Sl
     recordJob: (campaignId, index, jobId) => recordSlurmJob(db, { campaignId, trialSeq: index + 1, jobId, login }),
     updateJob: (campaignId, jobId, u) => updateSlurmJob(db, campaignId, jobId, u),
     openJobs: (campaignId) => listSlurmJobs(db, campaignId, { open: true }).map((j) => ({ jobId: j.jobId, trialIndex: j.trialSeq - 1 })),
+    jobNodes: (campaignId) => new Map(listSlurmJobs(db, campaignId).map((j) => [j.trialSeq - 1, j.node])),
   };
 }
 

@@ -1,8 +1,10 @@
 // The Slurm campaign: trials as jobs, up to one per free node at once. The search proposes batches (batch.ts); the
 // winner is confirmed on a node other than the one it won on, so a faster node cannot win by itself; every job is
 // recorded by id, and whatever way the campaign ends (success, error, Ctrl-C) none of its jobs is left running.
+import { ToolError } from '../errors.js';
 import type { EventSink } from '../events.js';
-import { findBest } from '../tune/best.js';
+import { configKey, findBest } from '../tune/best.js';
+import { evaluateObjective } from '../tune/objective.js';
 import { findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
 import { decideNextStep, findDisqualified, reconcileTrials } from '../tune/step.js';
 import { trialNumber, type TrialKind, type TrialRecord, type TuneConfig } from '../tune/types.js';
@@ -43,6 +45,8 @@ interface State {
   ctx: JobTrialContext;
   trials: TrialRecord[];
   nodes: Map<number, string | null>;
+  /** Each node's speed relative to the others, from the baseline measured on every node (objective / factor). */
+  factors: Map<string, number>;
 }
 
 // Start a trial record and persist it as running.
@@ -69,16 +73,33 @@ function endTrial(st: State, rec: TrialRecord): void {
   onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status, objective: done.objective, verdict: done.verdict, violations: done.violations });
 }
 
-// Run a batch at once, one trial per placement; results are scored after the batch (the baseline may be in it).
+// Node factors from the baseline measured on several nodes: each node's objective over their mean (pure).
+export function nodeFactors(baselines: { node: string | null; objective: number | null }[]): Map<string, number> {
+  const ok = baselines.filter((b): b is { node: string; objective: number } => b.node !== null && b.objective !== null && b.objective > 0);
+  if (ok.length < 2) return new Map();
+  const mean = ok.reduce((s, b) => s + b.objective, 0) / ok.length;
+  return new Map(ok.map((b) => [b.node, b.objective / mean]));
+}
+
+// Run a batch at once, one trial per placement; results are scored after the batch (the baseline may be in it), and
+// objectives are put on a common scale by the node factors, so a faster node cannot make a candidate win.
 async function runBatch(st: State, items: { kind: TrialKind; item: BatchItem }[], places: Placement[]): Promise<void> {
   const recs = items.map(({ kind, item }) => startTrial(st, kind, item.config, item.reason));
   const settled = await Promise.allSettled(recs.map((rec, i) => runJobTrial(st.ctx, rec, places[i])));
   const rejected = settled.find((s) => s.status === 'rejected');
   const results = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const baselineRuns = [...st.trials, ...results.map((r) => r.rec)].find((t) => t.kind === 'baseline' && t.status === 'ok')?.runs ?? null;
-  for (const r of results) {
+  const scored = results.map((r) => ({ ...r, rec: scoreTrial(r.rec, st.ctx.spec, baselineRuns) }));
+  const calibration = scored.filter((r) => r.rec.kind === 'baseline');
+  if (calibration.length > 1) {
+    st.factors = nodeFactors(calibration.map((r) => ({ node: r.node, objective: r.rec.objective })));
+    const shown = [...st.factors].map(([n, f]) => `${n} x${f.toFixed(3)}`).join(', ');
+    if (shown) st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'info', message: `node speeds from the baseline on every node: ${shown}; objectives are divided by them` });
+  }
+  for (const r of scored) {
     st.nodes.set(r.rec.index, r.node);
-    endTrial(st, scoreTrial(r.rec, st.ctx.spec, baselineRuns));
+    const f = r.node ? st.factors.get(r.node) : undefined;
+    endTrial(st, f && r.rec.objective !== null ? { ...r.rec, objective: r.rec.objective / f } : r.rec);
   }
   if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }
@@ -103,13 +124,52 @@ async function searchPhase(st: State): Promise<void> {
     const settled = st.trials.filter((t) => t.status !== 'running' && t.status !== 'discarded');
     const needBaseline = !settled.some((t) => t.kind === 'baseline');
     const size = await batchSize(st);
-    const baseline = needBaseline ? { config: spec.baseline, reason: 'baseline: the operator\'s command line', confirmProbe: false } : null;
-    const items = proposeBatch((h) => { const p = deps.propose(h); return p ? { ...p, confirmProbe: p.confirmProbe === true } : null; }, settled, size, spec.objective.goal, baseline);
+    if (needBaseline) {
+      // The baseline on every node of the batch at once: one trial's wall time, and the node factors.
+      const item = { config: spec.baseline, reason: 'baseline: the operator\'s command line', confirmProbe: false };
+      const tagged = Array.from({ length: size }, (_, i) => ({ kind: 'baseline' as TrialKind, item: i ? { ...item, reason: `${item.reason} (node calibration)` } : item }));
+      await runBatch(st, tagged, await placeBatch(st, size));
+      continue;
+    }
+    if (!settled.some((t) => t.kind === 'baseline' && t.status === 'ok')) {
+      const failed = settled.find((t) => t.kind === 'baseline');
+      throw new ToolError('E_SERVICE_FAILED', `the baseline job failed: ${failed?.verdict?.summary ?? failed?.violations.join('; ') ?? 'no result'}`, {
+        hint: 'fix target.slurm.command (or the request: mem, partition, time) first; spectune diagnose --slurm-job ID shows why a job died',
+      });
+    }
+    const items = proposeBatch((h) => { const p = deps.propose(h); return p ? { ...p, confirmProbe: p.confirmProbe === true } : null; }, searchHistory(settled), size, spec.objective.goal);
     if (!items.length) return;
-    const tagged = items.map((item, i) => ({ kind: (baseline && i === 0 ? 'baseline' : 'search') as TrialKind, item }));
-    await runBatch(st, tagged, await placeBatch(st, tagged.length));
+    const places = await placeBatch(st, size);
+    const tagged = items.map((item) => ({ kind: 'search' as TrialKind, item }));
+    const early = items.length < size ? earlyConfirmation(st, places.slice(0, size)) : null;
+    if (early) {
+      places.splice(early.slot, 1);
+      places.splice(items.length, 0, early.at);
+      tagged.push({ kind: 'soak', item: early.item });
+    }
+    await runBatch(st, tagged, places.slice(0, tagged.length));
     deps.store.markActive(st.ctx.campaignId, deps.now());
   }
+}
+
+// What the search reads: one baseline (the node calibration runs repeat it) and no confirmations (they never steer it).
+function searchHistory(settled: TrialRecord[]): TrialRecord[] {
+  const first = settled.find((t) => t.kind === 'baseline' && t.status === 'ok') ?? settled.find((t) => t.kind === 'baseline');
+  return settled.filter((t) => t.kind === 'search' || t === first);
+}
+
+// A node left idle by a short batch confirms the current leader on another node now, instead of in a round of its
+// own at the end (if the leader changes, the new one is confirmed then).
+function earlyConfirmation(st: State, places: Placement[]): { item: BatchItem; at: Placement; slot: number } | null {
+  const { spec } = st.ctx;
+  if (!spec.confirmElsewhere) return null;
+  const w = findBest(st.trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(st.trials, spec.objective.goal));
+  const last = w?.trials[w.trials.length - 1];
+  if (!w || !last || last.kind === 'baseline' || st.trials.some((t) => t.kind === 'soak' && configKey(t.config) === w.key)) return null;
+  const wonOn = st.nodes.get(last.index) ?? null;
+  const slot = places.findIndex((p) => p.node !== null && p.node !== wonOn);
+  if (slot < 0) return null;
+  return { item: { config: w.config, reason: `confirm trial ${trialNumber(last.index)} on another node than ${wonOn ?? '?'} (a node idle in this batch)`, confirmProbe: false }, at: places[slot], slot };
 }
 
 // The endgame: confirm the winner on another node (a failed confirmation disqualifies it; the next best is confirmed).
@@ -174,7 +234,7 @@ export async function runSlurmCampaign(deps: SlurmCampaignDeps, given: SlurmCamp
   const spec: SlurmCampaignSpec = { ...given, jobPrefix: `${given.jobPrefix}-c${stored.id}` };
   const { trials, interrupted } = reconcileTrials(stored.trials);
   const ctx: JobTrialContext = { deps, spec, campaignId: stored.id, killWaitSec: cluster.killWaitSec, onEvent, signal };
-  const st: State = { ctx, trials, nodes: new Map() };
+  const st: State = { ctx, trials, nodes: new Map(), factors: new Map() };
   const result = (status: SlurmCampaignResult['status'], best: TrialRecord | null, why: string, note: string | null): SlurmCampaignResult => {
     const baseline = st.trials.find((t) => t.kind === 'baseline' && t.status === 'ok') ?? null;
     const confirm = best ? st.trials.filter((t) => t.kind === 'soak' && t.status === 'ok' && JSON.stringify(t.config) === JSON.stringify(best.config)).pop() : undefined;
@@ -190,6 +250,9 @@ export async function runSlurmCampaign(deps: SlurmCampaignDeps, given: SlurmCamp
     if (stored.resumed) {
       for (const t of interrupted) deps.store.saveTrial(stored.id, { ...t, status: 'discarded', endedAt: deps.now() });
       await reconcileJobs(st);
+      st.nodes = deps.store.jobNodes(stored.id);
+      const raw = st.trials.filter((t) => t.kind === 'baseline' && t.status === 'ok').map((t) => ({ node: st.nodes.get(t.index) ?? null, objective: evaluateObjective(t.runs, spec.objective) }));
+      st.factors = nodeFactors(raw);
     }
     await searchPhase(st);
     const end = await confirmPhase(st);

@@ -22,6 +22,8 @@ export interface SlurmStorePort {
   updateJob(campaignId: number, jobId: string, u: { node?: string | null; state?: string; ended?: boolean }): void;
   /** Jobs not yet recorded as ended (a campaign killed mid-way left them). */
   openJobs(campaignId: number): { jobId: string; trialIndex: number }[];
+  /** The node each trial's job ran on (a resumed campaign keeps its node factors and confirmation rule). */
+  jobNodes(campaignId: number): Map<number, string | null>;
 }
 
 /** Everything the campaign runner needs. */
