@@ -114,7 +114,7 @@ export async function endJob(client: SlurmClient, jobId: string, plan: JobEndPla
 export async function readJobVerdict(client: SlurmClient, jobId: string, o: { killWaitSec: number | null; cancelledByUs: boolean | null; engine?: EngineName; outputPath?: string }): Promise<{ job: SlurmJob; output: string | null; verdict: Verdict; diagnosis: Diagnosis } | null> {
   const live = await client.readJob(jobId);
   const acct = await client.readAccounting(jobId);
-  const job = acct && live && !LIVE_STATES.has(acct.state) ? { ...acct, stdout: live.stdout, reason: live.reason } : live ?? acct;
+  const job = acct && live && !LIVE_STATES.has(acct.state) ? { ...acct, exit: live.exit ?? acct.exit, stdout: live.stdout, reason: live.reason } : live ?? acct;
   if (!job) return null;
   const path = o.outputPath ?? job.stdout;
   const output = path ? await client.readOutput(path.replace(/%j/g, jobId)) : null;

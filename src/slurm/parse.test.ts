@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { expandHostlist, parseExit, parseKeyValues, parseSacct, parseScontrolConfig, parseScontrolJob, parseSinfoNodes, parseSqueue, parseState } from './parse.js';
 
 describe('slurm parsers', () => {
-  it('reads sacct --parsable2 allocations and leaves the steps out', () => {
+  it('reads sacct --parsable2 allocations, the signal from the batch step when the allocation says 0:0', () => {
     const text = [
       'JobID|JobName|State|ExitCode|NodeList|Start|End',
-      '4|spectune-t3|CANCELLED by 0|0:9|slurmtry|2026-12-01T14:03:10|2026-12-01T14:03:21',
+      '4|spectune-t3|CANCELLED by 0|0:0|slurmtry|2026-12-01T14:03:10|2026-12-01T14:03:21',
       '4.batch|batch|CANCELLED|0:9|slurmtry|2026-12-01T14:03:10|2026-12-01T14:03:21',
       '2|memhog|FAILED|0:9|n[1-2]|2026-12-01T14:01:00|Unknown',
       '2.extern|extern|COMPLETED|0:0|n[1-2]|2026-12-01T14:01:00|2026-12-01T14:01:04',

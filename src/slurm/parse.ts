@@ -58,12 +58,19 @@ export const SACCT_FIELDS = ['JobID', 'JobName', 'State', 'ExitCode', 'NodeList'
 // A time field, or null for Unknown/None.
 const timeOrNull = (t: string | undefined) => (t && !/^(Unknown|None|)$/.test(t) ? t : null);
 
-// The allocations of `sacct --parsable2 --format=...` output (step lines such as "5.batch" are left out).
+// The allocations of `sacct --parsable2 --format=...` output. The allocation row keeps ExitCode 0:0 for a cancelled
+// or timed-out job (real 22.05 records, test/fixtures/slurm): the batch step's row carries the signal, so it is used.
 export function parseSacct(text: string): SlurmJob[] {
-  return parseParsable2(text).filter((r) => /^\d+$/.test(r.JobID ?? '')).map((r) => ({
-    jobId: r.JobID, name: r.JobName ?? '', state: parseState(r.State ?? ''), stateText: r.State ?? '', exit: parseExit(r.ExitCode),
-    nodes: expandHostlist(r.NodeList ?? ''), reason: null, stdout: null, start: timeOrNull(r.Start), end: timeOrNull(r.End),
-  }));
+  const rows = parseParsable2(text);
+  return rows.filter((r) => /^\d+$/.test(r.JobID ?? '')).map((r) => {
+    const own = parseExit(r.ExitCode);
+    const batch = parseExit(rows.find((x) => x.JobID === `${r.JobID}.batch`)?.ExitCode);
+    const exit = own && (own.code !== 0 || own.signal !== 0) ? own : batch ?? own;
+    return {
+      jobId: r.JobID, name: r.JobName ?? '', state: parseState(r.State ?? ''), stateText: r.State ?? '', exit,
+      nodes: expandHostlist(r.NodeList ?? ''), reason: null, stdout: null, start: timeOrNull(r.Start), end: timeOrNull(r.End),
+    };
+  });
 }
 
 // `scontrol show job -o` (one line per job) or the multi-line form: Key=Value pairs. A value runs to the next " Key=".
