@@ -112,7 +112,7 @@ export async function createModelCluster(o: ModelClusterOptions): Promise<ModelC
   };
   const toJob = (j: ModelJob): SlurmJob => {
     const s = stateOf(j);
-    return { jobId: j.id, name: j.name, state: s.state, stateText: s.text, exit: { code: Number(s.exit.split(':')[0]), signal: Number(s.exit.split(':')[1]) }, nodes: j.node ? [j.node] : [], reason: null, stdout: j.output, start: null, end: null };
+    return { jobId: j.id, name: j.name, state: s.state, stateText: s.text, exit: { code: Number(s.exit.split(':')[0]), signal: Number(s.exit.split(':')[1]) }, nodes: j.node ? [j.node] : [], reason: null, stdout: j.output, start: null, end: null, stepEnd: null };
   };
   const live = (j: ModelJob) => !['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT'].includes(stateOf(j).state);
   const server: Server = createServer((req, res) => {

@@ -64,11 +64,12 @@ export function parseSacct(text: string): SlurmJob[] {
   const rows = parseParsable2(text);
   return rows.filter((r) => /^\d+$/.test(r.JobID ?? '')).map((r) => {
     const own = parseExit(r.ExitCode);
-    const batch = parseExit(rows.find((x) => x.JobID === `${r.JobID}.batch`)?.ExitCode);
+    const step = rows.find((x) => x.JobID === `${r.JobID}.batch`);
+    const batch = parseExit(step?.ExitCode);
     const exit = own && (own.code !== 0 || own.signal !== 0) ? own : batch ?? own;
     return {
       jobId: r.JobID, name: r.JobName ?? '', state: parseState(r.State ?? ''), stateText: r.State ?? '', exit,
-      nodes: expandHostlist(r.NodeList ?? ''), reason: null, stdout: null, start: timeOrNull(r.Start), end: timeOrNull(r.End),
+      nodes: expandHostlist(r.NodeList ?? ''), reason: null, stdout: null, start: timeOrNull(r.Start), end: timeOrNull(r.End), stepEnd: timeOrNull(step?.End),
     };
   });
 }
@@ -88,7 +89,7 @@ export function parseScontrolJob(text: string): SlurmJob | null {
   return {
     jobId: kv.JobId, name: kv.JobName ?? '', state: parseState(kv.JobState ?? ''), stateText: kv.JobState ?? '', exit: parseExit(kv.ExitCode),
     nodes: expandHostlist(kv.NodeList ?? ''), reason: kv.Reason && kv.Reason !== 'None' ? kv.Reason : null, stdout: kv.StdOut ?? null,
-    start: timeOrNull(kv.StartTime), end: timeOrNull(kv.EndTime),
+    start: timeOrNull(kv.StartTime), end: timeOrNull(kv.EndTime), stepEnd: null,
   };
 }
 

@@ -28,6 +28,8 @@ export interface SlurmJob {
   stdout: string | null;
   start: string | null;
   end: string | null;
+  /** When the batch step's processes were gone (sacct's `ID.batch` End; null from scontrol, whose EndTime is the cancel). */
+  stepEnd: string | null;
 }
 
 /** The cluster settings a campaign needs from `scontrol show config`. */

@@ -6,7 +6,7 @@ import type { SlurmJob } from './types.js';
 
 const job = (state: SlurmJob['state'], exit: string, stateText: string = state): SlurmJob => {
   const [code, signal] = exit.split(':').map(Number);
-  return { jobId: '4', name: 't', state, stateText, exit: { code, signal }, nodes: ['slurmtry'], reason: null, stdout: null, start: null, end: null };
+  return { jobId: '4', name: 't', state, stateText, exit: { code, signal }, nodes: ['slurmtry'], reason: null, stdout: null, start: null, end: null, stepEnd: null };
 };
 
 describe('Slurm job verdicts', () => {
@@ -51,5 +51,19 @@ describe('Slurm job verdicts', () => {
     expect(rule).toBeNull();
     expect(verdict.class).toBe('kv_cache_oom');
     expect(verdict.evidence[0]).toMatchObject({ source: 'sacct', text: expect.stringMatching(/State=FAILED ExitCode=1:0/) });
+  });
+});
+
+describe('SIGKILL after a cancel that is not a KillWait cut', () => {
+  const cancel = 'slurmstepd-sl2: error: *** JOB 33 ON sl2 CANCELLED AT 2026-12-01T18:36:00 ***';
+  it('SGLang drained everything and SIGKILLed itself (0:9 too): a clean stop', () => {
+    const output = [cancel, '[2026-12-01 18:36:00] SIGTERM received. signum=None frame=None. Draining requests and shutting down...', '[2026-12-01 18:36:02] Gracefully exiting... Remaining number of requests 0. Remaining requests remaining_rids=[].'].join('\n');
+    expect(diagnoseSlurmJob({ job: job('CANCELLED', '0:9'), output, killWaitSec: 5, cancelledByUs: true }).verdict.class).toBe('clean_stop');
+  });
+  it('the batch step ended 2 s after the cancel, sooner than KillWait=5: not Slurm\'s SIGKILL', () => {
+    const j = { ...job('CANCELLED', '0:9'), stepEnd: '2026-12-01T18:36:02' };
+    expect(diagnoseSlurmJob({ job: j, output: `${cancel}\n`, killWaitSec: 5, cancelledByUs: true }).verdict.class).toBe('clean_stop');
+    const late = { ...j, stepEnd: '2026-12-01T18:36:05' };
+    expect(diagnoseSlurmJob({ job: late, output: `${cancel}\n`, killWaitSec: 5, cancelledByUs: true }).verdict.class).toBe('stop_timeout');
   });
 });

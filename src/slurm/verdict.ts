@@ -20,11 +20,29 @@ export interface SlurmStateRule {
   line?: string;
   /** Applies only when spectune itself cancelled the job (true) or only when someone else did (false). */
   byUs?: boolean;
+  /** A further condition on the facts and the output. */
+  when?: (f: SlurmJobFacts, output: string) => boolean;
   class: DiagnosisClass;
   detail: string | null;
   crashed: boolean;
   summary: (j: SlurmJob, killWaitSec: number | null) => string;
   remediation: Remediation[];
+}
+
+/** Rules (diagnose/rules) whose lines say the engine finished its drain: SGLang then SIGKILLs itself (0:9 too). */
+const DRAIN_DONE_RULES = ['sglang.drain_complete'];
+
+// The engine said it drained everything: its own SIGKILL, not Slurm's after KillWait.
+function drainedCleanly(output: string): boolean {
+  return DRAIN_DONE_RULES.some((id) => linesOf(output, id, '').length > 0);
+}
+
+// The job's processes were gone sooner after the cancel than KillWait: Slurm's SIGKILL cannot have been the end.
+function endedWithinKillWait(f: SlurmJobFacts, output: string): boolean {
+  const at = linesOf(output, 'slurm.cancelled', '')[0]?.text.match(/CANCELLED AT (\S+)/)?.[1];
+  if (!at || !f.job.stepEnd || f.killWaitSec === null) return false;
+  const ms = Date.parse(f.job.stepEnd) - Date.parse(at);
+  return Number.isFinite(ms) && ms < f.killWaitSec * 1000;
 }
 
 const exitText = (j: SlurmJob) => (j.exit ? `${j.exit.code}:${j.exit.signal}` : '?');
@@ -33,7 +51,7 @@ const on = (j: SlurmJob) => (j.nodes.length ? ` on ${j.nodes.join(',')}` : '');
 /** The state rules, first match wins. */
 export const SLURM_STATE_RULES: readonly SlurmStateRule[] = [
   {
-    id: 'slurm.state.killwait', states: ['CANCELLED'], signal: SIGKILL, class: 'stop_timeout', detail: 'slurm_killwait', crashed: true,
+    id: 'slurm.state.killwait', states: ['CANCELLED'], signal: SIGKILL, when: (f, out) => !drainedCleanly(out) && !endedWithinKillWait(f, out), class: 'stop_timeout', detail: 'slurm_killwait', crashed: true,
     summary: (j, kw) => `job ${j.jobId}${on(j)} was cancelled and did not exit within KillWait${kw === null ? '' : `=${kw}s`}: Slurm SIGKILLed it mid-drain (ExitCode ${exitText(j)}); a stop timeout, not a crash`,
     remediation: [
       { text: 'drain before the cancel: send SIGTERM first (scancel --signal=TERM, or sbatch --signal=TERM@SECONDS) and scancel only after the engine has exited; spectune does so', unitDirective: 'KillWait', direction: 'increase' },
@@ -119,7 +137,7 @@ function applies(r: SlurmStateRule, f: SlurmJobFacts, output: string): boolean {
   if (r.signal !== undefined && f.job.exit?.signal !== r.signal) return false;
   if (r.line && linesOf(output, r.line, '').length === 0) return false;
   if (r.byUs !== undefined && f.cancelledByUs !== r.byUs) return false;
-  return true;
+  return r.when ? r.when(f, output) : true;
 }
 
 // The sacct record as one evidence line.
