@@ -73,12 +73,14 @@ function endTrial(st: State, rec: TrialRecord): void {
   onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status, objective: done.objective, verdict: done.verdict, violations: done.violations });
 }
 
-// Node factors from the baseline measured on several nodes: each node's objective over their mean (pure).
-export function nodeFactors(baselines: { node: string | null; objective: number | null }[]): Map<string, number> {
+// Node factors from the baseline measured on several nodes: each node's objective over their mean (pure). Spreads
+// within the noise margin are noise, not node speed: dividing by them would only add noise, so none is returned.
+export function nodeFactors(baselines: { node: string | null; objective: number | null }[], noiseMargin: number): Map<string, number> {
   const ok = baselines.filter((b): b is { node: string; objective: number } => b.node !== null && b.objective !== null && b.objective > 0);
   if (ok.length < 2) return new Map();
   const mean = ok.reduce((s, b) => s + b.objective, 0) / ok.length;
-  return new Map(ok.map((b) => [b.node, b.objective / mean]));
+  const factors = new Map(ok.map((b) => [b.node, b.objective / mean]));
+  return [...factors.values()].some((f) => Math.abs(f - 1) > noiseMargin) ? factors : new Map();
 }
 
 // Run a batch at once, one trial per placement; results are scored after the batch (the baseline may be in it), and
@@ -92,9 +94,10 @@ async function runBatch(st: State, items: { kind: TrialKind; item: BatchItem }[]
   const scored = results.map((r) => ({ ...r, rec: scoreTrial(r.rec, st.ctx.spec, baselineRuns) }));
   const calibration = scored.filter((r) => r.rec.kind === 'baseline');
   if (calibration.length > 1) {
-    st.factors = nodeFactors(calibration.map((r) => ({ node: r.node, objective: r.rec.objective })));
+    st.factors = nodeFactors(calibration.map((r) => ({ node: r.node, objective: r.rec.objective })), st.ctx.spec.noiseMargin);
     const shown = [...st.factors].map(([n, f]) => `${n} x${f.toFixed(3)}`).join(', ');
-    if (shown) st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'info', message: `node speeds from the baseline on every node: ${shown}; objectives are divided by them` });
+    const message = shown ? `node speeds from the baseline on every node: ${shown}; objectives are divided by them` : `the baseline measured alike on every node (within the ${(st.ctx.spec.noiseMargin * 100).toFixed(0)}% noise margin): no node correction`;
+    st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'info', message });
   }
   for (const r of scored) {
     st.nodes.set(r.rec.index, r.node);
@@ -252,7 +255,7 @@ export async function runSlurmCampaign(deps: SlurmCampaignDeps, given: SlurmCamp
       await reconcileJobs(st);
       st.nodes = deps.store.jobNodes(stored.id);
       const raw = st.trials.filter((t) => t.kind === 'baseline' && t.status === 'ok').map((t) => ({ node: st.nodes.get(t.index) ?? null, objective: evaluateObjective(t.runs, spec.objective) }));
-      st.factors = nodeFactors(raw);
+      st.factors = nodeFactors(raw, spec.noiseMargin);
     }
     await searchPhase(st);
     const end = await confirmPhase(st);

@@ -61,6 +61,7 @@ export async function runJobTrial(ctx: JobTrialContext, rec: TrialRecord, at: Pl
   let node: string | null = null;
   let out: TrialRecord = rec;
   let failure: string | null = null;
+  let endedAs = { state: 'ended', why: '' };
   try {
     const started = await waitForStart(deps.client, jobId, { timeoutMs: spec.startTimeoutMs, signal, pollMs: spec.pollMs });
     if ('ended' in started) failure = started.reason;
@@ -91,10 +92,11 @@ export async function runJobTrial(ctx: JobTrialContext, rec: TrialRecord, at: Pl
     const plan = failure ? planJobEnd(0, ctx.killWaitSec) : planJobEnd(spec.drainSec, ctx.killWaitSec);
     const ended = await endJob(deps.client, jobId, plan, ctx.killWaitSec, spec.pollMs).catch(() => ({ drained: false, job: null }));
     deps.store.updateJob(campaignId, jobId, { state: ended.job?.state ?? 'ENDED', ended: true });
-    ev(jobId, node, ended.job?.stateText ?? 'ended', plan.why);
+    endedAs = { state: ended.job?.stateText ?? 'ended', why: plan.why };
   }
   phase('diagnose');
   const diag = await readJobVerdict(deps.client, jobId, { killWaitSec: ctx.killWaitSec, cancelledByUs: true, engine: spec.engine, outputPath: job.output.replace(/%j/g, jobId) }).catch(() => null);
+  ev(jobId, node, endedAs.state, `${endedAs.why}${diag ? `; verdict: ${diag.verdict.class}${diag.verdict.detail ? `/${diag.verdict.detail}` : ''}` : ''}`);
   if (diag?.verdict.class === 'stop_timeout') {
     onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${n}: ${diag.verdict.summary}` });
   }
