@@ -66,7 +66,7 @@ export function slurmSpecFromConfig(cfg: SpectuneConfig, freeNodes: number): Slu
       command: patch(s.command, config), rank1Command: s.rank1Command ? patch(s.rank1Command, config) : null, port, output: s.output, chdir: s.chdir, env: s.env,
     }),
     jobPrefix: (cfg.target.hosts[0]?.unit ?? 'spectune').replace(/[^A-Za-z0-9._-]/g, '-'), partition: s.partition,
-    parallel: Math.max(1, Math.min(s.parallel ?? freeNodes, freeNodes || 1)),
+    parallel: Math.max(1, Math.min(s.parallel ?? freeNodes, Math.floor(freeNodes / s.nodes) || 1)),
     urlFor: (node, p) => `${url.protocol}//${s.nodeAddresses[node] ?? node}:${p}`, healthPath: getEngine(engine).healthPath,
     startTimeoutMs: s.startTimeoutMs, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, drainSec: s.drainSec, confirmElsewhere: s.confirmElsewhere,
   };

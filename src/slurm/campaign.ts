@@ -107,16 +107,20 @@ async function runBatch(st: State, items: { kind: TrialKind; item: BatchItem }[]
   if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }
 
-// Where the trials of a batch run: one free node each (sinfo), or anywhere when none is idle right now.
+// Nodes one trial job takes (2 for a model split across nodes).
+const nodesPerTrial = (spec: SlurmCampaignSpec) => spec.jobFor(spec.baseline, 0).nodes;
+
+// Where the trials of a batch run: one free node each (sinfo), or anywhere when none is idle right now; a two-node
+// trial is placed by Slurm on two free nodes.
 async function placeBatch(st: State, count: number): Promise<Placement[]> {
-  const free = await st.ctx.deps.client.listFreeNodes(st.ctx.spec.partition);
+  const free = nodesPerTrial(st.ctx.spec) > 1 ? [] : await st.ctx.deps.client.listFreeNodes(st.ctx.spec.partition);
   return Array.from({ length: count }, (_, i) => ({ node: free[i] ?? null, exclude: [] }));
 }
 
 // How many trials fit at once now.
 async function batchSize(st: State): Promise<number> {
   const free = await st.ctx.deps.client.listFreeNodes(st.ctx.spec.partition);
-  return Math.max(1, Math.min(st.ctx.spec.parallel, free.length));
+  return Math.max(1, Math.min(st.ctx.spec.parallel, Math.floor(free.length / nodesPerTrial(st.ctx.spec))));
 }
 
 // The search phase: batches until the search is done or the budget spent.

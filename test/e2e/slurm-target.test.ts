@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 // A campaign config over the cluster: the simulator as the engine, listening on every node's address.
-function writeConfig(name: string, o: { parallel: number; values: number[]; store: string }): string {
+function writeConfig(name: string, o: { parallel: number; values: number[]; store: string; twoNode?: boolean }): string {
   const nodeAddresses = Object.fromEntries(cluster.nodes.map((n) => [n.name, n.ip]));
   const cfg = {
     target: {
@@ -57,6 +57,12 @@ function writeConfig(name: string, o: { parallel: number; values: number[]; stor
     budget: { trials: o.values.length },
     store: o.store,
   };
+  if (o.twoNode) {
+    // A model split across two nodes, as one job: rank 0 hosts dist-init and serves HTTP, rank 1 joins it.
+    const dist = '--tp-size 2 --nnodes 2 --dist-init-addr $SPECTUNE_RANK0:31150';
+    const cmd = cfg.target.slurm.command.replace('--tp-size 2', dist);
+    Object.assign(cfg.target.slurm, { nodes: 2, command: `${cmd} --node-rank 0`, rank1Command: `${cmd} --node-rank 1`, confirmElsewhere: false });
+  }
   const path = join(dir, `${name}.json`);
   writeFileSync(path, JSON.stringify(cfg));
   return path;
@@ -123,8 +129,10 @@ describe('slurm target on the real cluster', () => {
     expect(d.verdict.summary).toMatch(/KillWait=5s/);
   }, 240_000);
 
-  it('a 3-node parallel campaign finds the winner of the sequential one, in less wall time, and leaves no job', async () => {
-    const values = [1, 3, 5];
+  it('a 3-node parallel campaign finds the winner of the sequential one, confirmed on another node, and leaves no job', async () => {
+    // Far apart (123 vs 282 tok/s in the seed's curve): the three nodes share 2 vCPUs, so parallel engines measure
+    // with more noise than sequential ones; close candidates would make the winner a draw.
+    const values = [1, 5];
     const seq = tune(writeConfig('seq', { parallel: 1, values, store: join(dir, 'seq.db') }));
     const a = await seq.done;
     expect(a.code, a.err.slice(-2000)).toBe(0);
@@ -133,6 +141,8 @@ describe('slurm target on the real cluster', () => {
     expect(b.code, b.err.slice(-2000)).toBe(0);
     const ra = JSON.parse(a.out);
     const rb = JSON.parse(b.out);
+    const objectives = (r: { trials: { kind: string; config: unknown; objective: number | null }[] }) => r.trials.map((t) => `${t.kind} ${JSON.stringify(t.config)} ${t.objective?.toFixed(1)}`).join('; ');
+    console.log(`sequential: ${objectives(ra)}\nparallel: ${objectives(rb)}`);
     expect(rb.best.config).toEqual(ra.best.config);
     expect(rb.best.config).not.toEqual({ speculative_num_steps: 1 });
     // Wall time is printed, not judged: the three test nodes share this machine's 2 vCPUs (bench/slurm-parallel.mjs
@@ -186,4 +196,21 @@ describe('slurm target on the real cluster', () => {
       expect(await liveJobs(`${tag}-readme`)).toEqual(before);
     }
   }, 120_000);
+
+  it('tunes a model split across two nodes as one job (rank 0 and rank 1 via srun)', async () => {
+    const t = tune(writeConfig('two', { parallel: 1, values: [1, 3], store: join(dir, 'two.db'), twoNode: true }));
+    const r = await t.done;
+    expect(r.code, r.err.slice(-2000)).toBe(0);
+    const res = JSON.parse(r.out);
+    expect(res.best.config).toEqual({ speculative_num_steps: 3 });
+    const events = r.err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const job = events.find((e) => e.type === 'slurm:job' && e.state === 'RUNNING');
+    const acct = await login.exec(['sacct', '--jobs', job.jobId, '--parsable2', '--noheader', '--allocations', '--format=NNodes,NodeList']);
+    expect(acct.stdout.trim().split('|')[0]).toBe('2');
+    const out = await login.exec(['cat', `${shared}/${job.jobId}.out`]);
+    expect(out.stdout).toMatch(/rank 0 on sl\d/);
+    expect(out.stdout).toMatch(/rank 1 on sl\d/);
+    expect(res.deployed).toMatch(/#SBATCH --nodes=2/);
+    expect(await liveJobs(`${tag}-`)).toEqual([]);
+  }, 240_000);
 });
