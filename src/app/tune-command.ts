@@ -10,6 +10,7 @@ import { wireCampaign } from './tune-wiring.js';
 import { rethrowStoreError } from '../store/index.js';
 import { markCampaignInterrupted } from './tune-store.js';
 import { withUnitLocks } from './unit-lock.js';
+import { runSlurmTune, type SlurmDryRun } from './tune-slurm.js';
 
 /** Inputs of one `spectune tune`. */
 export interface TuneCommandInput {
@@ -36,6 +37,10 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   const { onEvent } = input;
   const { config, warnings } = await loadConfig(input.configPath);
   for (const w of warnings) onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: w });
+  if (config.target.manager === 'slurm') {
+    const r = await runSlurmTune({ cfg: config, baseDir: resolve(input.baseDir), env: input.env, sshConfig: input.sshConfig, resume: input.resume, dryRun: input.dryRun, onEvent, signal: input.signal });
+    return r.kind === 'dry-run' ? { kind: 'dry-run', plan: toDryRunPlan(r.plan) } : r;
+  }
   const w = await wireCampaign(config, { env: input.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, dryRun: input.dryRun, onEvent });
   try {
     if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
@@ -50,6 +55,15 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   } finally {
     await w.close();
   }
+}
+
+// The slurm dry run in the tuner's dry-run shape: the first batch's sbatch scripts are the "first deploy".
+function toDryRunPlan(p: SlurmDryRun): DryRunPlan {
+  const scripts = p.scripts.map((s, i) => `# trial ${i + 1}: ${s.reason} — sbatch --parsable on ${p.login}, script on stdin:\n${s.script}`);
+  return {
+    baseline: p.baseline, proposals: p.scripts.slice(1).map((s) => ({ config: s.config, reason: s.reason })),
+    firstDeploy: `the first batch of Slurm jobs (--dry-run submits nothing):\n\n${scripts.join('\n')}`,
+  };
 }
 
 /** A trial in `tune --json`: its record plus `number`, the 1-based trial number progress, summary and report print. */

@@ -8,3 +8,4 @@ export { parseBytes, parseDurationMs, parseRatio, isPercent } from './units.js';
 export { buildJsonSchema, SCHEMA_ID } from './json-schema.js';
 export { loadConfig } from './load.js';
 export { orderRanks } from './ranks.js';
+export type { SlurmTargetConfig } from './schema-slurm.js';

@@ -3,6 +3,7 @@ import type { ParamValue } from '../engines/types.js';
 import type { MetricName, RawConfig } from './schema.js';
 import type { Dimension, Problems, SpectuneConfig } from './types.js';
 import { normalizeUnitName } from '../unit-name.js';
+import type { SlurmTargetConfig } from './schema-slurm.js';
 import { isPercent, parseBytes, parseDurationMs, parseRatio } from './units.js';
 
 // A range that expands to more values than this is almost surely a typo (step 0.001 instead of 0.01).
@@ -76,6 +77,17 @@ function normalizeConstraints(raw: RawConfig, p: Problems): SpectuneConfig['cons
 /** Where a `manager: process` target keeps its units and state when the config names no processDir. */
 const DEFAULT_PROCESS_DIR = './spectune-procman';
 
+// Normalise the slurm section: durations become numbers (time limit in whole minutes, as sbatch --time reads it).
+function normalizeSlurm(s: NonNullable<RawConfig['target']['slurm']>, p: Problems): SlurmTargetConfig {
+  const limitMs = durationOr('target.slurm.timeLimit', s.timeLimit, p);
+  return {
+    login: s.login ?? null, partition: s.partition ?? null, nodes: s.nodes, gpusPerTrial: s.gpusPerTrial ?? null, cpusPerTask: s.cpusPerTask ?? null,
+    mem: s.mem, timeLimitMin: Math.max(1, Math.ceil(limitMs / 60_000)), command: s.command, rank1Command: s.rank1Command ?? null, output: s.output,
+    chdir: s.chdir ?? null, parallel: s.parallel ?? null, nodeAddresses: s.nodeAddresses ?? {}, drainSec: durationOr('target.slurm.drain', s.drain, p) / 1000,
+    startTimeoutMs: durationOr('target.slurm.startTimeout', s.startTimeout, p), env: s.env ?? {}, confirmElsewhere: s.confirmElsewhere,
+  };
+}
+
 // Normalise the target section: hosts get a role, gpuMemory becomes bytes.
 function normalizeTarget(t: RawConfig['target'], p: Problems): SpectuneConfig['target'] {
   let gpuMemoryBytes: number | null = null;
@@ -86,7 +98,7 @@ function normalizeTarget(t: RawConfig['target'], p: Problems): SpectuneConfig['t
   // Units of systemd and the process manager follow the one unit-name rule; another manager's names are its own.
   const unitRule = t.manager === 'systemd' || t.manager === 'process';
   const hosts = t.hosts.map((h, i) => ({ host: h.host ?? null, unit: unitRule ? normalizeHostUnit(h.unit, i, p) : h.unit, role: h.role ?? (i === 0 ? 'rank0' : 'rank1') } as const));
-  return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, processDir: t.processDir ?? DEFAULT_PROCESS_DIR, gpuMemoryBytes };
+  return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, processDir: t.processDir ?? DEFAULT_PROCESS_DIR, gpuMemoryBytes, slurm: t.slurm ? normalizeSlurm(t.slurm, p) : null };
 }
 
 // The unit of one host under the one unit-name rule (`sglang` is `sglang.service` for every command); a name that

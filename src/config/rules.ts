@@ -70,6 +70,11 @@ function checkHosts(cfg: SpectuneConfig, _ctx: RuleContext, p: Problems): void {
   if (cfg.target.manager === 'process' && cfg.target.hosts.some((h) => h.host !== null)) {
     p.errors.push('target.manager: expected systemd for remote hosts, got process (the process manager runs services on this machine only)');
   }
+  if (cfg.target.manager === 'slurm' && !cfg.target.slurm) p.errors.push('target.slurm: expected the trial job section under manager: slurm (mem, command; see README "Slurm")');
+  if (cfg.target.manager !== 'slurm' && cfg.target.slurm) p.errors.push(`target.slurm: only used with manager: slurm, got manager: ${cfg.target.manager}`);
+  if (cfg.target.manager === 'slurm' && cfg.target.hosts.length > 1) p.errors.push('target.hosts: expected one entry (login host, job name) under manager: slurm; a two-node trial is target.slurm.nodes: 2');
+  if (cfg.target.slurm && !cfg.target.slurm.login && !cfg.target.hosts[0]?.host) p.errors.push('target.slurm.login: expected the login host (or target.hosts[0].host), got neither');
+  if (cfg.target.slurm?.nodes === 2 && !cfg.target.slurm.rank1Command) p.errors.push('target.slurm.rank1Command: expected the rank-1 command line for nodes: 2');
   if (cfg.target.manager === 'process' && cfg.target.hosts.length > 1) {
     p.errors.push(`target.hosts: expected one host under manager: process, got ${cfg.target.hosts.length} (a model split across hosts needs systemd on each)`);
   }

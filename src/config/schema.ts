@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ENGINE_NAMES } from '../engines/registry.js';
 import type { EngineName } from '../engines/types.js';
+import { slurmSchema } from './schema-slurm.js';
 
 /** Scalar metrics of one benchmark level (BenchRun), addressed as `field` or `field.stat`. */
 export const METRICS = [
@@ -45,12 +46,14 @@ export const targetSchema = z.strictObject({
   /** Name of the environment variable holding the API key. */
   apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe('environment variable with the API key'),
   /** Service manager: systemd, or spectune's local process manager (used by `spectune demo`). */
-  manager: z.enum(['systemd', 'process']).default('systemd').describe('systemd, or the local process manager'),
+  manager: z.enum(['systemd', 'process', 'slurm']).default('systemd').describe('systemd, the local process manager, or slurm (trials as jobs)'),
   /** manager: process only: the manager's root (holds etc/systemd/system/<unit>, written by the operator, and the
    *  manager's state), relative to the config file; default "./spectune-procman". */
   processDir: z.string().min(1).optional().describe('process manager root with etc/systemd/system/<unit> (manager: process)'),
   /** GPU memory per rank, e.g. "96GiB"; helps the feasibility predictor before any capacity line is known. */
   gpuMemory: quantity.optional().describe('GPU memory per rank, e.g. "96GiB"'),
+  /** manager: slurm only: how each trial becomes a job. */
+  slurm: slurmSchema.optional().describe('manager: slurm: trials as Slurm jobs'),
 });
 
 /** The values one setting may take: an explicit list or a numeric range. */

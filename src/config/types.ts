@@ -1,6 +1,7 @@
 // The normalised config every other module consumes: units resolved, ranges expanded, defaults applied.
 import type { EngineName, ParamValue } from '../engines/types.js';
 import type { MetricName } from './schema.js';
+import type { SlurmTargetConfig } from './schema-slurm.js';
 
 /** One host serving the model; `host` null = this machine. */
 export interface TargetHost {
@@ -49,10 +50,12 @@ export interface SpectuneConfig {
     endpoint: string;
     apiKey: string | null;
     apiKeyEnv: string | null;
-    manager: 'systemd' | 'process';
+    manager: 'systemd' | 'process' | 'slurm';
     /** manager: process: the manager's root directory (as written; resolved against the config's directory). */
     processDir: string;
     gpuMemoryBytes: number | null;
+    /** manager: slurm: the trial jobs (null otherwise). */
+    slurm: SlurmTargetConfig | null;
   };
   space: Dimension[];
   search: {

@@ -10,3 +10,4 @@ export { listBenchRuns, listSamples, listVerdicts, recordEngineMetrics, listEngi
 export { recordAction, listActions, recordEvent, listEvents } from './actions.js';
 export { recordRunStart, touchRun, listRunSegments, type RunSegment } from './runs.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
+export { recordSlurmJob, updateSlurmJob, listSlurmJobs, type SlurmJobRow } from './slurm-jobs.js';

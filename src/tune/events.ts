@@ -18,6 +18,8 @@ export type CampaignEvent =
     violations?: string[];
   }
   | { type: 'campaign:best'; ts: number; trial: number; config: Record<string, unknown>; objective: number }
+  /** A Slurm trial job changed: submitted, running on a node, ending, ended (with its final state). */
+  | { type: 'slurm:job'; ts: number; trial: number | null; jobId: string; node: string | null; state: string; message: string }
   | { type: 'campaign:end'; ts: number; campaignId: number; bestConfig: Record<string, unknown> | null; summary: string };
 
 /** Every progress event spectune emits. `ts` is epoch milliseconds. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, runCli } from '../unit/cli-run.js';
-import { judgeRun, needsHost, readReadmeCommands, type ReadmeCommand } from '../unit/readme-commands.js';
+import { isSlurmCommand, judgeRun, needsHost, readReadmeCommands, type ReadmeCommand } from '../unit/readme-commands.js';
 import { installSimUnit, removeSimUnit, sh, waitHealthy, type SimUnit } from './service-helpers.js';
 
 /** Verbs that change a host: run with --dry-run unless the README line already has it. */
@@ -30,7 +30,7 @@ describe('README host commands on a real systemd host', () => {
   let u: SimUnit;
   let work: string;
   let pidBefore: string;
-  const commands = readReadmeCommands().filter(needsHost);
+  const commands = readReadmeCommands().filter((c) => needsHost(c) && !isSlurmCommand(c));
   beforeAll(async () => {
     ensureCliBuilt();
     u = await installSimUnit('readme', 31408);

@@ -13,6 +13,7 @@ const RUNS: Record<string, { args: string[]; expect: RegExp }> = {
   'search-vs-grid.mjs': { args: ['--seeds', '1'], expect: /^qwen3-8b-1gpu \| steps \|/m },
   'sim-calibration.mjs': { args: ['--tokens', '32'], expect: /steps=10 topk=1: start-up fails with Not enough memory/ },
   'accuracy.mjs': { args: ['--levels', '1', '--tokens', '20'], expect: /^C floor = CPU per read/m },
+  'slurm-parallel.mjs': { args: ['--scale', '0.25'], expect: /^3-node \/ sequential wall time = \d+% \(target <= 40%\); same winner: yes/m },
 };
 
 /** Scripts that need the real test hosts: their short run is an e2e test instead. */

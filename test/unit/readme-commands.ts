@@ -66,6 +66,12 @@ export function needsHost(c: ReadmeCommand): boolean {
   return HOST_VERBS.has(verb) || (verb === 'diagnose' && c.argv.some((a) => a === '--host' || a === '--unit' || a === '-c'));
 }
 
+// Whether a README command is for a Slurm cluster (a slurm config or a job id): test/e2e/slurm-target.test.ts runs
+// those against the Slurm test cluster, not against a systemd host.
+export function isSlurmCommand(c: ReadmeCommand): boolean {
+  return c.argv.includes('--slurm-job') || c.argv.some((a) => /slurm.*\.ya?ml$/.test(a));
+}
+
 // A run is acceptable when the exit code is below 2 (1 = a reported failure, e.g. an unhealthy status) and no
 // stack trace, internal error or flag complaint was printed; returns why not, or null.
 export function judgeRun(r: { code: number | null; signal: string | null; stdout: string; stderr: string }): string | null {

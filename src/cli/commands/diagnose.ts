@@ -1,5 +1,6 @@
 // `spectune diagnose`: explain why an inference service died, with evidence (human report or --json).
 import { runDiagnose } from '../../app/diagnose.js';
+import { runSlurmDiagnose } from '../../app/diagnose-slurm.js';
 import { resolveTarget } from '../../app/service-target.js';
 import { renderDiagnosis } from '../../diagnose/index.js';
 import { ENGINE_NAMES } from '../../engines/index.js';
@@ -12,6 +13,7 @@ import type { Command } from '../io.js';
 const USAGE = `usage: spectune diagnose [FILE...|-] [--state FILE] [--actions FILE] [--kernel FILE] [--engine ${ENGINE_NAMES.join('|')}] [--unit U] [--json]
        spectune diagnose --unit U [--host user@host] [--since "10 min ago"] [--json]
        spectune diagnose -c spectune.yaml [--since "10 min ago"]
+       spectune diagnose --slurm-job ID [--host user@login] [--output FILE] [--engine E] [--json]
   FILE            journalctl -o json export, journalctl text (short, short-iso, short-precise) or plain engine
                   output; one per node; - or a pipe: stdin
   --state FILE    \`systemctl show UNIT\` output    --actions FILE  spectune's action log (JSON lines)
@@ -19,6 +21,8 @@ const USAGE = `usage: spectune diagnose [FILE...|-] [--state FILE] [--actions FI
   --unit U        live: read the unit's journal, state and kernel log (on --host, default this machine)
   --since TIME    live window start (default "10 min ago")          --ssh-config FILE
   -c FILE         live, with the unit, host and engine of spectune.yaml's target (rank0)
+  --slurm-job ID  a Slurm job: sacct + scontrol + its output file, read on the login host (--host, default this
+                  machine); --output FILE when scontrol has forgotten the job (%j = job id)
   --json          the diagnosis as JSON (default: text)
 examples:
   spectune diagnose --host root@gpu1 --unit sglang-qwen.service --since "10 min ago"
@@ -30,6 +34,7 @@ export const run: Command = async (argv, io) => {
     json: { type: 'boolean' }, state: { type: 'string' }, actions: { type: 'string' }, kernel: { type: 'string' },
     engine: { type: 'string' }, unit: { type: 'string' }, host: { type: 'string' }, since: { type: 'string' },
     'ssh-config': { type: 'string' }, config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' },
+    'slurm-job': { type: 'string' }, output: { type: 'string' },
   }, USAGE, true);
   const positionals = files as string[];
   if (values.help) { io.stdout.write(`${USAGE}\n`); return 0; }
@@ -38,6 +43,13 @@ export const run: Command = async (argv, io) => {
     Object.assign(values, { unit: t.unit, host: t.target, engine: t.engine, 'ssh-config': t.sshConfig });
   }
   if (values.engine && !(ENGINE_NAMES as string[]).includes(values.engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${values.engine}"`);
+  if (values['slurm-job'] !== undefined) {
+    if (positionals.length || values.unit) throw new ToolError('E_USAGE', '--slurm-job reads the job from Slurm: give no log files and no --unit', { hint: 'e.g. spectune diagnose --slurm-job 1234 --host user@login' });
+    const d = await runSlurmDiagnose({ jobId: values['slurm-job'], host: values.host, sshConfig: values['ssh-config'], engine: values.engine as EngineName | undefined, output: values.output });
+    io.stdout.write(values.json ? `${JSON.stringify(redactValue(d), null, 2)}\n` : renderDiagnosis(d));
+    return 0;
+  }
+  if (values.output) throw new ToolError('E_USAGE', '--output goes with --slurm-job', { hint: 'e.g. spectune diagnose --slurm-job 1234 --output /shared/spectune-%j.out' });
   if (values.host && !values.unit) throw new ToolError('E_USAGE', '--host needs --unit', { hint: 'e.g. spectune diagnose --host root@gpu1 --unit sglang-qwen.service' });
   const stdinUsable = io.stdin && !io.stdin.isTTY;
   if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: 'e.g. spectune diagnose journal.txt, or journalctl -u UNIT -o json | spectune diagnose -' });

@@ -52,7 +52,7 @@ function printResult(io: CliIo, r: TuneCommandResult): void {
   }
   const c = r.result;
   out.write(`${c.summary}\n`);
-  if (c.deployed) out.write(`\nservice now runs:\n${c.deployed}\n`);
+  if (c.deployed) out.write('parallel' in c ? `\nthe winner as a Slurm job (sbatch --parsable < script):\n${c.deployed}\n` : `\nservice now runs:\n${c.deployed}\n`);
   if (c.status === 'interrupted') out.write('interrupted: run `spectune tune --resume` to continue\n');
 }
 

@@ -28,6 +28,7 @@ function formatRate(v: number | null): string {
 function formatServiceEvent(e: SpectuneEvent): string | null {
   switch (e.type) {
     case 'service:action': return `service ${e.unit}: ${e.action} (${e.why})`;
+    case 'slurm:job': return `${e.trial === null ? '' : `trial ${e.trial}: `}slurm job ${e.jobId}${e.node ? ` on ${e.node}` : ''}: ${e.state} (${e.message})`;
     case 'service:state': return `service ${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} restarts=${e.nRestarts ?? '-'}`;
     case 'service:ready': return `service ${e.unit}: ready after ${formatDuration(e.elapsedMs)}`;
     case 'service:failed': return `service ${e.unit}: FAILED ${e.reason}${e.verdict ? ` -> ${verdictLabel(e.verdict)}` : ''}`;
