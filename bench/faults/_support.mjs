@@ -70,6 +70,20 @@ export function teardownFaultHost(h) {
   runScript('down-host.sh', [h.name]);
 }
 
+/** The fault host this process booted (shared by the modules of one suite run), or null. */
+let shared = null;
+
+// The fault modules' host: booted on first use, kept for the next module, torn down when this process exits (a
+// killed run leaves it to the next boot, which tears leftovers down first).
+export function acquireFaultHost() {
+  if (shared && spawnSync('ssh', ['-F', shared.sshConfig, '-o', 'ConnectTimeout=3', shared.name, 'true']).status === 0) return shared;
+  if (shared) teardownFaultHost(shared);
+  shared = bootFaultHost(process.env.SPECTUNE_FAULT_HOST || 'thfk');
+  const h = shared;
+  process.once('exit', () => { try { teardownFaultHost(h); } catch (e) { process.stderr.write(`fault host teardown: ${e.message}\n`); } });
+  return h;
+}
+
 // Reboot the fault host keeping its disk: orderly (systemd's poweroff) or hard (power loss); returns seconds taken.
 export function rebootFaultHost(h, hard = false) {
   const t0 = Date.now();

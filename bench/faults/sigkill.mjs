@@ -6,8 +6,8 @@
 // active, health 200, a config the store measured); at the end: the campaign finished, trial numbers contiguous, no
 // finished trial repeated, every interrupted trial recorded as such and redone, the service on the winner.
 import {
-  bootFaultHost, checkTrials, classify, healthCode, installSimUnit, knownGoodProblems, readTrials, readUnitState, removeDir, removeSimUnit,
-  runCli, seededRandom, START_STEPS, teardownFaultHost, tuneArgs, whyNotRunnable, writeTuneConfig,
+  acquireFaultHost, checkTrials, classify, healthCode, installSimUnit, knownGoodProblems, readTrials, readUnitState, removeDir, removeSimUnit,
+  runCli, seededRandom, START_STEPS, tuneArgs, whyNotRunnable, writeTuneConfig,
 } from './_support.mjs';
 
 export const fault = 'sigkill';
@@ -59,8 +59,12 @@ export async function run({ short, log }) {
   const names = Object.keys(CLASSES);
   // every class in turn, each round in a seeded-random order, so the kill points spread over all of them
   const targets = [];
-  while (targets.length < kills + MAX_RUNS_PER_CAMPAIGN) targets.push(...[...names].sort(() => rand() - 0.5));
-  const host = bootFaultHost('thfk');
+  while (targets.length < kills + MAX_RUNS_PER_CAMPAIGN) {
+    const round = [...names];
+    for (let i = round.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [round[i], round[j]] = [round[j], round[i]]; }
+    targets.push(...round);
+  }
+  const host = acquireFaultHost();
   const spread = Object.fromEntries(names.map((n) => [n, 0]));
   const failures = [];
   let done = 0;
@@ -71,7 +75,7 @@ export async function run({ short, log }) {
     while (done < kills) {
       campaigns += 1;
       installSimUnit(host, UNIT, PORT);
-      const { dir, config } = writeTuneConfig(host, UNIT, PORT, { trials: short ? 5 : 12 });
+      const { dir, config } = writeTuneConfig(host, UNIT, PORT, { trials: short ? 4 : 12 });
       let resume = false;
       let pendingCheck = 0;
       let finished = null;
@@ -125,7 +129,7 @@ export async function run({ short, log }) {
       if (failures.length) break;
     }
   } finally {
-    try { removeSimUnit(host, UNIT); } finally { teardownFaultHost(host); }
+    removeSimUnit(host, UNIT);
   }
   const spreadText = Object.entries(spread).map(([k, v]) => `${k} ${v}`).join(', ');
   return {
