@@ -96,6 +96,17 @@ export async function run({ short, log }) {
   const seed = Number(process.env.SPECTUNE_FAULT_SEED || 11) + 1;
   const rand = seededRandom(seed);
   const names = Object.keys(CLASSES);
+  // every class in turn (each round in a seeded order; the benchmark first, where a cut can fail a trial), the two
+  // ways of cutting alternating, durations seeded: 5-60 s (short: 5-7 s)
+  const schedule = [];
+  while (schedule.length < cuts + MAX_RUNS_PER_CAMPAIGN) {
+    const round = names.filter((n) => n !== 'benchmark');
+    for (let i = round.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [round[i], round[j]] = [round[j], round[i]]; }
+    for (const target of ['benchmark', ...round]) {
+      const seconds = short ? 5 + Math.floor(rand() * 3) : 5 + Math.floor(rand() * 56);
+      schedule.push({ target, seconds, delayMs: Math.floor(rand() * CLASSES[target]), mode: schedule.length % 2 ? 'unreachable' : 'blackhole' });
+    }
+  }
   const host = acquireFaultHost();
   const outcomes = { absorbed: 0, 'interrupted+redone': 0, 'stopped+resumed': 0 };
   const failures = [];
@@ -108,19 +119,13 @@ export async function run({ short, log }) {
     while (done < cuts && failures.length === 0) {
       campaigns += 1;
       installSimUnit(host, UNIT, PORT);
-      const { dir, config } = writeTuneConfig(host, UNIT, PORT, { trials: short ? 3 : 10 });
+      const { dir, config } = writeTuneConfig(host, UNIT, PORT, { trials: short ? 2 : 10 });
       let resume = false;
       let finished = null;
       let pending = null;
       for (let runs = 0; runs < MAX_RUNS_PER_CAMPAIGN && !finished && failures.length === 0; runs++) {
         let planned = done;
-        const nextCut = () => {
-          if (planned >= cuts) return null;
-          planned += 1;
-          const target = names[Math.floor(rand() * names.length)];
-          const seconds = short ? 5 + Math.floor(rand() * 6) : 5 + Math.floor(rand() * 56);
-          return { target, seconds, delayMs: Math.floor(rand() * CLASSES[target]), mode: rand() < 0.5 ? 'blackhole' : 'unreachable' };
-        };
+        const nextCut = () => (planned < cuts ? schedule[planned++] : null);
         const halfApplied = [];
         const r = await cutRun(host, UNIT, config, resume, nextCut, (s, plan) => {
           if (!dropInWhole(host, UNIT, s) || s.tempFiles) halfApplied.push(plan);

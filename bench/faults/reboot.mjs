@@ -53,7 +53,7 @@ export async function run({ short, log }) {
   let lost = 0;
   try {
     installSimUnit(host, UNIT, PORT);
-    const { dir, config } = writeTuneConfig(host, UNIT, PORT, { trials: short ? 2 : 8 });
+    const { dir, config } = writeTuneConfig(host, UNIT, PORT, { trials: short ? 1 : 8 });
     let resume = false;
     let finished = null;
     for (let runs = 0; runs < 3 * reboots + 3 && !finished && failures.length === 0; runs++) {
@@ -63,10 +63,13 @@ export async function run({ short, log }) {
       let reboot = Promise.resolve(null);
       let checked = !resume;
       let goOn = null;
+      let inTrial = false;
+      let exited = false;
       const r = await runCli(tuneArgs(host, config, resume), {}, (e, child) => {
         const prev = cls;
         const k = classify(e, cls);
         if (k) cls = k;
+        if (e.type === 'trial:start') inTrial = true;
         if (!checked && (e.type === 'trial:start' || (e.type === 'log' && /^resume: the service is healthy/.test(e.message)))) {
           checked = true;
           child.kill('SIGSTOP');
@@ -76,13 +79,21 @@ export async function run({ short, log }) {
             if (s.good === null || s.good === 'none') ok.add(START_STEPS);
             goOn = knownGoodProblems(s);
             if (!ok.has(s.steps)) goOn.push(`steps=${s.steps} in force is not a config the store measured`);
+          } catch (err) {
+            goOn = [`could not read the unit: ${err.message.split('\n')[0]}`];
           } finally { child.kill('SIGCONT'); }
         }
-        if (plan && !armed && k === plan.target && prev !== plan.target && (e.trial ?? 2) >= 2) {
+        // a reboot lands inside a trial (after this run's first trial:start), never after the run has ended
+        if (plan && !armed && inTrial && k === plan.target && prev !== plan.target && (e.trial ?? 2) >= 2) {
           armed = true;
-          reboot = new Promise((res) => setTimeout(() => { seen.push(cls); res(rebootAsync(host, plan.hard)); }, plan.delayMs));
+          reboot = new Promise((res) => setTimeout(() => {
+            if (exited) { res(null); return; }
+            seen.push(cls);
+            res(rebootAsync(host, plan.hard));
+          }, plan.delayMs));
         }
       });
+      exited = true;
       const rb = await reboot;
       if (goOn !== null && goOn.length) failures.push(`resume went on from a state not known-good: ${goOn.join('; ')}`);
       if (goOn !== null && !goOn.length && resume) recovered += 1;
@@ -119,8 +130,10 @@ export async function run({ short, log }) {
     failures.push(...problems);
     lost = problems.filter((p) => /never redone|not contiguous|repeats/.test(p)).length;
     removeDir(dir);
+  } catch (e) {
+    failures.unshift(`error: ${e.message.split('\n')[0]}`);
   } finally {
-    removeSimUnit(host, UNIT);
+    try { removeSimUnit(host, UNIT); } catch (e) { failures.push(`cleanup: ${e.message.split('\n')[0]}`); }
   }
   return {
     trials: done, recovered: Math.min(recovered, done), lost,

@@ -16,7 +16,7 @@ export const describe = 'SIGKILL of spectune tune at random points of a campaign
 const UNIT = 'spectune-fault-sigkill.service';
 const PORT = 31711;
 /** Where a kill lands, and how long after the first event of that class it may wait (ms, uniform). */
-const CLASSES = { deploy: 400, restart: 800, readiness: 2500, benchmark: 3500, rollback: 2500, 'store write': 30 };
+const CLASSES = { deploy: 400, restart: 800, readiness: 2500, benchmark: 3500, rollback: 2500, 'store write': 5 };
 /** Runs of one campaign before we give up on it (a campaign that never finishes is a failure, not a hang). */
 const MAX_RUNS_PER_CAMPAIGN = 40;
 
@@ -75,7 +75,7 @@ export async function run({ short, log }) {
     while (done < kills) {
       campaigns += 1;
       installSimUnit(host, UNIT, PORT);
-      const { dir, config } = writeTuneConfig(host, UNIT, PORT, { trials: short ? 4 : 12 });
+      const { dir, config } = writeTuneConfig(host, UNIT, PORT, { trials: short ? 3 : 12 });
       let resume = false;
       let pendingCheck = 0;
       let finished = null;
