@@ -18,7 +18,7 @@ export const describe = 'network to the service host cut for 5-60 s at random po
 const UNIT = 'spectune-fault-netcut.service';
 const PORT = 31712;
 /** The trial parts a cut starts in, and how long after entering one it may wait (ms, uniform). */
-const CLASSES = { deploy: 300, restart: 500, readiness: 2000, benchmark: 1500 };
+const CLASSES = { deploy: 300, restart: 500, readiness: 2000, benchmark: 300 };
 const MAX_RUNS_PER_CAMPAIGN = 30;
 /** A failure that is the engine's own (the sim's memory boundary), not the network's. */
 const ENGINE_FAILURE = /Not enough memory|out of memory|crash loop/i;
@@ -49,13 +49,16 @@ function cutRun(h, unit, config, resume, nextCut, onRestored) {
   let restored = Promise.resolve();
   let child = null;
   let exited = false;
+  let trial = 0;
   const made = [];
   const run = runCli(tuneArgs(h, config, resume), {}, (e, c) => {
     child = c;
     const prev = cls;
     const k = classify(e, cls);
     if (k) cls = k;
-    if (cut && !armed && k === cut.target && prev !== cut.target && !(k === 'deploy' && (e.trial ?? 0) < 2)) {
+    if (e.type === 'trial:start') trial = e.trial;
+    // cuts land in search trials (from trial 2): the baseline is the reference everything is compared with
+    if (cut && !armed && trial >= 2 && k === cut.target && prev !== cut.target) {
       armed = true;
       const plan = cut;
       restored = new Promise((done) => setTimeout(() => {
