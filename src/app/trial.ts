@@ -92,6 +92,12 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
   const ready = { ...withRestarts, capacity: out.capacity };
   try {
     const measured = await measureTrial(ctx, ready);
+    const failedRequests = measured.runs.some((r) => r.requests.failed > 0);
+    if (measured.objective === null && failedRequests && await isNotTheConfigsFault(ctx, ready)) {
+      const msg = `trial ${trialNumber(rec.index)}: no request measured (${measured.violations.join('; ')}); but the service stayed up and healthy (same process), so it was not the config's fault (a network cut?): the trial is interrupted and redone once`;
+      ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level: 'warn', message: msg });
+      return { ...measured, status: 'discarded' };
+    }
     await ctx.deps.service.markGood();
     return measured;
   } catch (e) {

@@ -118,6 +118,26 @@ describe('a benchmark that fails while the service stays up (a network cut)', ()
     expect(world.actions).toContain(`recover: trial ${four[1].index + 1} failed: benchmark failed: every request failed: no token for 10000 ms`);
   });
 
+  it('a benchmark that measured nothing (every request failed, no exception) is interrupted and redone too', async () => {
+    const world = createWorld();
+    const deps = createFakeDeps(world);
+    let left = 1;
+    const realRun = deps.bench.run;
+    deps.bench.run = async (phase, onEvent, signal) => {
+      const out = await realRun(phase, onEvent, signal);
+      if (phase !== 'bench' || world.current.speculative_num_steps !== 4 || left === 0) return out;
+      left--;
+      const none = { ...out.runs[0], requests: { ok: 0, failed: 4 }, decodeTokensPerSec: null };
+      return { ...out, runs: [none as unknown as typeof out.runs[0]] };
+    };
+    deps.service.stayedUp = async () => true;
+    const res = await runCampaign(deps, TEST_SPEC, { resume: false, restore: false }, () => {});
+    const four = res.trials.filter((t) => t.config.speculative_num_steps === 4 && t.kind === 'search');
+    expect(four.map((t) => t.status)).toEqual(['discarded', 'ok']);
+    expect(four[1].objective).toBe(277);
+    expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
+  });
+
   it('a failure with the service down or restarted counts against the config at once', async () => {
     const world = createWorld();
     const res = await runCampaign(cutDeps(world, 1, false), TEST_SPEC, { resume: false, restore: false }, () => {});
