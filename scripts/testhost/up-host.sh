@@ -2,7 +2,9 @@
 # up-host.sh NAME INDEX - boot one test host from the shared rootfs (build-rootfs.sh must have run): its own
 # overlay upper dir, network namespace + veth (/29), cgroups, host key; then wait until ssh answers.
 # Env: TESTHOST_MEMCG=1 (own writable memory cgroup, so MemoryMax= is enforced), TESTHOST_MEMCG_LIMIT (4G),
-#      TESTHOST_BOOT_TIMEOUT (90 s).
+#      TESTHOST_BOOT_TIMEOUT (90 s), TESTHOST_SSH_CONFIG (the ssh config with a block for NAME; default the shared
+#      one up-all.sh writes), TESTHOST_KEEP_DISK=1 (boot again on the overlay upper dir and network kept from the
+#      last boot: what reboot-host.sh does; the host must be down but not torn down).
 #      Used by slurm-up.sh (defaults keep th1..th3 as they are): TESTHOST_BRIDGE (attach the veth to this bridge
 #      instead of a /29 of its own), TESTHOST_IP/TESTHOST_HOST_IP/TESTHOST_PREFIXLEN (addresses on that bridge),
 #      TESTHOST_LAYER (a directory stacked over the shared rootfs: extra packages), TESTHOST_EXTRA_HOSTS
@@ -19,11 +21,16 @@ PREFIXLEN=${TESTHOST_PREFIXLEN:-$TH_PREFIXLEN}; BRIDGE=${TESTHOST_BRIDGE:-}
 LOWER=$TH_ROOTFS; [ -z "${TESTHOST_LAYER:-}" ] || LOWER=$TESTHOST_LAYER:$TH_ROOTFS
 MEMCG=${TESTHOST_MEMCG:-0}; MEMCG_LIMIT=${TESTHOST_MEMCG_LIMIT:-4G}
 BOOT_TIMEOUT=${TESTHOST_BOOT_TIMEOUT:-90}
+SSH_CONFIG=${TESTHOST_SSH_CONFIG:-$TH_SSHDIR/config}
+KEEP_DISK=${TESTHOST_KEEP_DISK:-0}
 log() { th_log "$NAME: $*"; }
 [ -f "$TH_ROOTFS/.spectune-testhost-built" ] || th_die "no rootfs: run build-rootfs.sh first"
 
 trap 'rc=$?; if [ $rc -ne 0 ]; then log "boot failed (rc=$rc), tearing down"; "$HERE/down-host.sh" "$NAME" || true; fi' EXIT
-if [ -s "$TH_DIR/nspawn.pid" ] || ip netns list 2>/dev/null | grep -qE "^$TH_NETNS( |$)" || ip link show "$TH_VETH" >/dev/null 2>&1; then
+if [ "$KEEP_DISK" = 1 ]; then
+    [ -d "$TH_DIR/upper" ] || th_die "TESTHOST_KEEP_DISK=1: $NAME has no disk to keep ($TH_DIR/upper)"
+    if [ -s "$TH_DIR/nspawn.pid" ] && kill -0 "$(cat "$TH_DIR/nspawn.pid")" 2>/dev/null; then th_die "TESTHOST_KEEP_DISK=1: $NAME is still running"; fi
+elif [ -s "$TH_DIR/nspawn.pid" ] || ip netns list 2>/dev/null | grep -qE "^$TH_NETNS( |$)" || ip link show "$TH_VETH" >/dev/null 2>&1; then
     log "leftovers of a previous run found, tearing them down first"
     "$HERE/down-host.sh" "$NAME" || th_die "down-host.sh $NAME failed"
 fi
@@ -34,6 +41,7 @@ echo "INDEX=$INDEX MEMCG=$MEMCG" > "$TH_DIR/host.conf"
 # Per-host files go into a fresh overlay upper dir; the shared rootfs is never written to by a host.
 prepare_overlay() {
     local u=$TH_DIR/upper
+    if [ "$KEEP_DISK" = 1 ]; then rm -rf --one-file-system "$TH_DIR/work"; mkdir -p "$TH_DIR/work" "$TH_DIR/merged"; return 0; fi
     rm -rf --one-file-system "$TH_DIR/upper" "$TH_DIR/work"
     mkdir -p "$u/etc/ssh" "$TH_DIR/work" "$TH_DIR/merged"
     mountpoint -q "$TH_DIR/merged" && th_die "$TH_DIR/merged is mounted in the host namespace: run down-all.sh"
@@ -53,6 +61,7 @@ prepare_overlay() {
 # Private netns + veth; no default route, no forwarding: the host can only talk to this machine
 # (and, with TESTHOST_BRIDGE, to the other hosts on that bridge).
 setup_network() {
+    if [ "$KEEP_DISK" = 1 ] && ip netns list | grep -qE "^$TH_NETNS( |$)" && ip link show "$TH_VETH" >/dev/null 2>&1; then return 0; fi
     [ -e /run/netns ] || touch "$TH_DIR/created-run-netns"
     ip netns add "$TH_NETNS"
     ip link add "$TH_VETH" type veth peer name eth0 netns "$TH_NETNS"
@@ -122,7 +131,7 @@ wait_for_ssh() {
     pid=$(cat "$TH_DIR/nspawn.pid" 2>/dev/null) || th_die "launcher did not start"
     for _ in $(seq $((BOOT_TIMEOUT * 5))); do
         kill -0 "$pid" 2>/dev/null || { tail -30 "$TH_DIR/console.log" >&2; th_die "$NAME exited during boot (console: $TH_DIR/console.log)"; }
-        if ssh -F "$TH_SSHDIR/config" -o ConnectTimeout=1 "$NAME" true 2>/dev/null; then ok=1; break; fi
+        if ssh -F "$SSH_CONFIG" -o ConnectTimeout=1 "$NAME" true 2>/dev/null; then ok=1; break; fi
         sleep 0.2
     done
     [ $ok = 1 ] || { tail -30 "$TH_DIR/console.log" >&2; th_die "$NAME: ssh not ready after ${BOOT_TIMEOUT}s"; }

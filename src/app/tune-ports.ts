@@ -25,6 +25,9 @@ export interface TuneServicePort {
   recover(why: string): Promise<void>;
   /** Remember the config in force as known-good (the rollback target). */
   markGood(): Promise<void>;
+  /** After a failed benchmark: whether the service deployed last is still the same process, active and healthy, so the
+   *  failure was not the config's (a network cut, say); optional: a port without it counts every such failure. */
+  stayedUp?(): Promise<boolean>;
   /** The winning unit text to print: the drop-in and the resulting ExecStart. */
   describeDeployed(): Promise<string>;
   /** What runs at the end (tuned settings, health, each unit's own and in-force ExecStart), stored for the report;

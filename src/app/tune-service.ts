@@ -48,6 +48,8 @@ async function deployConfig(ctl: ServiceController, endpoint: string, config: Tu
 
 // The service port over a controller.
 export function createControllerServicePort(ctl: ServiceController, endpoint: string): TuneServicePort {
+  /** The main PID of the service when the last deploy was ready (null: not known). */
+  let readyPid: number | null = null;
   return {
     readConfig: async (keys) => pickConfig(await ctl.currentSettings(), keys),
     async waitHealthy(signal) {
@@ -60,7 +62,16 @@ export function createControllerServicePort(ctl: ServiceController, endpoint: st
       if (r.status === 'ready') return { healthy: true, capacity: await readCapacity(endpoint, ctl.engine), reason: 'ready' };
       return { healthy: false, capacity: null, reason: r.reason };
     },
-    deploy: (config, _why, signal) => deployConfig(ctl, endpoint, config, signal),
+    async deploy(config, _why, signal) {
+      readyPid = null;
+      const out = await deployConfig(ctl, endpoint, config, signal);
+      if (out.ready) readyPid = (await ctl.status()).state.mainPid;
+      return out;
+    },
+    async stayedUp() {
+      const st = await ctl.status();
+      return readyPid !== null && st.state.activeState === 'active' && st.state.mainPid === readyPid && st.health.ok;
+    },
     async recover() {
       await ctl.stopLoop('stop the failing config before rolling back');
       await ctl.rollback();

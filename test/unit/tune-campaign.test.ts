@@ -84,6 +84,68 @@ describe('runCampaign with fakes', () => {
   });
 });
 
+describe('a benchmark that fails while the service stays up (a network cut)', () => {
+  // Deps whose bench of steps=4 fails `failures` times; the service says whether it stayed up (same process, healthy).
+  function cutDeps(world: ReturnType<typeof createWorld>, failures: number, stayedUp: boolean) {
+    const deps = createFakeDeps(world);
+    let left = failures;
+    world.beforeBench = (phase) => {
+      if (phase === 'bench' && world.current.speculative_num_steps === 4 && left > 0) { left--; throw new Error('every request failed: no token for 10000 ms'); }
+    };
+    deps.service.stayedUp = async () => stayedUp;
+    return deps;
+  }
+
+  it('marks the trial interrupted and redoes it, instead of counting it against the config', async () => {
+    const world = createWorld();
+    const { events, sink } = collect();
+    const res = await runCampaign(cutDeps(world, 1, true), TEST_SPEC, { resume: false, restore: false }, sink);
+    const four = res.trials.filter((t) => t.config.speculative_num_steps === 4 && t.kind === 'search');
+    expect(four.map((t) => t.status)).toEqual(['discarded', 'ok']);
+    expect(four[1].index).toBe(four[0].index + 1);
+    expect(res.trials.some((t) => t.status === 'failed' && t.config.speculative_num_steps === 4)).toBe(false);
+    expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
+    expect(events.some((e) => e.type === 'trial:end' && e.trial === four[0].index + 1 && e.status === 'skipped')).toBe(true);
+    expect(events.some((e) => e.type === 'log' && /not the config's fault \(a network cut\?\): the trial is interrupted and redone once/.test(e.message))).toBe(true);
+    expect(world.actions.filter((a) => a.startsWith('recover'))).toEqual(['recover: trial 11 failed: crash loop']); // only the crash loop of steps=10 rolled back
+  });
+
+  it('a second failure of the same trial counts against the config (no endless redo)', async () => {
+    const world = createWorld();
+    const res = await runCampaign(cutDeps(world, 2, true), TEST_SPEC, { resume: false, restore: false }, () => {});
+    const four = res.trials.filter((t) => t.config.speculative_num_steps === 4 && t.kind === 'search');
+    expect(four.map((t) => t.status)).toEqual(['discarded', 'failed']);
+    expect(world.actions).toContain(`recover: trial ${four[1].index + 1} failed: benchmark failed: every request failed: no token for 10000 ms`);
+  });
+
+  it('a benchmark that measured nothing (every request failed, no exception) is interrupted and redone too', async () => {
+    const world = createWorld();
+    const deps = createFakeDeps(world);
+    let left = 1;
+    const realRun = deps.bench.run;
+    deps.bench.run = async (phase, onEvent, signal) => {
+      const out = await realRun(phase, onEvent, signal);
+      if (phase !== 'bench' || world.current.speculative_num_steps !== 4 || left === 0) return out;
+      left--;
+      const none = { ...out.runs[0], requests: { ok: 0, failed: 4 }, decodeTokensPerSec: null };
+      return { ...out, runs: [none as unknown as typeof out.runs[0]] };
+    };
+    deps.service.stayedUp = async () => true;
+    const res = await runCampaign(deps, TEST_SPEC, { resume: false, restore: false }, () => {});
+    const four = res.trials.filter((t) => t.config.speculative_num_steps === 4 && t.kind === 'search');
+    expect(four.map((t) => t.status)).toEqual(['discarded', 'ok']);
+    expect(four[1].objective).toBe(277);
+    expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
+  });
+
+  it('a failure with the service down or restarted counts against the config at once', async () => {
+    const world = createWorld();
+    const res = await runCampaign(cutDeps(world, 1, false), TEST_SPEC, { resume: false, restore: false }, () => {});
+    const four = res.trials.filter((t) => t.config.speculative_num_steps === 4 && t.kind === 'search');
+    expect(four.map((t) => t.status)).toEqual(['failed']);
+  });
+});
+
 describe('interrupt and resume', () => {
   it('an abort mid-trial rolls back, and resume redoes only that trial', async () => {
     const world = createWorld();
