@@ -1,12 +1,13 @@
 // Shared support of the host fault modules (sigkill, netcut, reboot): a fault host of their own booted with the
 // testhost scripts, the simulated SGLang unit the e2e tune tests use, the real CLI run as an operator runs it, and
 // readers of what the faults must not break (the store's trials, the unit's drop-in and version markers).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { runArgv } from './_unit-support.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin/spectune.js');
@@ -18,17 +19,8 @@ const TIME_SCALE = 0.02;
 /** The operator's config before tuning. */
 export const START_STEPS = 3;
 
-// A small seeded random generator (mulberry32), so a fault schedule can be replayed from its seed.
-export function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The project's seeded PRNG (mulberry32), so a fault schedule can be replayed from its seed.
+export { createRandom as seededRandom } from '../../dist/random.js';
 
 // Why a module cannot run here (not root, no test hosts' rootfs), or null when it can.
 export function whyNotRunnable() {
@@ -146,32 +138,13 @@ export function tuneArgs(h, config, resume) {
   return ['tune', '-c', config, '--json', '--confirm-probes', '--ssh-config', h.sshConfig, ...(resume ? ['--resume'] : [])];
 }
 
-// Run the built CLI; `onEvent(e, child)` sees every progress event as it comes and may signal the child.
-export function runCli(args, env, onEvent) {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let partial = '';
-    const events = [];
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const lines = (partial + d.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      for (const l of lines) {
-        let e;
-        try { e = JSON.parse(l); } catch { continue; }
-        events.push(e);
-        onEvent?.(e, child);
-      }
-    });
-    child.on('close', (code, signal) => {
-      let result = null;
-      try { result = JSON.parse(stdout); } catch { /* killed or failed: no result */ }
-      done({ code, signal, stdout, stderr, events, result });
-    });
-  });
+// Run the built CLI; `onEvent(e, child)` sees every progress event as it comes and may signal the child; `result` is
+// the JSON it printed on stdout (null when killed or failed).
+export async function runCli(args, env, onEvent) {
+  const r = await runArgv([process.execPath, BIN, ...args], { env, onEvent, cwd: ROOT });
+  let result = null;
+  try { result = JSON.parse(r.stdout); } catch { /* killed or failed: no result */ }
+  return { ...r, result };
 }
 
 // The store's trials of every campaign, in order.

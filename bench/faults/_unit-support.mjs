@@ -79,9 +79,9 @@ export function writeLocalConfig(opts) {
 
 // Run a command (argv) as a child; NDJSON progress events on stderr are parsed; `onEvent(e, child)` may act on them;
 // `onSpawn(child)` gets the child as soon as it exists.
-export function runArgv(argv, { env = {}, onEvent, onSpawn } = {}) {
+export function runArgv(argv, { env = {}, onEvent, onSpawn, cwd } = {}) {
   return new Promise((done) => {
-    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0], argv.slice(1), { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     onSpawn?.(child);
     let stdout = '';
     let stderr = '';
@@ -119,14 +119,5 @@ export function isOneLine(stderr, pattern) {
   return lines.length === 1 && pattern.test(lines[0]) && !/\n\s+at /.test(stderr);
 }
 
-// A seeded PRNG (mulberry32) so a run's random points can be replayed from the seed it prints.
-export function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The project's seeded PRNG (mulberry32), so a run's random points can be replayed from the seed it prints.
+export { createRandom as seeded } from '../../dist/random.js';

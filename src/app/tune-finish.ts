@@ -3,25 +3,10 @@ import { findBest, configKey } from '../tune/best.js';
 import { describeBestPerConcurrency, findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
 import { findDisqualified } from '../tune/step.js';
 import type { NextStep, TrialRecord, TuneConfig } from '../tune/types.js';
+import type { CampaignResult } from '../tune/result.js';
 import type { TrialContext } from './trial.js';
 
-/** What a campaign run ends with (printed as JSON on stdout with --json). */
-export interface CampaignResult {
-  campaignId: number;
-  status: 'done' | 'interrupted' | 'no-winner';
-  best: TrialRecord | null;
-  baseline: TrialRecord | null;
-  trials: TrialRecord[];
-  /** The drop-in / ExecStart now in force, or null when unchanged or unknown. */
-  deployed: string | null;
-  /** Service restarts the campaign cost: one per config change, one per rollback, one to land on the winner. */
-  restarts: number;
-  /** Why the winner won although another config measured higher (tied within noise, safer), else null. */
-  winnerNote: string | null;
-  /** The best measured config at each concurrency level (by output tok/s): where speculation pays depends on load. */
-  bestPerConcurrency: ConcurrencyBest[];
-  summary: string;
-}
+export type { CampaignResult } from '../tune/result.js';
 
 // Count the service restarts the campaign spent.
 export function countRestarts(trials: TrialRecord[]): number {

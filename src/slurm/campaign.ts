@@ -3,6 +3,7 @@
 // recorded by id, and whatever way the campaign ends (success, error, Ctrl-C) none of its jobs is left running.
 import { ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';
+import type { CampaignResult } from '../tune/result.js';
 import { configKey, findBest } from '../tune/best.js';
 import { evaluateObjective } from '../tune/objective.js';
 import { findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
@@ -15,18 +16,7 @@ import type { SlurmCampaignDeps, SlurmCampaignSpec } from './ports.js';
 import { runJobTrial, scoreTrial, scriptFor, type JobTrialContext, type Placement } from './trial.js';
 
 /** What a Slurm campaign ends with (the tuner's CampaignResult shape, plus where trials ran). */
-export interface SlurmCampaignResult {
-  campaignId: number;
-  status: 'done' | 'interrupted' | 'no-winner';
-  best: TrialRecord | null;
-  baseline: TrialRecord | null;
-  trials: TrialRecord[];
-  /** The winner's sbatch script (what to submit to serve it), or null without a winner. */
-  deployed: string | null;
-  restarts: number;
-  winnerNote: string | null;
-  bestPerConcurrency: ConcurrencyBest[];
-  summary: string;
+export interface SlurmCampaignResult extends CampaignResult {
   /** Node each trial ran on (by 0-based index). */
   nodes: Record<number, string | null>;
   /** Wall time of this run of the campaign. */
