@@ -8,6 +8,8 @@ import type { Diagnosis } from './types.js';
 const ROOT = join(import.meta.dirname, '../../test/fixtures/journal');
 const FORMS = ['journal.txt', 'journal.jsonl', 'engine.log'];
 const CORPUS = join(import.meta.dirname, '../../test/corpus/real');
+/** Slurm job records (job output and slurmd lines), the evidence the slurm.* rules read. */
+const SLURM = join(import.meta.dirname, '../../test/fixtures/slurm');
 
 interface Expected {
   unit?: string;
@@ -81,8 +83,9 @@ describe('rules meta-test', () => {
   it('every rule id matches at least one line of a positive fixture or of a real corpus case', () => {
     const hit = new Set<string>();
     const corpus = readdirSync(CORPUS).flatMap((e) => readdirSync(join(CORPUS, e)).map((c) => join(CORPUS, e, c)));
-    for (const dir of [...fixtureDirs(), ...corpus]) {
-      const text = [...FORMS, 'log.txt'].filter((f) => existsSync(join(dir, f))).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n')
+    const slurm = readdirSync(SLURM).map((c) => join(SLURM, c)).filter((d) => existsSync(join(d, 'job.out')));
+    for (const dir of [...fixtureDirs(), ...corpus, ...slurm]) {
+      const text = [...FORMS, 'log.txt', 'job.out', 'slurmd.log'].filter((f) => existsSync(join(dir, f))).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n')
         + (existsSync(join(dir, 'kernel.txt')) ? readFileSync(join(dir, 'kernel.txt'), 'utf8') : '');
       for (const r of ALL_RULES) if (r.patterns.some((p) => text.split('\n').some((l) => p.test(l)))) hit.add(r.id);
     }
