@@ -59,3 +59,32 @@ th_cgroup_dirs() {
     done
     return 0
 }
+
+# The client side of a set of test hosts: each host's own host key (kept in its dir), one known_hosts and one ssh
+# config with a block per host (our key only, strict host-key checking). $1 prints host number N's address; the rest
+# are the host names in order.
+th_write_ssh_client_files() {
+    local ipfn=$1; shift
+    local i=0 n ip cfg=$TH_SSHDIR/config kh=$TH_SSHDIR/known_hosts
+    : > "$kh.new"; : > "$cfg.new"
+    for n in "$@"; do
+        i=$((i + 1)); ip=$("$ipfn" "$i"); th_names "$n"
+        mkdir -p "$TH_DIR/keys"
+        [ -f "$TH_DIR/keys/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C "$n" -f "$TH_DIR/keys/ssh_host_ed25519_key"
+        echo "$n,$ip $(cut -d' ' -f1,2 "$TH_DIR/keys/ssh_host_ed25519_key.pub")" >> "$kh.new"
+        cat >> "$cfg.new" <<EOT
+Host $n
+  HostName $ip
+  User root
+  IdentityFile $TH_SSHDIR/id_ed25519
+  IdentitiesOnly yes
+  UserKnownHostsFile $kh
+  StrictHostKeyChecking yes
+  BatchMode yes
+  ConnectTimeout 5
+  LogLevel ERROR
+
+EOT
+    done
+    mv "$kh.new" "$kh"; mv "$cfg.new" "$cfg"
+}

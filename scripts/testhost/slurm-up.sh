@@ -24,31 +24,6 @@ for n in "${SL_NAMES[@]}"; do th_check_name "$n"; done
 [[ "$SL_SUBNET" =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || th_die "SLURM_SUBNET '$SL_SUBNET' must be three octets, e.g. 10.250.90"
 T_START=$(th_now)
 
-# Client side: own key, known_hosts and config with a block per node (the login host is sl1).
-write_ssh_client_files() {
-    local i=0 n cfg=$TH_SSHDIR/config kh=$TH_SSHDIR/known_hosts
-    : > "$kh.new"; : > "$cfg.new"
-    for n in "${SL_NAMES[@]}"; do
-        i=$((i + 1)); th_names "$n"
-        mkdir -p "$TH_DIR/keys"
-        [ -f "$TH_DIR/keys/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C "$n" -f "$TH_DIR/keys/ssh_host_ed25519_key"
-        echo "$n,$(sl_ip "$i") $(cut -d' ' -f1,2 "$TH_DIR/keys/ssh_host_ed25519_key.pub")" >> "$kh.new"
-        cat >> "$cfg.new" <<EOT
-Host $n
-  HostName $(sl_ip "$i")
-  User root
-  IdentityFile $TH_SSHDIR/id_ed25519
-  IdentitiesOnly yes
-  UserKnownHostsFile $kh
-  StrictHostKeyChecking yes
-  BatchMode yes
-  ConnectTimeout 5
-  LogLevel ERROR
-
-EOT
-    done
-    mv "$kh.new" "$kh"; mv "$cfg.new" "$cfg"
-}
 
 ssh_sl() { ssh -F "$TH_SSHDIR/config" "$@"; }
 
@@ -142,7 +117,8 @@ T_BUILD=$(th_now)
 TESTHOST_PACKAGES=$SL_PACKAGES "$HERE/build-rootfs.sh"
 "$HERE/slurm-layers.sh"
 th_log "rootfs + Slurm config layers ready in $(th_elapsed "$T_BUILD")s"
-write_ssh_client_files
+# Client side: own key, known_hosts and config with a block per node (the login host is sl1).
+th_write_ssh_client_files sl_ip "${SL_NAMES[@]}"
 setup_bridge
 T_BOOT=$(th_now)
 boot_all

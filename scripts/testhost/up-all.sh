@@ -16,31 +16,8 @@ MEMCG_HOSTS=" ${TESTHOST_MEMCG_HOSTS-th3} "
 for n in "${NAMES[@]}"; do th_check_name "$n"; done
 T_START=$(th_now)
 
-# Client side: one key, one known_hosts (each host's own ed25519 key), one config with a block per host.
-write_ssh_client_files() {
-    local i=0 n subnet cfg=$TH_SSHDIR/config kh=$TH_SSHDIR/known_hosts
-    : > "$kh.new"; : > "$cfg.new"
-    for n in "${NAMES[@]}"; do
-        i=$((i + 1)); subnet=$(th_subnet "$i"); th_names "$n"
-        mkdir -p "$TH_DIR/keys"
-        [ -f "$TH_DIR/keys/ssh_host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C "$n" -f "$TH_DIR/keys/ssh_host_ed25519_key"
-        echo "$n,$subnet.2 $(cut -d' ' -f1,2 "$TH_DIR/keys/ssh_host_ed25519_key.pub")" >> "$kh.new"
-        cat >> "$cfg.new" <<EOT
-Host $n
-  HostName $subnet.2
-  User root
-  IdentityFile $TH_SSHDIR/id_ed25519
-  IdentitiesOnly yes
-  UserKnownHostsFile $kh
-  StrictHostKeyChecking yes
-  BatchMode yes
-  ConnectTimeout 5
-  LogLevel ERROR
-
-EOT
-    done
-    mv "$kh.new" "$kh"; mv "$cfg.new" "$cfg"
-}
+# A th host's address: .2 of its own /29.
+th_host_ip() { echo "$(th_subnet "$1").2"; }
 
 all_answer() {
     local n
@@ -98,7 +75,8 @@ fi
 trap 'rc=$?; if [ $rc -ne 0 ]; then th_log "up-all failed (rc=$rc): tearing down"; "$HERE/down-all.sh" || true; fi' EXIT
 "$HERE/down-all.sh" --quiet-if-clean
 "$HERE/build-rootfs.sh"
-write_ssh_client_files
+# Client side: one key, one known_hosts (each host's own ed25519 key), one config with a block per host.
+th_write_ssh_client_files th_host_ip "${NAMES[@]}"
 T_BOOT=$(th_now)
 boot_all
 th_log "all ${#NAMES[@]} hosts ssh-ready in $(th_elapsed "$T_BOOT")s (total $(th_elapsed "$T_START")s)"
