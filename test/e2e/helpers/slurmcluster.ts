@@ -1,6 +1,7 @@
 // Where the real Slurm test cluster is: read slurm.json written by scripts/testhost/slurm-up.sh.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isAlive } from './testhosts.js';
 
 /** One Slurm node (a test host running slurmd; the first is also the login/controller host). */
 export interface SlurmNode {
@@ -44,16 +45,6 @@ const HOW_TO_START = 'boot it with `sudo bash scripts/testhost/slurm-up.sh` (or 
 // slurm.json lives next to slurm.env, whose path may be overridden with SPECTUNE_SLURM_ENV.
 export function slurmJsonPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(dirname(env.SPECTUNE_SLURM_ENV || DEFAULT_ENV), 'slurm.json');
-}
-
-// Is a launcher pid still alive? (a stale slurm.json after a reboot must not pass as "up")
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 // The booted Slurm cluster; throws a clear, actionable error when it is not up.

@@ -28,8 +28,8 @@ export function testHostsJsonPath(env: NodeJS.ProcessEnv = process.env): string 
   return join(dirname(env.SPECTUNE_TESTHOSTS_ENV || DEFAULT_ENV), 'hosts.json');
 }
 
-// Is a launcher pid still alive? (a stale hosts.json after a reboot must not pass as "up")
-function isAlive(pid: number): boolean {
+// Is a launcher pid still alive? (a stale hosts.json or slurm.json after a reboot must not pass as "up")
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
