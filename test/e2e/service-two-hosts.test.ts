@@ -2,13 +2,12 @@
 // th2; the SIMULATED two-node SGLang): status, apply, rollback and logs act on the whole group, --rank 1 on one rank,
 // and --dry-run changes nothing on either host (nor the local action log).
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTestHosts, type TestHost } from './helpers/testhosts.js';
-import { readStepsInForce, removeSimUnit, runCli, sshRun } from './tune-support.js';
-import { installRankUnit, readDropInVersions, renderRankUnit, startDistRelay, unitActiveState, writeTwoHostConfig } from './two-host-support.js';
+import type { TestHost } from './helpers/testhosts.js';
+import { readStepsInForce, runCli, sshRun } from './tune-support.js';
+import { readDropInVersions, startTwoRankGroup, stopTwoRankGroup, unitActiveState, type TwoRankGroup } from './two-host-support.js';
 
 const UNIT = 'spectune-group-e2e.service';
 const PORT = 31721;
@@ -26,9 +25,9 @@ function existsOn(h: TestHost, path: string): boolean {
 }
 
 describe('service commands on a two-host (rank0 + rank1) group', () => {
+  let group: TwoRankGroup;
   let rank0: TestHost;
   let rank1: TestHost;
-  let relay: Server;
   let flags: string[];
   let env: Record<string, string>;
 
@@ -42,23 +41,13 @@ describe('service commands on a two-host (rank0 + rank1) group', () => {
   }
 
   beforeAll(async () => {
-    const hosts = loadTestHosts();
-    rank0 = hosts.find((h) => h.name === 'th1')!;
-    rank1 = hosts.find((h) => h.name === 'th2')!;
-    relay = await startDistRelay(rank1.hostIp, rank0.ip, DIST_PORT);
-    installRankUnit(rank0, UNIT, renderRankUnit(UNIT, PORT, 0, `${rank0.ip}:${DIST_PORT}`));
-    installRankUnit(rank1, UNIT, renderRankUnit(UNIT, PORT, 1, `${rank1.hostIp}:${DIST_PORT}`));
-    sshRun(rank0, `systemctl start ${UNIT}`);
-    sshRun(rank1, `systemctl start ${UNIT}`);
-    flags = ['-c', writeTwoHostConfig(rank0, rank1, UNIT, PORT), '--ssh-config', rank0.sshConfig];
+    group = await startTwoRankGroup(UNIT, PORT, DIST_PORT);
+    ({ rank0, rank1 } = group);
+    flags = ['-c', group.config, '--ssh-config', rank0.sshConfig];
     env = { SPECTUNE_ACTION_LOG: join(mkdtempSync(join(tmpdir(), 'spectune-group-actions-')), 'actions.jsonl') };
     await waitGroupUp();
   });
-  afterAll(async () => {
-    if (rank0) removeSimUnit(rank0, UNIT);
-    if (rank1) removeSimUnit(rank1, UNIT);
-    await new Promise((r) => (relay ? relay.close(r) : r(undefined)));
-  });
+  afterAll(() => stopTwoRankGroup(group, UNIT));
 
   it('status shows every rank (rank0 healthy, rank1 active); --rank 1 shows the worker alone', async () => {
     const r = await runCli(['status', ...flags, '--json'], env);

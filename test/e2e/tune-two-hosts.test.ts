@@ -2,15 +2,12 @@
 // SIMULATED two-node SGLang. Every trial is deployed to both units, a crashing config is diagnosed from both journals
 // and rolled back on both, and the campaign leaves both units on the winner.
 import { mkdtempSync } from 'node:fs';
-import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTestHosts, type TestHost } from './helpers/testhosts.js';
-import { readStepsInForce, removeSimUnit, runCli, sshRun, type CliRun } from './tune-support.js';
-import {
-  installRankUnit, readDropInVersions, renderRankUnit, startDistRelay, unitActiveState, writeTwoHostConfig,
-} from './two-host-support.js';
+import type { TestHost } from './helpers/testhosts.js';
+import { readStepsInForce, runCli, type CliRun } from './tune-support.js';
+import { readDropInVersions, startTwoRankGroup, stopTwoRankGroup, unitActiveState, type TwoRankGroup } from './two-host-support.js';
 
 const UNIT = 'spectune-tune-2h-e2e.service';
 const PORT = 31701;
@@ -21,31 +18,21 @@ interface TrialJson { index: number; kind: string; status: string; config: Recor
 type Ev = Record<string, unknown>;
 
 describe('spectune tune on a two-host (rank0 + rank1) target', () => {
+  let group: TwoRankGroup;
   let rank0: TestHost;
   let rank1: TestHost;
-  let relay: Server;
   let run: CliRun;
   let result: { status: string; best: TrialJson; trials: TrialJson[]; deployed: string };
 
   beforeAll(async () => {
-    const hosts = loadTestHosts();
-    rank0 = hosts.find((h) => h.name === 'th1')!;
-    rank1 = hosts.find((h) => h.name === 'th2')!;
-    relay = await startDistRelay(rank1.hostIp, rank0.ip, DIST_PORT);
-    installRankUnit(rank0, UNIT, renderRankUnit(UNIT, PORT, 0, `${rank0.ip}:${DIST_PORT}`));
-    installRankUnit(rank1, UNIT, renderRankUnit(UNIT, PORT, 1, `${rank1.hostIp}:${DIST_PORT}`));
-    sshRun(rank0, `systemctl start ${UNIT}`);
-    sshRun(rank1, `systemctl start ${UNIT}`);
+    group = await startTwoRankGroup(UNIT, PORT, DIST_PORT);
+    ({ rank0, rank1 } = group);
     const env = { SPECTUNE_ACTION_LOG: join(mkdtempSync(join(tmpdir(), 'spectune-actions-')), 'actions.jsonl') };
-    run = await runCli(['tune', '-c', writeTwoHostConfig(rank0, rank1, UNIT, PORT), '--json', '--confirm-probes', '--ssh-config', rank0.sshConfig], env);
+    run = await runCli(['tune', '-c', group.config, '--json', '--confirm-probes', '--ssh-config', rank0.sshConfig], env);
     expect(run.code, `spectune tune failed:\n${run.stderr.slice(-3000)}`).toBe(0);
     result = JSON.parse(run.stdout) as typeof result;
   });
-  afterAll(async () => {
-    if (rank0) removeSimUnit(rank0, UNIT);
-    if (rank1) removeSimUnit(rank1, UNIT);
-    await new Promise((r) => (relay ? relay.close(r) : r(undefined)));
-  });
+  afterAll(() => stopTwoRankGroup(group, UNIT));
 
   // The events of one trial (from its start to its end).
   const trialEvents = (index: number): Ev[] => {

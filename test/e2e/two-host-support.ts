@@ -4,8 +4,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestHost } from './helpers/testhosts.js';
-import { PROFILE, START_STEPS, TIME_SCALE, sshRun } from './tune-support.js';
+import { loadTestHosts, type TestHost } from './helpers/testhosts.js';
+import { PROFILE, START_STEPS, TIME_SCALE, removeSimUnit, sshRun } from './tune-support.js';
 
 /** How often the relay retries reaching rank0's dist-init port for a waiting worker (ms). */
 const RELAY_RETRY_MS = 100;
@@ -81,4 +81,29 @@ export function writeTwoHostConfig(rank0: TestHost, rank1: TestHost, unit: strin
     'budget: { trials: 6, hours: 1h }', 'store: ./tune.db', '',
   ].join('\n'));
   return config;
+}
+
+/** A running two-rank group of the simulated engine: rank0 on th1 (the endpoint), rank1 on th2, the relay between. */
+export interface TwoRankGroup { rank0: TestHost; rank1: TestHost; relay: Server; config: string }
+
+// Install and start both ranks' units (rank1 reaches rank0's dist-init port through the relay on this machine) and
+// write the two-host spectune.yaml.
+export async function startTwoRankGroup(unit: string, port: number, distPort: number): Promise<TwoRankGroup> {
+  const hosts = loadTestHosts();
+  const rank0 = hosts.find((h) => h.name === 'th1')!;
+  const rank1 = hosts.find((h) => h.name === 'th2')!;
+  const relay = await startDistRelay(rank1.hostIp, rank0.ip, distPort);
+  installRankUnit(rank0, unit, renderRankUnit(unit, port, 0, `${rank0.ip}:${distPort}`));
+  installRankUnit(rank1, unit, renderRankUnit(unit, port, 1, `${rank1.hostIp}:${distPort}`));
+  sshRun(rank0, `systemctl start ${unit}`);
+  sshRun(rank1, `systemctl start ${unit}`);
+  return { rank0, rank1, relay, config: writeTwoHostConfig(rank0, rank1, unit, port) };
+}
+
+// Remove both ranks' units and close the relay (whatever part of the group was started).
+export async function stopTwoRankGroup(g: TwoRankGroup | undefined, unit: string): Promise<void> {
+  if (!g) return;
+  removeSimUnit(g.rank0, unit);
+  removeSimUnit(g.rank1, unit);
+  await new Promise((r) => g.relay.close(r));
 }
