@@ -93,9 +93,7 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
   try {
     const measured = await measureTrial(ctx, ready);
     const failedRequests = measured.runs.some((r) => r.requests.failed > 0);
-    if (measured.objective === null && failedRequests && await isNotTheConfigsFault(ctx, ready)) {
-      const msg = `trial ${trialNumber(rec.index)}: no request measured (${measured.violations.join('; ')}); but the service stayed up and healthy (same process), so it was not the config's fault (a network cut?): the trial is interrupted and redone once`;
-      ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level: 'warn', message: msg });
+    if (measured.objective === null && failedRequests && await isNotTheConfigsFault(ctx, ready, `no request measured (${measured.violations.join('; ')})`)) {
       return { ...measured, status: 'discarded' };
     }
     await ctx.deps.service.markGood();
@@ -104,22 +102,21 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
     // Ctrl-C, or a store that cannot save (full disk): not the config's fault; the campaign stops and resumes it.
     if (ctx.signal?.aborted || (e as { code?: string }).code === 'E_STORE_FULL') throw e;
     const reason = `benchmark failed: ${(e as Error).message}`;
-    if (await isNotTheConfigsFault(ctx, ready)) {
-      const msg = `trial ${trialNumber(rec.index)}: ${reason}; but the service stayed up and healthy (same process), so it was not the config's fault (a network cut?): the trial is interrupted and redone once`;
-      ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level: 'warn', message: msg });
-      return { ...ready, status: 'discarded', violations: [reason] };
-    }
+    if (await isNotTheConfigsFault(ctx, ready, reason)) return { ...ready, status: 'discarded', violations: [reason] };
     return recordFailure(ctx, ready, reason);
   }
 }
 
 // A benchmark that failed while the service stayed up (same process, active, healthy) says nothing about the config:
-// the first such failure of a trial makes it interrupted and redone; a second one counts against the config.
-async function isNotTheConfigsFault(ctx: TrialContext, rec: TrialRecord): Promise<boolean> {
+// the first such failure of a trial makes it interrupted and redone (said in a warning naming `what` happened); a
+// second one counts against the config.
+async function isNotTheConfigsFault(ctx: TrialContext, rec: TrialRecord, what: string): Promise<boolean> {
   const key = `${rec.kind} ${JSON.stringify(rec.config)} ${rec.reason}`;
   ctx.redoneOnce ??= new Set();
   if (!ctx.deps.service.stayedUp || ctx.redoneOnce.has(key)) return false;
   if (!(await ctx.deps.service.stayedUp())) return false;
   ctx.redoneOnce.add(key);
+  const message = `trial ${trialNumber(rec.index)}: ${what}; but the service stayed up and healthy (same process), so it was not the config's fault (a network cut?): the trial is interrupted and redone once`;
+  ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level: 'warn', message });
   return true;
 }
