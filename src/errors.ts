@@ -24,7 +24,8 @@ export type ErrorCode =
   | 'E_LOCKED'
   | 'E_CAMPAIGN_NOT_FOUND'
   | 'E_SIM_ARGS'
-  | 'E_TIMEOUT';
+  | 'E_TIMEOUT'
+  | 'E_FOREIGN_OVERRIDE';
 
 /** Base of every expected failure: a stable code, a one-line message and a hint on how to fix it. */
 export class ToolError extends Error {

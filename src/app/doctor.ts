@@ -16,6 +16,7 @@ import { httpProber, joinUrl } from '../service/health.js';
 import type { UnitState } from '../service/show.js';
 import { catUnit, lastJournalCursor, readClockOffsetMs, showUnit } from '../service/systemd.js';
 import { STATE_ROOT } from '../service/unit.js';
+import { judgeInForce, viewUnit } from '../service/unit-view.js';
 import { resolveDoctorPlan, type DoctorHost, type DoctorPlan, type DoctorRequest } from './doctor-target.js';
 import { readStartup } from './onboard-host.js';
 import { resolveHostname } from './service-target.js';
@@ -36,7 +37,7 @@ function check(id: string, subject: string, status: CheckResult['status'], summa
 }
 
 // The ids checked per host after SSH, for SKIP lines when an earlier step failed.
-const HOST_CHECKS = ['systemctl', 'journal', 'dropin', 'engine', 'stop-timeout', 'startup'];
+const HOST_CHECKS = ['systemctl', 'journal', 'dropin', 'in-force', 'engine', 'stop-timeout', 'startup'];
 
 // SKIP lines for the checks that could not run.
 function skipped(ids: string[], subject: string, why: string): CheckResult[] {
@@ -108,6 +109,15 @@ async function checkDropIn(host: Host, subject: string, unit: string): Promise<C
   }
 }
 
+// What is in force: WARN when spectune's drop-in overrides the unit's own ExecStart (an edit of the unit is then
+// ignored), WARN when a later drop-in that is not spectune's overrides spectune's keys; PASS when the unit runs as written.
+async function checkInForce(host: Host, subject: string, unit: string): Promise<CheckResult> {
+  const files = await catUnit(host, unit).catch(() => null);
+  if (!files) return check('in-force', subject, 'SKIP', 'unit files not readable (see the systemctl check)');
+  const j = judgeInForce(viewUnit(files), unit);
+  return check('in-force', subject, j.status, j.summary, j.fix);
+}
+
 // GET a path of the endpoint with a short timeout: status and body, or the network error.
 async function getText(url: string, apiKey: string | null): Promise<{ status: number; body: string } | null> {
   try {
@@ -166,7 +176,7 @@ async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: Che
     if (ssh.rights) return { checks: [ssh.result, ssh.rights, ...skipped(HOST_CHECKS.slice(1), subject, 'systemctl not usable')], offsetMs: null };
     const unit = await checkUnit(host, subject, h.unit);
     const journal = await checkJournal(host, subject, h.unit);
-    const checks = [ssh.result, unit.result, journal, await checkDropIn(host, subject, h.unit)];
+    const checks = [ssh.result, unit.result, journal, await checkDropIn(host, subject, h.unit), await checkInForce(host, subject, h.unit)];
     const seen = await readUnitEngine(host, h.unit, plan.engine);
     const engine = plan.engine ?? seen?.engine ?? null;
     if (!engine) {

@@ -92,9 +92,11 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
   const explicit = str('host') !== undefined || str('unit') !== undefined;
   const one = { target: str('host') ?? fromConfig.target, unit: normalizeUnitName(unit), rank: 0 };
   const ranks = pickRanks(fromConfig.ranks, one, str('rank'), explicit);
+  // The yaml's endpoint is its rank0 unit's: another unit (--unit/--host naming a different one) derives its own.
+  const sameAsConfig = !explicit || (fromConfig.unit === ranks[0].unit && fromConfig.target === ranks[0].target);
   return {
     target: ranks[0].target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
-    unit: ranks[0].unit, engine, endpoint: str('endpoint') ?? fromConfig.endpoint,
+    unit: ranks[0].unit, engine, endpoint: str('endpoint') ?? (sameAsConfig ? fromConfig.endpoint : undefined),
     actionLogPath: resolveActionLogPath(str('action-log'), env), ranks,
   };
 }

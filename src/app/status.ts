@@ -1,6 +1,9 @@
 // `spectune status`: unit state, engine settings in force, health — of one unit, or of every rank of a group.
 import type { EventSink } from '../tune/events.js';
 import type { ServiceStatus } from '../service/index.js';
+import { isToolError } from '../errors.js';
+import type { Host } from '../host/types.js';
+import { describeHolder, lockPath, parseLockRecord } from '../lock/index.js';
 import { openService, type ServiceTarget } from './service-target.js';
 
 /** One rank's status (a worker's health is not asked: it serves no HTTP). */
@@ -20,10 +23,11 @@ export function isSingleUnit(target: ServiceTarget): boolean {
 }
 
 // Read the status of the target service (one unit).
-export async function readServiceStatus(target: ServiceTarget, onEvent: EventSink): Promise<ServiceStatus & { endpoint: string }> {
+export async function readServiceStatus(target: ServiceTarget, onEvent: EventSink): Promise<ServiceStatus & { endpoint: string; lock: LockHolder | null }> {
   const svc = await openService(target, onEvent);
   try {
-    return { ...(await svc.controller.status()), endpoint: svc.endpoint };
+    const [st, lock] = await Promise.all([svc.controller.status(), readLockHolder(svc.host, svc.controller.unit)]);
+    return { ...st, endpoint: svc.endpoint, lock };
   } finally {
     await svc.close();
   }
@@ -42,4 +46,21 @@ export async function readGroupStatus(target: ServiceTarget, onEvent: EventSink)
   } finally {
     await svc.close();
   }
+}
+
+/** Who holds the unit's host lock (null: nobody). */
+export interface LockHolder { user: string; machine: string; pid: number; command: string; startedAt: string; text: string }
+
+// Read the unit's host lock record, read-only (null when there is none or it is not spectune's record).
+export async function readLockHolder(host: Host, unit: string): Promise<LockHolder | null> {
+  let text: string;
+  try {
+    text = await host.readFile(lockPath(unit));
+  } catch (e) {
+    if (isToolError(e) && e.code === 'E_FILE_NOT_FOUND') return null;
+    throw e;
+  }
+  const r = parseLockRecord(text);
+  if (!r) return null;
+  return { ...r.owner, command: r.command, startedAt: new Date(r.startedAt).toISOString(), text: describeHolder(r) };
 }

@@ -15,6 +15,8 @@ const COMMANDS: Record<string, { summary: string }> = {
   status: { summary: 'unit state, engine settings in force, health' },
   apply: { summary: 'deploy one config through a systemd drop-in, restart safely, wait for readiness' },
   rollback: { summary: 'return to the last known-good config and verify it' },
+  fold: { summary: 'write the config in force into the unit file and remove spectune\'s drop-in (no restart)' },
+  history: { summary: 'the kept drop-in versions of the unit and the `rollback --to N` line of each' },
   logs: { summary: 'journal of the current or a past trial' },
   sim: { summary: 'simulated SGLang-compatible engine (SIMULATOR, for demos and tests)' },
 };

@@ -10,6 +10,7 @@ import type { Version } from './deploy.js';
 import type { ReadyTimeoutError } from './start-deadline.js';
 import type { HealthResult, Prober } from './health.js';
 import type { UnitState } from './show.js';
+import type { FileInForce, UnitView } from './unit-view.js';
 
 /** What a controller is built from. */
 export interface ServiceControllerOptions {
@@ -41,6 +42,8 @@ export interface ServiceStatus {
   dropIn: boolean;
   versions: { current: Version | null; good: Version | null };
   health: HealthResult;
+  /** Every file in force in systemd's order, spectune's among them, later drop-ins overriding spectune's keys, the ExecStart diff. */
+  view: UnitView;
 }
 
 /** A unit's launch commands: the operator's own ExecStart, the one in force, spectune's drop-in (null when absent). */
@@ -74,6 +77,8 @@ export interface RollbackPlan {
   dropInAfter: string | null;
   /** Commands a rollback runs, in order. */
   steps: string[];
+  /** The files in force now, in systemd's order. */
+  filesInForce: FileInForce[];
 }
 
 export interface RollbackResult {

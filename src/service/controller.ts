@@ -25,6 +25,7 @@ import type { UnitState } from './show.js';
 import { sleep } from './sleep.js';
 import { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, asTimeoutVerdict, formatSeconds, readLastSeen } from './start-deadline.js';
 import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
+import { viewUnit } from './unit-view.js';
 import { DROPIN_NAME, dropInPath, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
@@ -75,7 +76,7 @@ export class ServiceController {
   async status(o: { health?: boolean } = {}): Promise<ServiceStatus> {
     const [state, inForce, versions] = await Promise.all([showUnit(this.host, this.unit), this.readInForce(), readVersions(this.host, this.unit)]);
     const health = o.health === false ? { ok: false, status: null, error: 'not asked: a worker rank serves no HTTP', url: '' } : await this.prober.health(this.healthUrl);
-    return { host: this.host.name, unit: this.unit, state, execStart: inForce.execStart, settings: inForce.settings, dropIn: !!ourDropIn(inForce.files), versions, health };
+    return { host: this.host.name, unit: this.unit, state, execStart: inForce.execStart, settings: inForce.settings, dropIn: !!ourDropIn(inForce.files), versions, health, view: viewUnit(inForce.files) };
   }
 
   // Plan a deploy of engine changes on top of what is in force (pure once the unit is read).
@@ -152,6 +153,7 @@ export class ServiceController {
   async planRollback(to?: Version): Promise<RollbackPlan> {
     const [versions, files, state] = await Promise.all([readVersions(this.host, this.unit), catUnit(this.host, this.unit), showUnit(this.host, this.unit)]);
     const version: Version = to ?? versions.good ?? 'none';
+    refuseForeignOverride(this.host.name, this.unit, files);
     const dropInNow = ourDropIn(files)?.text ?? null;
     const dropInAfter = version === 'none' ? null : await this.readKeptVersion(version);
     let nothing: string | null = null;
@@ -166,7 +168,7 @@ export class ServiceController {
       'systemctl daemon-reload', `systemctl restart ${this.unit} (after the drain check)`, 'wait for the ready line and the health endpoint',
       `mark version ${version} known-good`,
     ];
-    return { unit: this.unit, version, nothing, dropInPath: dropInPath(this.unit), dropInNow, dropInAfter, steps };
+    return { unit: this.unit, version, nothing, dropInPath: dropInPath(this.unit), dropInNow, dropInAfter, steps, filesInForce: viewUnit(files).files };
   }
 
   // The text of a kept drop-in version; a version not kept is the user's mistake, named with the ones that are.
@@ -185,6 +187,7 @@ export class ServiceController {
   async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; worker?: boolean } = {}): Promise<RollbackResult> {
     const target: Version = w.to ?? (await readVersions(this.host, this.unit)).good ?? 'none';
     const files = await catUnit(this.host, this.unit);
+    refuseForeignOverride(this.host.name, this.unit, files);
     await restoreVersion(this.host, this.unit, target, ourDropIn(files)?.text ?? null);
     await this.act('rollback', `returned to known-good version ${target}`);
     await this.restart(`rollback to version ${target}`, w);
@@ -302,6 +305,16 @@ export class ServiceController {
     this.onEvent({ type: 'service:failed', ts: Date.now(), unit: this.unit, reason, verdict });
     return { status: 'failed', reason, looping, verdict, diagnosis, timeToVerdictMs, journal };
   }
+}
+
+// A rollback into a config spectune cannot control is no rollback: refuse, naming the drop-in that overrides it.
+function refuseForeignOverride(host: string, unit: string, files: UnitFile[]): void {
+  const o = viewUnit(files).overrides;
+  if (!o.length) return;
+  const paths = [...new Set(o.map((x) => x.path))];
+  throw new ToolError('E_FOREIGN_OVERRIDE', `${host}: ${paths.join(', ')} comes after spectune's drop-in and overrides ${o.map((x) => `${x.key} (in force: ${x.effective})`).join(', ')}: a rollback would not change what runs`, {
+    hint: `move ${paths.join(' and ')} out of the way (or rename it below 90-), systemctl daemon-reload, then roll back; nothing was changed`,
+  });
 }
 
 // A start-up deadline must be a positive number of milliseconds (undefined: the default).

@@ -4,6 +4,7 @@ import type { EngineSettings } from '../engines/types.js';
 import { redactText } from '../redact.js';
 import type { ServiceStatus } from './controller.js';
 import type { ServiceEvent } from './events.js';
+import { formatUnitView } from './unit-view.js';
 
 // "k=v k=v" of engine settings, sorted.
 export function formatSettings(s: EngineSettings): string {
@@ -20,12 +21,14 @@ export function formatGroupStatus(ranks: (ServiceStatus & { rank: number })[]): 
 }
 
 // `spectune status` as a few lines.
-export function formatStatus(st: ServiceStatus): string {
+export function formatStatus(st: ServiceStatus & { lock?: { text: string } | null }): string {
   const s = st.state;
   const lines = [
     `${st.host} ${st.unit}: ${s.activeState} (${s.subState}), pid ${s.mainPid ?? '-'}, restarts ${s.nRestarts ?? '-'}, result ${s.result || '-'}`,
-    `  drop-in: ${st.dropIn ? `spectune's (version ${st.versions.current ?? '?'}, known-good ${st.versions.good ?? 'not recorded'})` : 'none (the operator\'s unit as written)'}`,
+    `  drop-in: ${st.dropIn || st.view.spectunePath ? `spectune's (version ${st.versions.current ?? '?'}, known-good ${st.versions.good ?? 'not recorded'})${st.view.trial ? ', candidate in force (provisional)' : ''}${st.view.overrides.length ? `, OVERRIDDEN by ${[...new Set(st.view.overrides.map((o) => o.path))].join(', ')}` : ''}` : 'none (the operator\'s unit as written)'}`,
     `  engine settings in force: ${formatSettings(st.settings)}`,
+    ...formatUnitView(st.view),
+    ...(st.lock !== undefined ? [`  lock: ${st.lock ? `held by ${st.lock.text}` : 'free'}`] : []),
     `  health: ${st.health.url} -> ${st.health.status ?? st.health.error ?? 'no answer'}${st.health.ok ? ' (ok)' : ''}`,
   ];
   if ((s.nRestarts ?? 0) > 0) {

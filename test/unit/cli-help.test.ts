@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, runCli } from './cli-run.js';
 
-const COMMANDS = ['demo', 'diagnose', 'bench', 'tune', 'report', 'status', 'apply', 'rollback', 'logs', 'sim'];
+const COMMANDS = ['demo', 'diagnose', 'bench', 'tune', 'report', 'status', 'apply', 'rollback', 'logs', 'sim', 'history', 'fold'];
 /** Words each command's help must show with their defaults (timeouts above all). */
 const MUST_SHOW: Record<string, RegExp[]> = {
   bench: [/--first-token-timeout S .*\(default 600\)/, /--stall-timeout S .*\(default 60\)/, /--connect-timeout S .*\(default 10\)/],

@@ -51,6 +51,10 @@ describe('resolveTarget', () => {
     expect(one).toMatchObject({ target: 'root@10.0.0.2', unit: 'sglang-qwen.service', ranks: [{ target: 'root@10.0.0.2', rank: 1 }] });
     const picked = await resolveTarget({ config: file, host: 'root@10.0.0.9' }, {});
     expect(picked.ranks).toEqual([{ target: 'root@10.0.0.9', unit: 'sglang-qwen.service', rank: 0 }]);
+    expect(picked.endpoint).toBeUndefined();
+    expect(one.endpoint).toBe('http://10.0.0.1:30000');
+    expect((await resolveTarget({ config: file, host: 'root@10.0.0.1', unit: 'sglang-qwen' }, {})).endpoint).toBe('http://10.0.0.1:30000');
+    expect((await resolveTarget({ config: file, unit: 'other' }, {})).endpoint).toBeUndefined();
     await expect(resolveTarget({ config: file, rank: '2' }, {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('expected 0..1') });
     await expect(resolveTarget({ config: file, rank: 'x' }, {})).rejects.toMatchObject({ code: 'E_USAGE' });
     await expect(resolveTarget({ config: file, rank: '1', host: 'root@h' }, {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('no --host/--unit') });

@@ -15,7 +15,7 @@ import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune rollback [--to N|none] [--dry-run] [--json] [--ready-timeout S] [--break-lock]
   --to N|none        return to kept drop-in version N, or none: the operator's own unit without spectune's drop-in
-                     (default: the last known-good version; \`spectune status\` lists them)
+                     (default: the last known-good version; \`spectune history\` lists them)
   --dry-run          print the version it would return to, the drop-in change and the commands; change nothing
   --ready-timeout S  start-up deadline of the known-good config in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000})
   --break-lock       break a STALE lock on the unit (its owner is gone); what it breaks is printed
@@ -42,6 +42,7 @@ function parseTo(raw: string | undefined): Version | undefined {
 function renderRollbackPlan(p: RollbackPlan): string {
   const lines = [`rollback plan for ${p.unit}: return to version ${p.version}${p.version === 'none' ? ' (the operator\'s unit, no spectune drop-in)' : ''}`];
   const diff = unifiedDiff(p.dropInNow ?? '', p.dropInAfter ?? '', { from: p.dropInNow === null ? '/dev/null' : `a${p.dropInPath}`, to: p.dropInAfter === null ? '/dev/null' : `b${p.dropInPath}` });
+  lines.push('files in force now (systemd order):', ...p.filesInForce.map((f, i) => `  ${i + 1}. ${f.path}${f.kind === 'foreign' ? ' (not spectune\'s)' : f.kind === 'unit' ? ' (unit file)' : ' (spectune\'s)'}`));
   lines.push('', diff || '(drop-in unchanged)', 'steps:', ...p.steps.map((s, i) => `  ${i + 1}. ${s}`), '(dry run: nothing was changed)');
   return `${lines.join('\n')}\n`;
 }
