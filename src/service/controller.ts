@@ -14,7 +14,7 @@ import {
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
-import { applyDeploy, listVersions, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
+import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
 import { httpProber, joinUrl, type Prober } from './health.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
@@ -186,7 +186,7 @@ export class ServiceController {
     const target: Version = w.to ?? (await readVersions(this.host, this.unit)).good ?? 'none';
     const files = await catUnit(this.host, this.unit);
     await restoreVersion(this.host, this.unit, target, ourDropIn(files)?.text ?? null);
-    await this.act('rollback', `returned to known-good version ${target}`);
+    await this.act('rollback', `returned to ${describeRollbackTarget(target)}`);
     await this.restart(`rollback to version ${target}`, w);
     const r = w.worker ? await this.waitRunning({ signal: w.signal }) : await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
     if (r.status === 'ready') return { status: 'rolled_back', version: target, elapsedMs: r.elapsedMs };
