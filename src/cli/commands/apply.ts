@@ -56,7 +56,9 @@ export function parseChanges(sets: string[], unsets: string[]): Changes {
   for (const s of sets) {
     const eq = s.indexOf('=');
     if (eq <= 0) throw new ToolError('E_USAGE', `--set: expected KEY=VALUE, got "${s}"`, { hint: 'e.g. --set speculative_num_steps=4' });
-    changes[settingKey(s.slice(0, eq))] = settingValue(s.slice(eq + 1));
+    const key = settingKey(s.slice(0, eq));
+    if (s.slice(eq + 1).trim() === '') throw new ToolError('E_USAGE', `--set ${s}: empty value for ${key}`, { hint: `give a value (--set ${key}=VALUE) or remove the flag with --unset ${key}` });
+    changes[key] = settingValue(s.slice(eq + 1));
   }
   for (const u of unsets) changes[settingKey(u)] = null;
   if (!Object.keys(changes).length) throw new ToolError('E_USAGE', 'nothing to apply: give --set KEY=VALUE or --unset KEY', { hint: 'e.g. --set speculative_num_steps=4' });
