@@ -53,7 +53,7 @@ export function describeValue(v: unknown): string {
 // What the schema wanted, in words.
 function describeExpected(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
-    case 'invalid_type': return issue.expected === 'object' ? 'a mapping' : `a ${issue.expected}`;
+    case 'invalid_type': return issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list (YAML array)' : `a ${issue.expected}`;
     case 'invalid_value': return `one of ${issue.values.map((x) => JSON.stringify(x)).join(', ')}`;
     case 'too_small': return `${issue.origin === 'array' ? 'at least' : '>='} ${String(issue.minimum)}${issue.origin === 'array' ? ' items' : ''}`;
     case 'too_big': return `${issue.origin === 'array' ? 'at most' : '<='} ${String(issue.maximum)}${issue.origin === 'array' ? ' items' : ''}`;

@@ -47,6 +47,13 @@ describe('validateConfig', () => {
     expect(r.errors.some((e) => e.startsWith('search.noiseMargin: expected') && e.includes('got true'))).toBe(true);
   });
 
+  it('says "a list (YAML array)" where a list is expected, and shows the right form', () => {
+    const cfg = minimal() as Record<string, unknown>;
+    cfg.target = { ...(cfg.target as object), hosts: { unit: 'sglang.service' } };
+    const r = validateConfig(cfg);
+    expect(r.errors).toContainEqual('target.hosts: expected a list (YAML array), got {"unit":"sglang.service"} (example: hosts: [{host: root@10.0.0.5, unit: sglang.service, role: rank0}])');
+  });
+
   it('names unknown keys and migrates renamed ones with a message', () => {
     const cfg = { ...minimal(), search: { margin: 0.05 }, budget: { maxTrials: 7 }, tagets: {} };
     const r = validateConfig(cfg);
