@@ -158,7 +158,7 @@ export class ServiceController {
     if (to === undefined && dropInNow === null && versions.good === null) {
       nothing = `nothing to roll back: no spectune drop-in on ${this.unit} (spectune never deployed to it); it was left as it is`;
     } else if (dropInNow === dropInAfter && state.activeState === 'active') {
-      const which = `${to === undefined ? 'known-good ' : ''}version ${version}${version === 'none' ? ' (its own config, no spectune drop-in)' : ''}`;
+      const which = version === 'none' ? 'its own config (no spectune drop-in)' : `${to === undefined ? 'known-good ' : ''}version ${version}`;
       nothing = `nothing to roll back: ${this.unit} already runs ${which} and is active; it was left as it is`;
     }
     const steps = [
