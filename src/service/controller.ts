@@ -14,7 +14,7 @@ import {
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
-import { applyDeploy, listVersions, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
+import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
 import { httpProber, joinUrl, type Prober } from './health.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
@@ -160,7 +160,7 @@ export class ServiceController {
     if (to === undefined && dropInNow === null && versions.good === null) {
       nothing = `nothing to roll back: no spectune drop-in on ${this.unit} (spectune never deployed to it); it was left as it is`;
     } else if (dropInNow === dropInAfter && state.activeState === 'active') {
-      const which = `${to === undefined ? 'known-good ' : ''}version ${version}${version === 'none' ? ' (its own config, no spectune drop-in)' : ''}`;
+      const which = version === 'none' ? 'its own config (no spectune drop-in)' : `${to === undefined ? 'known-good ' : ''}version ${version}`;
       nothing = `nothing to roll back: ${this.unit} already runs ${which} and is active; it was left as it is`;
     }
     const steps = [
@@ -189,7 +189,7 @@ export class ServiceController {
     const files = await catUnit(this.host, this.unit);
     refuseForeignOverride(this.host.name, this.unit, files);
     await restoreVersion(this.host, this.unit, target, ourDropIn(files)?.text ?? null);
-    await this.act('rollback', `returned to known-good version ${target}`);
+    await this.act('rollback', `returned to ${describeRollbackTarget(target)}`);
     await this.restart(`rollback to version ${target}`, w);
     const r = w.worker ? await this.waitRunning({ signal: w.signal }) : await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
     if (r.status === 'ready') return { status: 'rolled_back', version: target, elapsedMs: r.elapsedMs };
