@@ -79,11 +79,17 @@ function notExternalKill(f: ReasonFacts): string {
   return 'no kill request (`systemctl kill`, action log) and no signal death in the window';
 }
 
+// Whether the input holds systemd's job lines for this lifetime: only then can it tell that no stop was requested.
+function seesSystemd(f: ReasonFacts): boolean {
+  const m = f.death.life.marks;
+  return Boolean(m.starting || m.started || m.stopped || m.result || m.restart);
+}
+
 // Why it was not a clean stop.
 function notCleanStop(f: ReasonFacts): string {
   const m = f.death.life.marks;
   if (f.remaining !== null && f.remaining > 0) return `the drain did not finish: ${f.remaining} request${f.remaining === 1 ? '' : 's'} still in flight when the process was killed`;
-  if (!m.stop_requested && !m.sigterm) return 'no stop was requested before the process died';
+  if (!m.stop_requested && !m.sigterm) return seesSystemd(f) ? 'no stop was requested before the process died' : 'the input has no stop request (it holds none of systemd\'s lines, so it cannot show one)';
   return 'the process did not exit cleanly after the stop request';
 }
 
@@ -91,7 +97,7 @@ function notCleanStop(f: ReasonFacts): string {
 function notStopTimeout(f: ReasonFacts): string {
   const m = f.death.life.marks;
   if (m.stop_requested || m.sigterm) return "no `State 'stop-sigterm' timed out` line: the stop finished within TimeoutStopSec";
-  return "no stop was requested and no `State 'stop-sigterm' timed out` line";
+  return seesSystemd(f) ? "no stop was requested and no `State 'stop-sigterm' timed out` line" : "no `State 'stop-sigterm' timed out` line and no stop request in the input";
 }
 
 /** Sentences for classes ruled out by the absence of their signature lines. */

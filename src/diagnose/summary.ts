@@ -35,11 +35,20 @@ function unknownRunning(d: Death): string {
   return 'No failure seen, but no start, ready line or served request either: the input shows too little of the process to tell whether it is healthy.';
 }
 
+// What the input shows of the lifetime's service: "never became ready" only when its start is in the input and
+// nothing was served or in flight (a paste of a runtime error or of a drain cannot say that).
+function servedSentence(d: Death, inFlight: number): string {
+  const l = d.life;
+  if (l.ready || l.requests > 0) return `It had served ${plural(l.requests, 'request')}.`;
+  if (inFlight > 0) return `It had ${plural(inFlight, 'request')} in flight, so it had been serving.`;
+  return l.sawStart ? 'It never became ready.' : 'The input does not show its start, so whether it had become ready is not known.';
+}
+
 // Summary of a single lifetime's end.
 function summarizeDeath(d: Death, c: SummaryContext): string {
   const l = d.life;
-  const served = l.ready || l.requests > 0 ? `It had served ${plural(l.requests, 'request')}.` : 'It never became ready.';
   const drain = l.marks.drain?.fields;
+  const served = servedSentence(d, Number(drain?.remaining ?? 0));
   switch (d.class) {
     case 'stop_timeout': {
       const n = drain ? `${engineOf(d)} was still draining ${plural(Number(drain.remaining), 'request')}${drain.rids ? ` (${drain.rids.slice(0, 80)}${drain.rids.length > 80 ? '…' : ''})` : ''}` : 'the process had not exited';
