@@ -12,13 +12,16 @@ const QUERY_SECRET = /([?&](?:token|access_token|auth_token|api[_-]?key|apikey|k
 // A quoted value of a secret-named key in Python reprs and JSON (`api_key='...'`, `"hf_token": "..."`).
 const KEYWORD_SECRET = /(["']?\b(?:api[_-]?key|hf[_-]?token|access[_-]?token|auth[_-]?token|token|password|passwd|secret)["']?\s*[:=]\s*)("[^"]+"|'[^']+')/gi;
 
+// A value that is only an environment reference (`$KEY`, `${KEY}`): the unit's own form, no secret in it.
+const ENV_REFERENCE = /^(["']?)\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\1$/;
+
 /** The placeholder that replaces a secret. */
 export const REDACTED = '***';
 
 // Replace secret values in free text (ExecStart lines, Environment= lines, logs, error messages).
 export function redactText(text: string): string {
   return text
-    .replace(FLAG_SECRET, (_m, flag: string) => `${flag}${REDACTED}`)
+    .replace(FLAG_SECRET, (m, flag: string, v: string) => (ENV_REFERENCE.test(v) ? m : `${flag}${REDACTED}`))
     .replace(ENV_SECRET, (_m, key: string) => `${key}${REDACTED}`)
     .replace(BEARER, (_m, p: string) => `${p}${REDACTED}`)
     .replace(HF_TOKEN, REDACTED)

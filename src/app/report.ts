@@ -1,6 +1,8 @@
 // `spectune report` use case: load a campaign from the store, build the pure report model, write Markdown/HTML.
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { loadConfig } from '../config/index.js';
 import { ToolError } from '../errors.js';
 import { assertSqliteFile, checkOutputFile } from '../local-files.js';
 import { buildReportModel, renderHtml, renderMarkdown, type ReportInput, type ReportModel } from '../report/index.js';
@@ -36,6 +38,14 @@ export function renderCampaignMarkdown(db: Db, campaignId?: number): string {
 // Self-contained HTML of a campaign in an open store (used by `spectune demo`).
 export function renderCampaignHtml(db: Db, campaignId?: number): string {
   return renderHtml(loadReportModel(db, campaignId));
+}
+
+// The store a report reads: --db when given, else the config's `store:` (relative to the config file, as tune resolves it), else ./spectune.db.
+export async function resolveReportDb(opts: { db?: string; config?: string }): Promise<string> {
+  if (opts.db !== undefined) return opts.db;
+  if (opts.config === undefined) return './spectune.db';
+  const { config } = await loadConfig(opts.config);
+  return resolve(dirname(opts.config), config.store);
 }
 
 /** What `spectune report` was asked for. */

@@ -44,6 +44,13 @@ describe('parseFlags', () => {
     expect(errorOf(['--set', '--dry-run']).message).toBe('--set needs a value, got the flag after it instead');
   });
 
+  it('explains --set KEY VALUE (space-separated) in one line with the KEY=VALUE form to write instead', () => {
+    const e = errorOf(['--set', 'port', '8000', '--dry-run']);
+    expect(e.code).toBe('E_USAGE');
+    expect(e.message).toBe('--set takes KEY=VALUE as one word: write --set port=8000, not --set port 8000');
+    expect(e.message).not.toContain('\n');
+  });
+
   it('finds the nearest flag by edit distance or unique prefix, and none when nothing is close', () => {
     expect(nearestFlag('--reqests', FLAGS)).toBe('--requests');
     expect(nearestFlag('--conc', FLAGS)).toBe('--concurrency');

@@ -28,6 +28,10 @@ function joinDashValues(argv: string[], options: Options, dashValues: string[]):
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i].startsWith('--') ? argv[i].slice(2) : null;
     const next = argv[i + 1];
+    const after = argv[i + 2];
+    if (name !== null && dashValues.includes(name) && next !== undefined && !next.startsWith('-') && !next.includes('=') && after !== undefined && !after.startsWith('-')) {
+      throw new ToolError('E_USAGE', `--${name} takes KEY=VALUE as one word: write --${name} ${next}=${after}, not --${name} ${next} ${after}`, { hint: `e.g. --${name} speculative_num_steps=4` });
+    }
     if (name !== null && dashValues.includes(name) && next?.startsWith('-') && !isOwnFlag(next, options)) {
       out.push(`--${name}=${next}`);
       i++;

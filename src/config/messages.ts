@@ -1,5 +1,6 @@
 // Turn schema issues into one-line messages: `path: expected ..., got ...` followed by an example of valid input.
 import type { z } from 'zod';
+import { distance } from './rules.js';
 
 // Examples of valid input, keyed by path pattern (array indices as *); the longest matching prefix wins.
 const EXAMPLES: Record<string, string> = {
@@ -53,7 +54,7 @@ export function describeValue(v: unknown): string {
 // What the schema wanted, in words.
 function describeExpected(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
-    case 'invalid_type': return issue.expected === 'object' ? 'a mapping' : `a ${issue.expected}`;
+    case 'invalid_type': return issue.expected === 'object' ? 'a mapping' : issue.expected === 'array' ? 'a list (YAML array)' : `a ${issue.expected}`;
     case 'invalid_value': return `one of ${issue.values.map((x) => JSON.stringify(x)).join(', ')}`;
     case 'too_small': return `${issue.origin === 'array' ? 'at least' : '>='} ${String(issue.minimum)}${issue.origin === 'array' ? ' items' : ''}`;
     case 'too_big': return `${issue.origin === 'array' ? 'at most' : '<='} ${String(issue.maximum)}${issue.origin === 'array' ? ' items' : ''}`;
@@ -63,12 +64,46 @@ function describeExpected(issue: z.core.$ZodIssue): string {
   }
 }
 
-// One message per issue; unknown keys get their own wording (typos are the usual cause).
-export function formatIssue(issue: z.core.$ZodIssue): string {
+// A schema node as zod v4 keeps it (its definition: type, shape, element, innerType).
+interface SchemaNode { _zod: { def: { type: string; shape?: Record<string, SchemaNode>; element?: SchemaNode; innerType?: SchemaNode; in?: SchemaNode } } }
+
+/** The keys the mapping at a path accepts (for "did you mean"), through optional/default/array; [] when unknown. */
+export function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
+  const unwrap = (n: SchemaNode | undefined): SchemaNode | undefined => {
+    let s = n;
+    while (s?._zod?.def && (s._zod.def.innerType ?? s._zod.def.in) && s._zod.def.type !== 'object' && s._zod.def.type !== 'array') s = s._zod.def.innerType ?? s._zod.def.in;
+    return s;
+  };
+  let node = unwrap(schema as SchemaNode);
+  for (const seg of path) {
+    const def = node?._zod?.def;
+    node = unwrap(def?.type === 'array' ? def.element : def?.type === 'object' ? def.shape?.[String(seg)] : undefined);
+  }
+  const def = node?._zod?.def;
+  return def?.type === 'object' && def.shape ? Object.keys(def.shape) : [];
+}
+
+// The known key closest to a mistyped one (edit distance within a third of its length, at least 2), or null.
+function nearestKey(word: string, known: string[]): string | null {
+  let best: string | null = null;
+  let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const k of known) {
+    const d = distance(word.toLowerCase(), k.toLowerCase());
+    if (d < bestD) { best = k; bestD = d; }
+  }
+  return best;
+}
+
+// One message per issue; unknown keys get their own wording (typos are the usual cause) and the nearest known key.
+export function formatIssue(issue: z.core.$ZodIssue, known: (path: readonly PropertyKey[]) => string[] = () => []): string {
   const path = formatPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
     const where = issue.path.length ? `${path}.` : '';
-    return issue.keys.map((k) => `${where}${k}: unknown key (check the spelling; see schema/spectune.schema.json)`).join('\n');
+    const keys = known(issue.path);
+    return issue.keys.map((k) => {
+      const near = nearestKey(k, keys);
+      return `${where}${k}: unknown key (${near ? `did you mean ${near}?` : 'check the spelling'}; see schema/spectune.schema.json)`;
+    }).join('\n');
   }
   const got = 'input' in issue ? describeValue(issue.input) : 'nothing';
   const example = exampleFor(path);

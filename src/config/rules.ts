@@ -19,8 +19,8 @@ export const MIN_SENSIBLE_MARGIN = 0.01;
 // Above this, real 20-30% gains of one speculative step would be called ties.
 export const MAX_SENSIBLE_MARGIN = 0.2;
 
-// Edit distance, for "did you mean" on setting keys.
-function distance(a: string, b: string): number {
+/** Edit distance, for "did you mean" on setting keys and config keys. */
+export function distance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0][j] = j;
   for (let i = 1; i <= a.length; i++) {

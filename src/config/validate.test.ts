@@ -47,10 +47,27 @@ describe('validateConfig', () => {
     expect(r.errors.some((e) => e.startsWith('search.noiseMargin: expected') && e.includes('got true'))).toBe(true);
   });
 
+  it('says "a list (YAML array)" where a list is expected, and shows the right form', () => {
+    const cfg = minimal() as Record<string, unknown>;
+    cfg.target = { ...(cfg.target as object), hosts: { unit: 'sglang.service' } };
+    const r = validateConfig(cfg);
+    expect(r.errors).toContainEqual('target.hosts: expected a list (YAML array), got {"unit":"sglang.service"} (example: hosts: [{host: root@10.0.0.5, unit: sglang.service, role: rank0}])');
+  });
+
+  it('suggests the nearest known key for a nested typo, and none when nothing is close', () => {
+    const cfg = minimal() as Record<string, unknown>;
+    cfg.target = { engine: 'sglang', endpoint: 'http://127.0.0.1:30000', hosts: [{ untt: 'sglang.service', unit: 'a.service' }] };
+    cfg.budget = { trails: 5, zzzzzzzz: 1 };
+    const r = validateConfig(cfg);
+    expect(r.errors).toContain('target.hosts.0.untt: unknown key (did you mean unit?; see schema/spectune.schema.json)');
+    expect(r.errors).toContain('budget.trails: unknown key (did you mean trials?; see schema/spectune.schema.json)');
+    expect(r.errors).toContain('budget.zzzzzzzz: unknown key (check the spelling; see schema/spectune.schema.json)');
+  });
+
   it('names unknown keys and migrates renamed ones with a message', () => {
     const cfg = { ...minimal(), search: { margin: 0.05 }, budget: { maxTrials: 7 }, tagets: {} };
     const r = validateConfig(cfg);
-    expect(r.errors).toEqual(['tagets: unknown key (check the spelling; see schema/spectune.schema.json)']);
+    expect(r.errors).toEqual(['tagets: unknown key (did you mean target?; see schema/spectune.schema.json)']);
     const { tagets: _t, ...ok } = cfg;
     const r2 = validateConfig(ok);
     expect(r2.ok).toBe(true);

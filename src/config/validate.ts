@@ -1,6 +1,6 @@
 // The pure config pipeline: migrate renamed keys → schema (defaults) → normalise units → rules.
 import { configSchema } from './schema.js';
-import { formatIssue } from './messages.js';
+import { formatIssue, knownKeysAt } from './messages.js';
 import { migrateKeys } from './migrations.js';
 import { normalizeConfig } from './normalize.js';
 import { RULES, type RuleContext } from './rules.js';
@@ -17,7 +17,7 @@ export function validateConfig(json: unknown, ctx: RuleContext = {}): Validation
   const p: Problems = { errors: [], warnings: [...migrated.messages] };
   const parsed = configSchema.safeParse(migrated.value, { reportInput: true });
   if (!parsed.success) {
-    const errors = parsed.error.issues.flatMap((i) => formatIssue(i).split('\n'));
+    const errors = parsed.error.issues.flatMap((i) => formatIssue(i, (path) => knownKeysAt(configSchema, path)).split('\n'));
     return { ok: false, config: null, errors, warnings: p.warnings };
   }
   const config = normalizeConfig(parsed.data, p);

@@ -42,7 +42,7 @@ function sglangSpace(u: EngineUnit): ProposedDimension[] {
     key: 'speculative_num_steps', value: { min: 1, max: Math.max(max, steps) },
     why: [`${algo} speculation in force with speculative_num_steps=${steps} (the baseline, measured first).`,
       `1..${Math.max(max, steps)}: the adaptive search climbs from the baseline while the gain beats the noise margin and stops at the`,
-      'plateau; more steps reserve more KV cache per request (the seed died at steps=10 with kv_cache_oom) and fewer fit.',
+      'plateau; more steps reserve more KV cache per request (Qwen3.5-122B-A10B on two nodes failed to start at steps=10: KV cache out of memory) and fewer fit.',
       ...(topk === 1 ? ['speculative_eagle_topk=1: SGLang sets draft tokens = steps + 1, so they follow steps.'] : [`speculative_eagle_topk=${topk}: draft tokens stay as set in the unit.`])],
   }];
 }

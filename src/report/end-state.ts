@@ -22,7 +22,9 @@ export function buildRunning(end: CampaignEndState | null | undefined, best: Rep
   return {
     ts: end.ts, config: formatConfig(end.settings, keys), healthy: end.healthy,
     isWinner: best !== null && sameConfig(end.settings, best.params, keys),
-    units: end.units.map((u) => ({ host: u.host, unit: u.unit, execStart: u.execStart, dropInPath: u.dropInPath, dropIn: u.dropIn })),
+    units: end.units.map((u) => ({
+      host: u.host, unit: u.unit, execStart: u.execStart && placeSecrets(u.execStart).execStart, dropInPath: u.dropInPath, dropIn: u.dropIn && placeSecrets(u.dropIn).execStart,
+    })),
   };
 }
 
@@ -42,16 +44,30 @@ function flagOf(engine: string, key: string): string {
   }
 }
 
+// A redacted flag value becomes an environment reference (`--api-key ${API_KEY}`) plus a line saying where the key goes,
+// so the copy-paste block never carries a literal *** that would break the unit.
+function placeSecrets(cmd: string): { execStart: string; secret: string[] } {
+  const names: string[] = [];
+  const execStart = cmd.replace(/(--([A-Za-z][A-Za-z0-9_-]*)(?:=|\s+))\*\*\*(?=\s|$)/g, (_m, head: string, flag: string) => {
+    const name = flag.replace(/-/g, '_').toUpperCase();
+    if (!names.includes(name)) names.push(name);
+    return `${head}\${${name}}`;
+  });
+  const secret = names.map((n) => `\${${n}} stands for the unit's secret (reports never carry secrets): keep your own value there, or put ${n}=<your key> in the unit's EnvironmentFile=`);
+  if (execStart.includes(REDACTED)) secret.push(`a secret in the command is shown as ${REDACTED} (reports never carry secrets): keep your own value there`);
+  return { execStart, secret };
+}
+
 // The operator's ExecStart with the winner's flags patched in, as a drop-in; null with a reason when it cannot be.
 function keepUnit(u: CampaignEndState['units'][number], engine: string, params: Record<string, ParamValue>): KeepUnit | string {
   if (!u.operatorExecStart) return `${u.host} ${u.unit}: the store has no ExecStart of the unit`;
   try {
     const p = patchExecStart(u.operatorExecStart, engine as EngineName, params);
     const dir = u.dropInPath.replace(/\/[^/]+$/, '');
-    const secret = p.execStart.includes(REDACTED) ? [`a secret in the command is shown as ${REDACTED} (reports never carry secrets): keep your own value there`] : [];
+    const { execStart, secret } = placeSecrets(p.execStart);
     return {
-      host: u.host, unit: u.unit, execStart: p.execStart, dropInPath: `${dir}/${OPERATOR_DROPIN}`,
-      dropIn: ['[Service]', `${p.directive}=`, `${p.directive}=${p.execStart}`, ''].join('\n'), warnings: [...p.warnings, ...secret],
+      host: u.host, unit: u.unit, execStart, dropInPath: `${dir}/${OPERATOR_DROPIN}`,
+      dropIn: ['[Service]', `${p.directive}=`, `${p.directive}=${execStart}`, ''].join('\n'), warnings: [...p.warnings, ...secret],
     };
   } catch (e) {
     return `${u.host} ${u.unit}: ${(e as Error).message}`;

@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 import { run } from '../cli/commands/report.js';
 import { reportError } from '../cli/exit.js';
@@ -107,4 +107,17 @@ it('never stores the password of a URL (campaign config, summary)', () => {
   expect(`${row.config_json} ${row.summary}`).not.toContain('hunter2secret');
   expect(row.summary).toBe('bench of http://ops:***@10.0.0.1:30000 done');
   closeStore(db);
+});
+
+it('-c reads the store named by the config (store: relative to the config file), not ./spectune.db', async () => {
+  const db = seedStore();
+  const dir = mkdtempSync(join(tmpdir(), 'spectune-report-cfg-'));
+  const yaml = readFileSync('examples/spectune.yaml', 'utf8').replace(/^store:.*$/m, '');
+  const cfg = join(dir, 'spectune.yaml');
+  writeFileSync(cfg, `${yaml}\nstore: ${relative(dir, db)}\n`);
+  const f = fakeIo();
+  const rc = await main(['report', '-c', cfg], f.io);
+  expect(f.err()).toBe('');
+  expect(rc).toBe(0);
+  expect(f.out()).toContain('# spectune campaign 1: steps');
 });

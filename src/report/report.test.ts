@@ -6,6 +6,7 @@ import {
   type ReportInput, type ReportTrial,
 } from './index.js';
 import { zeroScale } from './svg.js';
+import { redactText } from '../redact.js';
 
 // A seed-like campaign as report input (steps 1..10 on SGLang; steps=10 crash-loops on an init OOM).
 const s = (v: number) => ({ mean: v, p50: v, p90: v, p99: v });
@@ -212,13 +213,25 @@ describe('what is running now and the flags to keep', () => {
     expect(renderHtml(old)).toContain('Not recorded: the campaign did not finish');
   });
 
-  it('warns that a redacted secret in the line must keep its own value, and says when the winner changes nothing', () => {
+  it('puts an environment reference where a redacted secret was (never a literal *** in the block), and says when the winner changes nothing', () => {
     const m = buildReportModel(endedCampaign(`${OPERATOR_EXEC} --api-key ***`));
-    expect(m.keep!.units[0].execStart).toMatch(/--speculative-num-steps 4 --port 30000 --api-key \*\*\*$/);
-    expect(m.keep!.units[0].warnings).toEqual(['a secret in the command is shown as *** (reports never carry secrets): keep your own value there']);
+    expect(m.keep!.units[0].execStart).toMatch(/--speculative-num-steps 4 --port 30000 --api-key \$\{API_KEY\}$/);
+    expect(m.keep!.units[0].dropIn).not.toContain('***');
+    expect(m.keep!.units[0].warnings).toEqual(["${API_KEY} stands for the unit's secret (reports never carry secrets): keep your own value there, or put API_KEY=<your key> in the unit's EnvironmentFile="]);
+    const md = renderMarkdown(m);
+    expect(md).toContain('--api-key ${API_KEY}');
+    expect(md).not.toMatch(/--api-key \*\*\*/);
     const same = endedCampaign();
     same.campaign.bestTrialId = same.trials[0].id;
     expect(buildReportModel(same).keep?.note).toBe('The winner is the configuration the unit had before the campaign: there is nothing to change.');
+  });
+
+  it("keeps the operator's own environment reference (--api-key ${SGLANG_API_KEY}) in the block", () => {
+    const m = buildReportModel(endedCampaign(redactText(`${OPERATOR_EXEC} --api-key \${SGLANG_API_KEY}`)));
+    expect(m.keep!.units[0].execStart).toMatch(/--port 30000 --api-key \$\{SGLANG_API_KEY\}$/);
+    expect(m.keep!.units[0].warnings).toEqual([]);
+    expect(renderMarkdown(m)).toContain('--api-key ${SGLANG_API_KEY}');
+    expect(redactText('--api-key sk-live-0123456789abcdef --token "$TOK"')).toBe('--api-key *** --token "$TOK"');
   });
 
   it('names a unit whose ExecStart cannot be patched instead of printing a wrong line', () => {

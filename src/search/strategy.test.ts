@@ -131,3 +131,13 @@ describe('grid and random', () => {
     expect(r.best).toEqual({ a: 3, b: 'y' });
   });
 });
+
+describe('adaptive search going down from the baseline', () => {
+  it('calls a step to a lower value a step down, never a climb', () => {
+    const r = driveSearch(curve({ 1: 300, 2: 290, 3: 200, 4: 150, 5: 120, 6: 100, 7: 90, 8: 80, 9: 70, 10: 60 }), steps, { trials: 30 }, opts({ baseline: { speculative_num_steps: 3 } }));
+    const down = r.trials.filter((t) => t.purpose === 'climb' && (t.config.speculative_num_steps as number) < 3);
+    expect(down.length).toBeGreaterThan(0);
+    for (const t of down) expect(t.reason).toMatch(/^step down speculative_num_steps [23] → [12]$/);
+    expect(r.trials.some((t) => /^climb \S+ (\d+) → (\d+)$/.test(t.reason) && Number(RegExp.$2) < Number(RegExp.$1))).toBe(false);
+  });
+});

@@ -14,7 +14,8 @@ describe('findWinner', () => {
     expect(w?.params).toEqual({ speculative_num_steps: 4 });
     expect(w?.top).toEqual({ speculative_num_steps: 5 });
     expect(w?.gain).toBeCloseTo(-0.005, 3);
-    expect(w?.why).toBe('tied within noise with speculative_num_steps=5 (-0.5% by median, margin 3.0%): kept the safer speculative_num_steps=4, nearer the baseline');
+    expect(w?.why).toBe('speculative_num_steps=5 measured +0.5% by median, within noise (margin 3.0%): kept the safer speculative_num_steps=4, nearer the baseline');
+    expect(w?.why).not.toMatch(/-\d/);
   });
 
   it('lets the faster config win when it beats the margin', () => {

@@ -67,7 +67,8 @@ function describeDiff(a: Params, b: Params): string {
 // Why the safer config won over the top median, in words for the summary and the report.
 function explainTie(w: Ranked, top: Ranked, gain: number, tie: TieRule): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  return `tied within noise with ${describeDiff(top.p, w.p)} (${pct(gain)} by median, margin ${pct(tie.margin)}): `
+  // gain is the winner against the top (<= 0); the top measured better by -gain, so it is said with a plus sign.
+  return `${describeDiff(top.p, w.p)} measured +${pct(-gain)} by median, within noise (margin ${pct(tie.margin)}): `
     + `kept the safer ${describeDiff(w.p, top.p)}, nearer the baseline`;
 }
 

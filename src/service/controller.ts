@@ -14,7 +14,7 @@ import {
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
-import { applyDeploy, listVersions, markVersionGood, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
+import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
 import { startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
 import { httpProber, joinUrl, type Prober } from './health.js';
 import { renderShort } from './journal.js';
@@ -174,7 +174,7 @@ export class ServiceController {
     if (to === undefined && dropInNow === null && versions.good === null) {
       nothing = `nothing to roll back: no spectune drop-in on ${this.unit} (spectune never deployed to it); it was left as it is`;
     } else if (dropInNow === dropInAfter && state.activeState === 'active') {
-      const which = `${to === undefined ? 'known-good ' : ''}version ${version}${version === 'none' ? ' (its own config, no spectune drop-in)' : ''}`;
+      const which = version === 'none' ? 'its own config (no spectune drop-in)' : `${to === undefined ? 'known-good ' : ''}version ${version}`;
       nothing = `nothing to roll back: ${this.unit} already runs ${which} and is active; it was left as it is`;
     }
     const steps = [
@@ -205,7 +205,7 @@ export class ServiceController {
     const etc = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`))?.text ?? null;
     await restoreVersion(this.host, this.unit, target, etc, { leased: !!this.opts.lease || hasTrial(files), mode: this.unitMode });
     this.stopRenewing();
-    await this.act('rollback', `returned to known-good version ${target}`);
+    await this.act('rollback', `returned to ${describeRollbackTarget(target)}`);
     await this.restart(`rollback to version ${target}`, w);
     const r = w.worker ? await this.waitRunning({ signal: w.signal }) : await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
     if (r.status === 'ready') return { status: 'rolled_back', version: target, elapsedMs: r.elapsedMs };

@@ -12,6 +12,11 @@ import { dropInPath, statePaths, versionPath } from './unit.js';
 /** A version of spectune's drop-in: a number in the history, or "none" (no drop-in: the operator's unit alone). */
 export type Version = number | 'none';
 
+/** What a rollback returns to, in words: 'none' is the unit's own config, never "known-good version none". */
+export function describeRollbackTarget(v: Version): string {
+  return v === 'none' ? "the unit's own config (no spectune drop-in)" : `known-good version ${v}`;
+}
+
 /** Markers (and drop-ins of a unit whose file mode cannot be read) are world-readable like unit files. */
 const FILE_MODE = 0o644;
 

@@ -23,6 +23,13 @@ describe('planDeploy', () => {
     expect(plan.noop).toBe(false);
   });
 
+  it('warns that SGLang will override draft tokens set with topk 1, and with what', () => {
+    const plan = planDeploy(UNIT, [], 'sglang', { speculative_num_steps: 3, speculative_num_draft_tokens: 8 }, { unit: 'sim.service' });
+    expect(plan.warnings).toContain('--speculative-num-draft-tokens: with --speculative-eagle-topk 1 SGLang forces speculative_num_draft_tokens to steps + 1 = 4');
+    expect(renderPlan(plan)).toContain('warning: --speculative-num-draft-tokens: with --speculative-eagle-topk 1 SGLang forces speculative_num_draft_tokens to steps + 1 = 4');
+    expect(planDeploy(UNIT, [], 'sglang', { speculative_num_steps: 3, speculative_num_draft_tokens: 4 }, { unit: 'sim.service' }).warnings).toEqual([]);
+  });
+
   it('builds on the drop-in in force and keeps its TimeoutStopSec and Environment', () => {
     const first = planDeploy(UNIT, [], 'sglang', { speculative_num_steps: 4 }, { unit: 'sim.service', timeoutStopSec: 60, environment: { SIM_NOTE: 'x' } });
     const ours = { path: first.dropInPath, text: first.dropInText };

@@ -87,7 +87,7 @@ export function planDeploy(unitText: string, dropIns: UnitFile[], engine: Engine
     before: readSettings(exec.value, env, engine), config: readSettings(patched, env, engine),
     diff: renderPlanDiff(path, ours?.text ?? '', dropInText, exec.value, patched),
     steps: planSteps(opts.unit, path, opts.lease),
-    warnings: [...patch.warnings, ...(patched === exec.value ? ['the engine flags in force already have these values'] : [])],
+    warnings: [...patch.warnings, ...newEngineWarnings(exec.value, patched, env, engine), ...(patched === exec.value ? ['the engine flags in force already have these values'] : [])],
     noop: ours?.text === dropInText,
   };
 }
@@ -151,6 +151,12 @@ export function flagLines(execStart: string): string {
     else lines[lines.length - 1] += ` ${w}`;
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+// What the engine would say of the new command line and not of the old (e.g. SGLang overriding draft tokens at topk 1).
+function newEngineWarnings(before: string, after: string, env: Record<string, string>, engine: EngineName): string[] {
+  const old = new Set(readExecStart(before, env, { engine }).problems.map((p) => p.message));
+  return readExecStart(after, env, { engine }).problems.filter((p) => !old.has(p.message)).map((p) => `${p.flag}: ${p.message}`);
 }
 
 // Render a plan for --dry-run: warnings, the diff and the steps.

@@ -17,7 +17,7 @@ describe('runCampaign with fakes', () => {
     expect(res.status).toBe('done');
     // 5 measured 282 and 4 measured 277 (-1.8%, inside the 3% noise margin): the safer 4, nearer the baseline, wins.
     expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
-    expect(res.winnerNote).toMatch(/^tied within noise with speculative_num_steps=5 \(-1\.8% by median, margin 3\.0%\): kept the safer speculative_num_steps=4/);
+    expect(res.winnerNote).toMatch(/^speculative_num_steps=5 measured \+1\.8% by median, within noise \(margin 3\.0%\): kept the safer speculative_num_steps=4/);
     expect(res.summary).toContain(res.winnerNote);
     expect(res.trials[0].kind).toBe('baseline');
     const failed = res.trials.find((t) => t.status === 'failed');

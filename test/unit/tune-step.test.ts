@@ -59,7 +59,7 @@ describe('the winner follows the search\'s tie rule', () => {
     expect(soakOf(trials)).toEqual({ kind: 'soak', config: { speculative_num_steps: 4 }, of: 1 });
     const fin = finish(trials);
     expect(fin.kind === 'finish' && fin.best?.config).toEqual({ speculative_num_steps: 4 });
-    expect(fin.kind === 'finish' && fin.winnerNote).toMatch(/^tied within noise with speculative_num_steps=5 \(-0\.5% by median/);
+    expect(fin.kind === 'finish' && fin.winnerNote).toMatch(/^speculative_num_steps=5 measured \+0\.5% by median, within noise/);
   });
 
   it('ends on the faster of two configs 10% apart', () => {

@@ -5,7 +5,7 @@ import { TARGET_FLAGS, TARGET_USAGE } from '../../app/service-target.js';
 import { ToolError } from '../../errors.js';
 import type { ParamValue } from '../../engines/types.js';
 import { redactText, redactValue } from '../../redact.js';
-import { DEFAULT_READY_TIMEOUT_MS, renderPlan, type Changes } from '../../service/index.js';
+import { DEFAULT_READY_TIMEOUT_MS, describeRollbackTarget, renderPlan, type Changes } from '../../service/index.js';
 import { formatServiceEvent, formatSettings, formatVerdict } from '../../service/render.js';
 import { numberFlag, parseFlags, parseLease, parseReadyTimeout } from '../args.js';
 import { EXIT, reportError } from '../exit.js';
@@ -59,7 +59,9 @@ export function parseChanges(sets: string[], unsets: string[]): Changes {
   for (const s of sets) {
     const eq = s.indexOf('=');
     if (eq <= 0) throw new ToolError('E_USAGE', `--set: expected KEY=VALUE, got "${s}"`, { hint: 'e.g. --set speculative_num_steps=4' });
-    changes[settingKey(s.slice(0, eq))] = settingValue(s.slice(eq + 1));
+    const key = settingKey(s.slice(0, eq));
+    if (s.slice(eq + 1).trim() === '') throw new ToolError('E_USAGE', `--set ${s}: empty value for ${key}`, { hint: `give a value (--set ${key}=VALUE) or remove the flag with --unset ${key}` });
+    changes[key] = settingValue(s.slice(eq + 1));
   }
   for (const u of unsets) changes[settingKey(u)] = null;
   if (!Object.keys(changes).length) throw new ToolError('E_USAGE', 'nothing to apply: give --set KEY=VALUE or --unset KEY', { hint: 'e.g. --set speculative_num_steps=4' });
@@ -73,7 +75,7 @@ function renderOutcome(o: ApplyOutcome, unit: string): string {
   if (o.json.verdict) lines.push(formatVerdict(o.json.verdict, o.diagnosis).trimEnd());
   if (o.startError) lines.push(`${o.startError.code}: start-up deadline missed (hint: ${o.startError.hint})`);
   if (o.json.timeToVerdictMs !== null) lines.push(`verdict ${(o.json.timeToVerdictMs / 1000).toFixed(1)} s after the fatal log line`);
-  if (o.rollback) lines.push(`rolled back to known-good version ${o.rollback.version}: ready after ${(o.rollback.elapsedMs / 1000).toFixed(1)} s`);
+  if (o.rollback) lines.push(`rolled back to ${describeRollbackTarget(o.rollback.version)}: ready after ${(o.rollback.elapsedMs / 1000).toFixed(1)} s`);
   return `${lines.join('\n')}\n`;
 }
 

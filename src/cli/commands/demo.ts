@@ -8,8 +8,8 @@ import { EXIT } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 
 const USAGE = `usage: spectune demo [--out DIR] [--time-scale X] [--keep] [--json]
-  Runs a tuning campaign over speculative_num_steps 1..10 on the SIMULATED SGLang engine (spectune sim, the seed's
-  Qwen3.5-122B-A10B profile) under spectune's own process manager: no GPU, no root, no systemd needed.
+  Runs a tuning campaign over speculative_num_steps 1..10 on the SIMULATED SGLang engine (spectune sim, its
+  Qwen3.5-122B-A10B-on-two-nodes profile) under spectune's own process manager: no GPU, no root, no systemd needed.
   Its config is examples/demo.yaml (the port is replaced with a free one).
   --out DIR        where the report, the store, the unit files and the logs go (default: a new temp dir)
   --time-scale X   real seconds per simulated second for model loads (default 0.01: a 100 s load takes 1 s)

@@ -76,7 +76,7 @@ export function stride(s: ClimbState, ax: Axis, d: 1 | -1): Stop | null {
   while (idxOf(s, ax) !== last) {
     const from = idxOf(s, ax);
     const j = d > 0 ? Math.min(from + step, last) : Math.max(from - step, last);
-    const v = judge(s, at(s, ax, j), 'climb', `climb ${ax.key} ${String(ax.vals[from])} → ${String(ax.vals[j])}`);
+    const v = judge(s, at(s, ax, j), 'climb', `${d > 0 ? 'climb' : 'step down'} ${ax.key} ${String(ax.vals[from])} → ${String(ax.vals[j])}`);
     if (v !== 'better') return { idx: j, verdict: v, prev: path.length > 1 ? path[path.length - 2] : null };
     path.push(j);
     step *= 2;
