@@ -27,7 +27,7 @@ import { sleep } from './sleep.js';
 import { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, asTimeoutVerdict, formatSeconds, readLastSeen } from './start-deadline.js';
 import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
 import { viewUnit } from './unit-view.js';
-import { DROPIN_NAME, dropInPath, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
+import { DROPIN_NAME, dropInPath, isOperatorsOwnConfig, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
 export { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, type LastSeen } from './start-deadline.js';
@@ -213,12 +213,26 @@ export class ServiceController {
   }
 
   // Mark what is deployed now as the last known-good version.
+  // A confirmed config that is the operator's own leaves no drop-in (a copy of ExecStart would hide their edits).
   async markGood(): Promise<Version> {
     try {
-      return await markVersionGood(this.host, this.unit, { leased: !!this.opts.lease, mode: this.unitMode });
+      const v = await markVersionGood(this.host, this.unit, { leased: !!this.opts.lease, mode: this.unitMode });
+      return v !== 'none' && (await this.dropOwnCopy()) ? 'none' : v;
     } finally {
       this.stopRenewing();
     }
+  }
+
+  // Remove spectune's /etc drop-in when it restates the operator's unit (same ExecStart: no restart needed).
+  private async dropOwnCopy(): Promise<boolean> {
+    const files = await catUnit(this.host, this.unit);
+    const isOurs = (f: UnitFile) => f.path.endsWith(`/${DROPIN_NAME}`) || f.path.endsWith(`/${TRIAL_DROPIN_NAME}`);
+    const ours = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`));
+    if (!ours || hasTrial(files) || !isOperatorsOwnConfig(files, ours, isOurs)) return false;
+    await restoreVersion(this.host, this.unit, 'none', ours.text, { mode: this.unitMode });
+    await markVersionGood(this.host, this.unit);
+    this.log('info', `${this.unit}: the confirmed config is the unit's own: spectune's drop-in removed (no restart: same ExecStart)`);
+    return true;
   }
 
   // Stop renewing the lease (confirmed, rolled back, or given up).

@@ -111,9 +111,9 @@ export function leaseSteps(unit: string, lease: LeaseOptions): string[] {
   ];
 }
 
-/** This process as its host lock record spells its owner (`"machine":"m","pid":1`), so the script can tell its lock. */
+/** This process as its host lock record spells its owner (`"machine":"m","pid":1}`), so the script can tell its lock from another run's. */
 export function leaseOwner(machine = hostname(), pid = process.pid): string {
-  return JSON.stringify({ machine, pid }).slice(1, -1);
+  return JSON.stringify({ machine, pid }).slice(1); // the closing brace: pid 424 must not match 4242
 }
 
 // Arm (or re-arm) the lease on the host: script, lease file, and the timer (kept when one already runs).

@@ -108,10 +108,25 @@ describe('commit-confirmed lease', () => {
 
   it('a kept unit mode: a 0600 unit file gets 0600 drop-ins and kept versions', async () => {
     await sh(u.host, ['chmod', '600', `/etc/systemd/system/${u.unit}`]);
-    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=3', '--lease', LEASE], env);
+    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=2', '--lease', LEASE], env);
     expect(r.code, r.stderr).toBe(0);
     const modes = (await sh(u.host, ['sh', '-c', `stat -c '%a %n' ${etc} ${state}/dropins/*.conf`])).trim().split('\n');
     expect(modes.length).toBeGreaterThan(1);
     for (const m of modes.filter((l) => l.endsWith(etc) || /dropins\/[4-9]\.conf$/.test(l))) expect(m).toMatch(/^600 /);
+  });
+
+  it("a confirmed config that is the unit's own leaves no drop-in, so the operator's later edit of the unit takes effect", async () => {
+    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=3', '--lease', LEASE], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/the confirmed config is the unit's own: spectune's drop-in removed/);
+    expect(await readOnHost(u, etc)).toBeNull();
+    expect(await readOnHost(u, trial)).toBeNull();
+    expect((await readOnHost(u, `${state}/good`))?.trim()).toBe('none');
+    expect((await readOnHost(u, `${state}/current`))?.trim()).toBe('none');
+    expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
+    // The operator edits the unit: with no drop-in of spectune's left, their edit is what runs.
+    await sh(u.host, ['sed', '-i', 's/--speculative-num-steps 3/--speculative-num-steps 7/', `/etc/systemd/system/${u.unit}`]);
+    await sh(u.host, ['systemctl', 'daemon-reload']);
+    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).toMatch(/--speculative-num-steps 7 /);
   });
 });
