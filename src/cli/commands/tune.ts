@@ -7,6 +7,7 @@ import { redactText, redactValue } from '../../redact.js';
 import { chooseRenderMode, createRenderer, formatConfig } from '../render/index.js';
 import { parseFlags, parseLease } from '../args.js';
 import { EXIT } from '../exit.js';
+import { handleInterrupts, ignoreBrokenOutput, SIGNAL_EXIT } from '../interrupt.js';
 import type { CliIo, Command } from '../io.js';
 
 const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE] [--break-lock] [--lease DURATION]
@@ -26,7 +27,9 @@ const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--r
                     target.lease, else 5m; 0 = off)
   The campaign holds a lock on each host (/var/lib/spectune/<unit>/lock): a second tune/apply/rollback of the unit
   is refused, naming the owner. --resume breaks the lock of this machine's own killed tune (printed).
-  Ctrl-C stops safely (exit 130); --resume goes on without losing or repeating a trial.
+  Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop safely: the candidate is rolled back, the lock released,
+  the campaign marked interrupted (exit 130, 143, 129); a second Ctrl-C says so, a third leaves the host to its
+  lease. --resume goes on without losing or repeating a trial.
 examples:
   spectune tune -c spectune.yaml --dry-run
   spectune tune -c spectune.yaml
@@ -67,8 +70,11 @@ export const run: Command = async (argv, io) => {
   const json = values.json === true;
   const ac = new AbortController();
   setMaxListeners(MAX_ABORT_LISTENERS, ac.signal);
-  const onSigint = () => ac.abort(new Error('interrupted by Ctrl-C'));
-  process.once('SIGINT', onSigint);
+  ignoreBrokenOutput(io.stdout, io.stderr);
+  const signals = handleInterrupts(ac, {
+    proc: process, say: (l) => { try { io.stderr.write(`${l}\n`); } catch { /* a closed terminal */ } }, exit: (c) => process.exit(c),
+    leaseNote: 'it restores known-good within target.lease, default 5 min',
+  });
   const renderer = createRenderer(chooseRenderMode({ json, isTTY: io.stderr.isTTY, env: io.env }), io.stderr);
   try {
     const r = await runTuneCommand({
@@ -79,9 +85,9 @@ export const run: Command = async (argv, io) => {
     if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : toTuneJson(r.result)))}\n`);
     else printResult(io, r);
     if (r.kind === 'dry-run') return EXIT.ok;
-    if (r.result.status === 'interrupted') return EXIT_INTERRUPTED;
+    if (r.result.status === 'interrupted') return signals.received ? SIGNAL_EXIT[signals.received] : EXIT_INTERRUPTED;
     return r.result.status === 'done' ? EXIT.ok : EXIT.failure;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    signals.dispose();
   }
 };
