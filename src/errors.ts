@@ -25,7 +25,8 @@ export type ErrorCode =
   | 'E_CAMPAIGN_NOT_FOUND'
   | 'E_SIM_ARGS'
   | 'E_TIMEOUT'
-  | 'E_FOREIGN_OVERRIDE';
+  | 'E_FOREIGN_OVERRIDE'
+  | 'E_LEASE_LAPSED';
 
 /** Base of every expected failure: a stable code, a one-line message and a hint on how to fix it. */
 export class ToolError extends Error {

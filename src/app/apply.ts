@@ -42,6 +42,8 @@ export interface ApplyRequest {
   readyTimeoutMs?: number;
   /** Break a stale host lock in the way (printed). */
   breakLock?: boolean;
+  /** --lease: the commit-confirmed lease of the candidate (ms; 0 = off); default the config's, else 5 min. */
+  leaseMs?: number;
   onEvent: EventSink;
 }
 
@@ -51,7 +53,7 @@ export interface RankPlan { rank: number; host: string; plan: DeployPlan }
 // Plan, and unless dry-run, deploy and verify; returns the plans alone for a dry run. A multi-host target deploys to
 // every rank as one group (one verdict over all journals, every rank rolled back); --rank N, one rank.
 export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { dryRun: true; plan: DeployPlan; plans: RankPlan[] }> {
-  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs });
+  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs, leaseMs: req.leaseMs });
   try {
     const p = req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec };
     // Plan first, read-only: a missing unit or a bad value is refused before anything (the lock included) is written.

@@ -10,7 +10,7 @@ import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
 import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
-import { createServiceController, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
+import { DEFAULT_LEASE_MS, createServiceController, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
 import { effectiveEnvironment, effectiveListValue, normalizeUnitName } from '../service/unit.js';
@@ -49,6 +49,8 @@ export interface ServiceTarget {
   engine: EngineName;
   endpoint: string | undefined;
   actionLogPath: string;
+  /** Commit-confirmed lease of a candidate (ms; 0 = off), from spectune.yaml's target.lease (default 5 min). */
+  leaseMs?: number;
   /** The units the command acts on, rank0 first: every rank of the config's target, or the one --rank/--host/--unit picks. */
   ranks: RankTarget[];
 }
@@ -69,7 +71,7 @@ async function readConfigTarget(path: string | undefined): Promise<Partial<Servi
   const { config } = await loadConfig(file);
   const t = config.target;
   const ranks = orderRanks(t.hosts).map((h, rank) => ({ target: h.host ?? undefined, unit: normalizeUnitName(h.unit), rank }));
-  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks };
+  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks, leaseMs: t.leaseMs };
 }
 
 // The ranks a command acts on: --host/--unit name one unit; --rank N picks one of the config's; else all of them.
@@ -132,7 +134,7 @@ export interface OpenService {
 }
 
 // Open every rank's host and build the controllers and their group; a dry run records nothing (no action log written).
-export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number } = {}): Promise<OpenService> {
+export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number; leaseMs?: number } = {}): Promise<OpenService> {
   const hosts: Host[] = [];
   const close = () => Promise.all(hosts.map((h) => h.close().catch(() => {}))).then(() => undefined);
   try {
@@ -141,7 +143,9 @@ export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { 
     const actionLog = opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath);
     // With several ranks the group emits the one verdict over all journals; the per-rank ones would contradict it.
     const rankEvents = t.ranks.length > 1 ? withoutRankDiagnoses(onEvent) : onEvent;
-    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: rankEvents, readyTimeoutMs: opts.readyTimeoutMs }));
+    const leaseMs = opts.leaseMs ?? t.leaseMs ?? DEFAULT_LEASE_MS;
+    const lease = leaseMs > 0 ? { ms: leaseMs } : undefined;
+    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: rankEvents, readyTimeoutMs: opts.readyTimeoutMs, lease }));
     const group = createServiceGroup({ ranks: ctls, onEvent, actionLog });
     return { target: t, host: hosts[0], endpoint, controller: ctls[0], group, close };
   } catch (e) {

@@ -26,6 +26,8 @@ export interface TuneCommandInput {
   onEvent: EventSink;
   /** Break a stale host lock in the way (printed). */
   breakLock?: boolean;
+  /** --lease: the commit-confirmed lease of a candidate (ms; 0 = off), over the config's target.lease. */
+  leaseMs?: number;
   signal: AbortSignal;
 }
 
@@ -37,6 +39,7 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   const { onEvent } = input;
   const { config, warnings } = await loadConfig(input.configPath);
   for (const w of warnings) onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: w });
+  if (input.leaseMs !== undefined) config.target.leaseMs = input.leaseMs;
   if (config.target.manager === 'slurm') {
     const r = await runSlurmTune({ cfg: config, baseDir: resolve(input.baseDir), env: input.env, sshConfig: input.sshConfig, resume: input.resume, dryRun: input.dryRun, onEvent, signal: input.signal });
     return r.kind === 'dry-run' ? { kind: 'dry-run', plan: toDryRunPlan(r.plan) } : r;

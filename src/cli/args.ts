@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseDurationMs } from '../config/index.js';
 import { ToolError } from '../errors.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -126,4 +127,14 @@ export function parseReadyTimeout(raw: string | undefined): number | undefined {
   const s = numberFlag('ready-timeout', raw, NaN);
   if (!(s > 0)) throw new ToolError('E_USAGE', `--ready-timeout: expected a positive number of seconds, got "${raw}"`, { hint: 'e.g. --ready-timeout 1800' });
   return s * 1000;
+}
+
+/** `--lease DURATION`: how long a candidate may run unconfirmed before the host restores known-good; 0 turns it off. */
+export function parseLease(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const ms = parseDurationMs(raw.trim(), 's');
+  if (ms === null || ms < 0 || (ms > 0 && ms < 10_000)) {
+    throw new ToolError('E_USAGE', `--lease: expected a duration of at least 10 s (or 0 for no lease), got "${raw}"`, { hint: 'e.g. --lease 5m, --lease 90s; the default is target.lease in spectune.yaml, else 5m' });
+  }
+  return ms;
 }

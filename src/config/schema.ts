@@ -52,6 +52,9 @@ export const targetSchema = z.strictObject({
   processDir: z.string().min(1).optional().describe('process manager root with etc/systemd/system/<unit> (manager: process)'),
   /** GPU memory per rank, e.g. "96GiB"; helps the feasibility predictor before any capacity line is known. */
   gpuMemory: quantity.optional().describe('GPU memory per rank, e.g. "96GiB"'),
+  /** systemd only: how long a candidate may run unconfirmed before the host itself restores known-good (the
+   *  commit-confirmed lease; spectune renews it while it lives), e.g. "5m"; 0 turns it off. */
+  lease: quantity.default('5m').describe('commit-confirmed lease of a candidate: the host restores known-good unless spectune renews it, e.g. "5m"; 0 = off'),
   /** manager: slurm only: how each trial becomes a job. */
   slurm: slurmSchema.optional().describe('manager: slurm: trials as Slurm jobs'),
 });

@@ -54,6 +54,8 @@ export interface SpectuneConfig {
     /** manager: process: the manager's root directory (as written; resolved against the config's directory). */
     processDir: string;
     gpuMemoryBytes: number | null;
+    /** Commit-confirmed lease of a candidate (ms; 0 = off). */
+    leaseMs: number;
     /** manager: slurm: the trial jobs (null otherwise). */
     slurm: SlurmTargetConfig | null;
   };

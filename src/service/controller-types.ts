@@ -5,6 +5,7 @@ import { ToolError } from '../errors.js';
 import type { ServiceEventSink } from './events.js';
 import type { Host } from '../host/types.js';
 import type { ActionLog } from './action-log.js';
+import type { LeaseOptions } from './lease.js';
 import type { Collaborators } from './collaborators.js';
 import type { Version } from './deploy.js';
 import type { ReadyTimeoutError } from './start-deadline.js';
@@ -28,6 +29,8 @@ export interface ServiceControllerOptions {
   pollMs?: number;
   confirmWindowMs?: number;
   maxDrainWaitMs?: number;
+  /** Commit-confirmed lease for candidates (real systemd hosts only; without it a candidate goes straight to /etc). */
+  lease?: LeaseOptions;
   /** Start-up deadline of waitReady and rollback (ms after the start): neither ready nor failed by then = failed, E_TIMEOUT. Default 20 min. */
   readyTimeoutMs?: number;
 }

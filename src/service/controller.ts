@@ -14,7 +14,8 @@ import {
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
-import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, readVersions, restoreVersion, type Version } from './deploy.js';
+import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
+import { startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
 import { httpProber, joinUrl, type Prober } from './health.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
@@ -26,7 +27,7 @@ import { sleep } from './sleep.js';
 import { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, asTimeoutVerdict, formatSeconds, readLastSeen } from './start-deadline.js';
 import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
 import { viewUnit } from './unit-view.js';
-import { DROPIN_NAME, dropInPath, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
+import { DROPIN_NAME, dropInPath, isOperatorsOwnConfig, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
 export { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, type LastSeen } from './start-deadline.js';
@@ -38,9 +39,14 @@ type FollowMode = { monitorMs: number } | { deadlineMs: number };
 /** How long checkLoop watches a running unit: several RestartSec periods and a start-up of a fast-failing engine. */
 const LOOP_CHECK_MS = 10_000;
 
-// spectune's own drop-in among the unit's files.
+// spectune's own drop-in in force among the unit's files: the runtime candidate when one runs, else the /etc one.
 function ourDropIn(files: UnitFile[]): UnitFile | undefined {
-  return files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`));
+  return files.find((f) => f.path.endsWith(`/${TRIAL_DROPIN_NAME}`)) ?? files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`));
+}
+
+// Whether a runtime candidate drop-in is among the unit's files.
+function hasTrial(files: UnitFile[]): boolean {
+  return files.some((f) => f.path.endsWith(`/${TRIAL_DROPIN_NAME}`));
 }
 
 /** Controls one unit on one host (build it with createServiceController). */
@@ -57,6 +63,10 @@ export class ServiceController {
   private readonly collab: Collaborators;
   /** The start spectune made last, for waitReady. */
   private baseline: Baseline | null = null;
+  /** Renews the lease of a provisional candidate until it is confirmed or rolled back. */
+  private renewer: LeaseRenewer | null = null;
+  /** The unit file's mode, kept by the drop-ins (read at the first deploy). */
+  private unitMode: number | undefined;
 
   constructor(opts: ServiceControllerOptions) {
     this.unit = normalizeUnitName(opts.unit);
@@ -82,7 +92,7 @@ export class ServiceController {
   // Plan a deploy of engine changes on top of what is in force (pure once the unit is read).
   async plan(changes: Changes, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<DeployPlan> {
     const files = await catUnit(this.host, this.unit);
-    return planDeploy(files[0].text, files.slice(1), this.engine, changes, { unit: this.unit, unitPath: files[0].path, ...p });
+    return planDeploy(files[0].text, files.slice(1), this.engine, changes, { unit: this.unit, unitPath: files[0].path, lease: this.opts.lease, ...p });
   }
 
   // Deploy a plan and restart safely (a failed restart puts the previous drop-in back); follow with waitReady().
@@ -90,12 +100,16 @@ export class ServiceController {
     if ((await this.readInForce()).execStart !== plan.currentExecStart) {
       throw new ToolError('E_INPUT_UNUSABLE', `${this.unit} changed since the plan was made`, { hint: 'plan again' });
     }
-    const { version, previous } = await applyDeploy(plan, this.host, this.onEvent);
+    this.unitMode ??= await readUnitMode(this.host, plan.unitPath);
+    const lease = plan.lease ?? undefined;
+    const { version, previous } = await applyDeploy(plan, this.host, this.onEvent, { lease, mode: this.unitMode });
+    if (lease && !this.renewer) this.renewer = startRenewing(this.host, this.unit, lease, (m) => this.log('warn', m));
     await this.act('deploy', `drop-in version ${version} with ${JSON.stringify(plan.changes)}`);
     try {
       return { version, drain: await this.restart(`apply ${JSON.stringify(plan.changes)}`, stop) };
     } catch (e) {
-      await restoreVersion(this.host, this.unit, previous, plan.dropInText).catch(() => {});
+      await restoreVersion(this.host, this.unit, previous, lease ? null : plan.dropInText, { leased: !!lease, mode: this.unitMode }).catch(() => {});
+      this.stopRenewing();
       throw e;
     }
   }
@@ -188,7 +202,9 @@ export class ServiceController {
     const target: Version = w.to ?? (await readVersions(this.host, this.unit)).good ?? 'none';
     const files = await catUnit(this.host, this.unit);
     refuseForeignOverride(this.host.name, this.unit, files);
-    await restoreVersion(this.host, this.unit, target, ourDropIn(files)?.text ?? null);
+    const etc = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`))?.text ?? null;
+    await restoreVersion(this.host, this.unit, target, etc, { leased: !!this.opts.lease || hasTrial(files), mode: this.unitMode });
+    this.stopRenewing();
     await this.act('rollback', `returned to ${describeRollbackTarget(target)}`);
     await this.restart(`rollback to version ${target}`, w);
     const r = w.worker ? await this.waitRunning({ signal: w.signal }) : await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
@@ -197,8 +213,32 @@ export class ServiceController {
   }
 
   // Mark what is deployed now as the last known-good version.
-  markGood(): Promise<Version> {
-    return markVersionGood(this.host, this.unit);
+  // A confirmed config that is the operator's own leaves no drop-in (a copy of ExecStart would hide their edits).
+  async markGood(): Promise<Version> {
+    try {
+      const v = await markVersionGood(this.host, this.unit, { leased: !!this.opts.lease, mode: this.unitMode });
+      return v !== 'none' && (await this.dropOwnCopy()) ? 'none' : v;
+    } finally {
+      this.stopRenewing();
+    }
+  }
+
+  // Remove spectune's /etc drop-in when it restates the operator's unit (same ExecStart: no restart needed).
+  private async dropOwnCopy(): Promise<boolean> {
+    const files = await catUnit(this.host, this.unit);
+    const isOurs = (f: UnitFile) => f.path.endsWith(`/${DROPIN_NAME}`) || f.path.endsWith(`/${TRIAL_DROPIN_NAME}`);
+    const ours = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`));
+    if (!ours || hasTrial(files) || !isOperatorsOwnConfig(files, ours, isOurs)) return false;
+    await restoreVersion(this.host, this.unit, 'none', ours.text, { mode: this.unitMode });
+    await markVersionGood(this.host, this.unit);
+    this.log('info', `${this.unit}: the confirmed config is the unit's own: spectune's drop-in removed (no restart: same ExecStart)`);
+    return true;
+  }
+
+  // Stop renewing the lease (confirmed, rolled back, or given up).
+  private stopRenewing(): void {
+    this.renewer?.stop();
+    this.renewer = null;
   }
 
   // The operator's own ExecStart (spectune's drop-in left out), the one in force, and spectune's drop-in: what a
@@ -206,7 +246,7 @@ export class ServiceController {
   async readExecStarts(): Promise<ExecStarts> {
     const files = await catUnit(this.host, this.unit);
     const ours = ourDropIn(files);
-    const operator = effectiveListValue(files.filter((f) => f !== ours), 'Service', 'ExecStart');
+    const operator = effectiveListValue(files.filter((f) => !f.path.endsWith(`/${DROPIN_NAME}`) && !f.path.endsWith(`/${TRIAL_DROPIN_NAME}`)), 'Service', 'ExecStart');
     const inForce = effectiveListValue(files, 'Service', 'ExecStart');
     return { operator: operator?.value ?? null, inForce: inForce?.value ?? null, dropIn: ours?.text ?? null, dropInPath: dropInPath(this.unit) };
   }

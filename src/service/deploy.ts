@@ -4,6 +4,7 @@ import { ToolError, isToolError } from '../errors.js';
 import { expectOk } from '../host/command-result.js';
 import type { Host } from '../host/types.js';
 import type { ServiceEventSink } from './events.js';
+import { armLease, leasePaths, releaseLease, type LeaseOptions } from './lease.js';
 import type { DeployPlan } from './plan.js';
 import { reloadDaemon } from './systemd.js';
 import { dropInPath, statePaths, versionPath } from './unit.js';
@@ -16,7 +17,7 @@ export function describeRollbackTarget(v: Version): string {
   return v === 'none' ? "the unit's own config (no spectune drop-in)" : `known-good version ${v}`;
 }
 
-/** Drop-ins and markers are world-readable like the unit files systemd reads next to them. */
+/** Markers (and drop-ins of a unit whose file mode cannot be read) are world-readable like unit files. */
 const FILE_MODE = 0o644;
 
 // Read a one-line marker file; null when it does not exist.
@@ -32,9 +33,21 @@ async function readMarker(host: Host, path: string): Promise<Version | null> {
 }
 
 // The version history markers of a unit.
+// A candidate that ran provisionally and whose runtime drop-in is gone (a reboot, or the lease restored known-good)
+// no longer runs: the config in force is the known-good one whatever the `current` marker still says.
 export async function readVersions(host: Host, unit: string): Promise<{ current: Version | null; good: Version | null }> {
   const st = statePaths(unit);
-  return { current: await readMarker(host, st.current), good: await readMarker(host, st.good) };
+  const current = await readMarker(host, st.current);
+  const good = await readMarker(host, st.good);
+  if (current !== null && current !== good && (await readMarker(host, leasePaths(unit).provisional)) === current && !(await exists(host, leasePaths(unit).trial))) {
+    return { current: good, good };
+  }
+  return { current, good };
+}
+
+// Whether a file exists on the host.
+async function exists(host: Host, path: string): Promise<boolean> {
+  return (await host.exec(['test', '-e', path], { timeoutMs: 30_000 })).exitCode === 0;
 }
 
 // The kept version numbers, ascending (empty when there is no history yet).
@@ -52,52 +65,75 @@ async function nextVersion(host: Host, unit: string): Promise<number> {
 
 // Before the first deploy, remember what runs now as the known-good baseline (the operator's own config);
 // returns the version deployed now.
-async function recordBaseline(host: Host, plan: DeployPlan): Promise<Version> {
+async function recordBaseline(host: Host, plan: DeployPlan, mode: number): Promise<Version> {
   const st = statePaths(plan.unit);
   const { current, good } = await readVersions(host, plan.unit);
   if (good !== null) return current ?? 'none';
   let baseline: Version = current ?? 'none';
   if (current === null && plan.previousDropIn !== null) {
     baseline = await nextVersion(host, plan.unit);
-    await host.writeFile(versionPath(plan.unit, baseline), plan.previousDropIn, { mode: FILE_MODE });
+    await host.writeFile(versionPath(plan.unit, baseline), plan.previousDropIn, { mode });
   }
   await host.writeFile(st.good, `${baseline}\n`, { mode: FILE_MODE });
   if (current === null) await host.writeFile(st.current, `${baseline}\n`, { mode: FILE_MODE });
   return current ?? baseline;
 }
 
-// Install a drop-in text (or remove the drop-in) and daemon-reload; on a failed reload put the old one back.
-async function installDropIn(host: Host, unit: string, text: string | null, previous: string | null): Promise<void> {
-  await writeOrRemove(host, dropInPath(unit), text);
+// Install a drop-in text (or remove the drop-in) at a path and daemon-reload; on a failed reload put the old one back.
+// `alsoRemove`: a path that goes in the same reload (the runtime candidate, when known-good is put back).
+async function installDropIn(host: Host, path: string, text: string | null, previous: string | null, mode: number, alsoRemove?: string): Promise<void> {
+  await writeOrRemove(host, path, text, mode);
+  if (alsoRemove) expectOk(await host.exec(['rm', '-f', '--', alsoRemove], { timeoutMs: 30_000 }));
   try {
     await reloadDaemon(host);
   } catch (e) {
-    await writeOrRemove(host, dropInPath(unit), previous).catch(() => {});
+    await writeOrRemove(host, path, previous, mode).catch(() => {});
     await reloadDaemon(host).catch(() => {});
     throw e;
   }
 }
 
 // Write a file atomically, or remove it when text is null.
-async function writeOrRemove(host: Host, path: string, text: string | null): Promise<void> {
-  if (text !== null) await host.writeFile(path, text, { mode: FILE_MODE });
+async function writeOrRemove(host: Host, path: string, text: string | null, mode: number): Promise<void> {
+  if (text !== null) await host.writeFile(path, text, { mode });
   else expectOk(await host.exec(['rm', '-f', '--', path], { timeoutMs: 30_000 }));
+}
+
+// The unit file's permission bits (0600 stays 0600 for the drop-ins and kept versions); 0644 when unreadable.
+export async function readUnitMode(host: Host, unitPath: string): Promise<number> {
+  const r = await host.exec(['stat', '-c', '%a', '--', unitPath], { timeoutMs: 30_000 });
+  const m = r.exitCode === 0 ? /^([0-7]{3,4})$/.exec(r.stdout.trim()) : null;
+  return m ? parseInt(m[1], 8) & 0o666 : FILE_MODE;
 }
 
 // Perform a plan up to daemon-reload (the restart is the controller's, after the drain check); returns the new
 // version and the one it replaced (to put back if the restart cannot even be issued).
-export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: ServiceEventSink): Promise<{ version: number; previous: Version }> {
-  const previous = await recordBaseline(host, plan);
+// With a lease the candidate is provisional: the lease is armed first, then the drop-in goes to /run (a reboot
+// forgets it) and /etc keeps known-good; markVersionGood confirms it.
+export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: ServiceEventSink, o: { lease?: LeaseOptions; mode?: number } = {}): Promise<{ version: number; previous: Version }> {
+  const mode = o.mode ?? FILE_MODE;
+  const previous = await recordBaseline(host, plan, mode);
   const version = await nextVersion(host, plan.unit);
-  await host.writeFile(versionPath(plan.unit, version), plan.dropInText, { mode: FILE_MODE });
-  await installDropIn(host, plan.unit, plan.dropInText, plan.previousDropIn);
+  await host.writeFile(versionPath(plan.unit, version), plan.dropInText, { mode });
+  let where = plan.dropInPath;
+  if (o.lease) {
+    const lp = leasePaths(plan.unit);
+    await armLease(host, plan.unit, o.lease);
+    await host.writeFile(lp.provisional, `${version}\n`, { mode: FILE_MODE });
+    await installDropIn(host, lp.trial, plan.dropInText, plan.previousTrial, mode);
+    where = lp.trial;
+  } else {
+    await installDropIn(host, plan.dropInPath, plan.dropInText, plan.previousDropIn, mode);
+  }
   await host.writeFile(statePaths(plan.unit).current, `${version}\n`, { mode: FILE_MODE });
-  onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${plan.unit}: drop-in version ${version} installed at ${host.whereIs?.(plan.dropInPath) ?? plan.dropInPath}, ${host.whereIs ? 'units reloaded' : 'systemd reloaded'}` });
+  const leased = o.lease ? ` (provisional: the host restores known-good unless spectune confirms it within ${Math.round(o.lease.ms / 1000)} s)` : '';
+  onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${plan.unit}: drop-in version ${version} installed at ${host.whereIs?.(where) ?? where}, ${host.whereIs ? 'units reloaded' : 'systemd reloaded'}${leased}` });
   return { version, previous };
 }
 
-// Put back a kept version (or none), then daemon-reload.
-export async function restoreVersion(host: Host, unit: string, version: Version, currentText: string | null): Promise<void> {
+// Put back a kept version (or none) in /etc, the runtime candidate removed in the same daemon-reload (leased), and
+// release the lease.
+export async function restoreVersion(host: Host, unit: string, version: Version, currentText: string | null, o: { leased?: boolean; mode?: number } = {}): Promise<void> {
   let text: string | null = null;
   if (version !== 'none') {
     try {
@@ -109,12 +145,36 @@ export async function restoreVersion(host: Host, unit: string, version: Version,
       throw e;
     }
   }
-  await installDropIn(host, unit, text, currentText);
+  const lp = leasePaths(unit);
+  await installDropIn(host, dropInPath(unit), text, currentText, o.mode ?? FILE_MODE, o.leased ? lp.trial : undefined);
   await host.writeFile(statePaths(unit).current, `${version}\n`, { mode: FILE_MODE });
+  if (o.leased) {
+    expectOk(await host.exec(['rm', '-f', '--', lp.provisional], { timeoutMs: 30_000 }));
+    await releaseLease(host, unit);
+  }
 }
 
-// Mark the deployed version as the last known-good one.
-export async function markVersionGood(host: Host, unit: string): Promise<Version> {
+// Mark the deployed version as the last known-good one. A provisional candidate is confirmed first: its drop-in
+// moves from /run to /etc (same ExecStart: no restart), and the lease is released. A candidate the lease already
+// took back (spectune was cut off too long) is not confirmed: E_LEASE_LAPSED.
+export async function markVersionGood(host: Host, unit: string, o: { leased?: boolean; mode?: number } = {}): Promise<Version> {
+  const lp = leasePaths(unit);
+  const provisional = o.leased ? await readMarker(host, lp.provisional) : null;
+  if (provisional !== null) {
+    let text: string;
+    try {
+      text = await host.readFile(lp.trial);
+    } catch (e) {
+      if (!isToolError(e) || e.code !== 'E_FILE_NOT_FOUND') throw e;
+      throw new ToolError('E_LEASE_LAPSED', `${host.name}: the lease of ${unit} lapsed before version ${provisional} was confirmed: the host restored known-good`, {
+        hint: 'spectune could not renew it in time (network cut or a pause); run the command again (tune: --resume)',
+      });
+    }
+    const before = await host.readFile(dropInPath(unit)).catch((e) => { if (isToolError(e) && e.code === 'E_FILE_NOT_FOUND') return null; throw e; });
+    await installDropIn(host, dropInPath(unit), text, before, o.mode ?? FILE_MODE, lp.trial);
+    expectOk(await host.exec(['rm', '-f', '--', lp.provisional], { timeoutMs: 30_000 }));
+    await releaseLease(host, unit);
+  }
   const { current } = await readVersions(host, unit);
   const version = current ?? 'none';
   await host.writeFile(statePaths(unit).good, `${version}\n`, { mode: FILE_MODE });

@@ -2,6 +2,7 @@
 export { createServiceController, ServiceController, RollbackFailedError, ReadyTimeoutError, DEFAULT_READY_TIMEOUT_MS, type LastSeen, type ServiceControllerOptions, type ServiceStatus, type ReadyResult, type FailedStart, type RollbackPlan, type RollbackResult, type StopOptions, type ExecStarts } from './controller.js';
 export { planDeploy, renderPlan, type DeployPlan, type PlanStep, type Changes } from './plan.js';
 export { applyDeploy, describeRollbackTarget, type Version } from './deploy.js';
+export { DEFAULT_LEASE_MS, leasePaths, renderLeaseScript, TRIAL_DROPIN_NAME, type LeaseOptions } from './lease.js';
 export { createFileActionLog, createMemoryActionLog, resolveActionLogPath, DEFAULT_ACTION_LOG, type ActionLog } from './action-log.js';
 export { normalizeUnitName, dropInPath, splitCatOutput, type UnitFile } from './unit.js';
 export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';

@@ -5,6 +5,7 @@ import { patchExecStart, readExecStart } from '../engines/command-line.js';
 import type { EngineName, EngineSettings, ParamValue } from '../engines/types.js';
 import { redactText } from '../redact.js';
 import { unifiedDiff } from './diff.js';
+import { leasePaths, leaseSteps, TRIAL_DROPIN_NAME, type LeaseOptions } from './lease.js';
 import {
   DROPIN_NAME, assertSingleLine, dropInPath, effectiveEnvironment, effectiveListValue, parseDropIn, parseUnitFile,
   renderDropIn, statePaths, type UnitFile,
@@ -24,8 +25,14 @@ export interface DeployPlan {
   engine: EngineName;
   changes: Changes;
   dropInPath: string;
-  /** spectune's drop-in as it is now (null when absent). */
+  /** spectune's drop-in in force now: the runtime candidate when one runs, else the /etc one (null when absent). */
   previousDropIn: string | null;
+  /** The runtime candidate drop-in now (null when absent). */
+  previousTrial: string | null;
+  /** The operator's unit file (its mode is kept by the drop-ins). */
+  unitPath: string;
+  /** Set when the candidate is provisional (commit-confirmed). */
+  lease: LeaseOptions | null;
   /** The full new drop-in. */
   dropInText: string;
   currentExecStart: string;
@@ -49,14 +56,18 @@ export interface PlanOptions {
   environment?: Record<string, string | null>;
   /** TimeoutStopSec= for the drop-in (the fix offered when the drain outlasts the stop timeout). */
   timeoutStopSec?: number | null;
+  /** Deploy provisionally under a commit-confirmed lease (real systemd hosts). */
+  lease?: LeaseOptions;
 }
 
 // Plan a deploy of `changes` on top of the ExecStart in force (the operator's unit plus every drop-in).
 export function planDeploy(unitText: string, dropIns: UnitFile[], engine: EngineName, changes: Changes, opts: PlanOptions): DeployPlan {
-  const ours = dropIns.find((d) => d.path.endsWith(`/${DROPIN_NAME}`)) ?? null;
-  const files = [{ path: opts.unitPath ?? `/etc/systemd/system/${opts.unit}`, text: unitText }, ...dropIns];
+  const trial = dropIns.find((d) => d.path.endsWith(`/${TRIAL_DROPIN_NAME}`)) ?? null;
+  const ours = trial ?? dropIns.find((d) => d.path.endsWith(`/${DROPIN_NAME}`)) ?? null;
+  const unitPath = opts.unitPath ?? `/etc/systemd/system/${opts.unit}`;
+  const files = [{ path: unitPath, text: unitText }, ...dropIns];
   const exec = effectiveListValue(files, 'Service', 'ExecStart');
-  const path = dropInPath(opts.unit);
+  const path = opts.lease ? leasePaths(opts.unit).trial : dropInPath(opts.unit);
   assertNotShadowed(files, path);
   if (!exec) throw new ToolError('E_INPUT_UNUSABLE', `${opts.unit} has no ExecStart=`, { hint: 'spectune patches the engine flags of an existing ExecStart' });
   for (const [k, v] of Object.entries(changes)) if (typeof v === 'string') assertSingleLine(`the value of ${k}`, v);
@@ -71,11 +82,11 @@ export function planDeploy(unitText: string, dropIns: UnitFile[], engine: Engine
     timeoutStopSec: opts.timeoutStopSec === undefined ? previous?.timeoutStopSec ?? null : opts.timeoutStopSec,
   });
   return {
-    unit: opts.unit, engine, changes, dropInPath: path, previousDropIn: ours?.text ?? null, dropInText,
+    unit: opts.unit, engine, changes, dropInPath: path, previousDropIn: ours?.text ?? null, previousTrial: trial?.text ?? null, unitPath, lease: opts.lease ?? null, dropInText,
     currentExecStart: exec.value, newExecStart: patched,
     before: readSettings(exec.value, env, engine), config: readSettings(patched, env, engine),
     diff: renderPlanDiff(path, ours?.text ?? '', dropInText, exec.value, patched),
-    steps: planSteps(opts.unit, path),
+    steps: planSteps(opts.unit, path, opts.lease),
     warnings: [...patch.warnings, ...newEngineWarnings(exec.value, patched, env, engine), ...(patched === exec.value ? ['the engine flags in force already have these values'] : [])],
     noop: ours?.text === dropInText,
   };
@@ -96,21 +107,26 @@ function mergeEnvironment(base: Record<string, string>, changes: Record<string, 
   return out;
 }
 
-// The ordered steps applyDeploy performs.
-function planSteps(unit: string, path: string): PlanStep[] {
+// The ordered steps applyDeploy performs (a leased deploy arms the host-side timer before the candidate goes in).
+function planSteps(unit: string, path: string, lease?: LeaseOptions): PlanStep[] {
   const st = statePaths(unit);
+  const leased: PlanStep[] = lease ? leaseSteps(unit, lease).map((why, i) => (i === 0
+    ? { kind: 'write', path: leasePaths(unit).lease, why }
+    : { kind: 'exec', argv: ['systemd-run', `--unit=${leasePaths(unit).timerUnit}`, '/bin/sh', leasePaths(unit).script], why: why.replace(/^.*# /, '') })) : [];
   return [
     { kind: 'write', path: `${st.versionsDir}/<n>.conf`, why: 'keep this version (history for rollback)' },
-    { kind: 'write', path, why: 'install the candidate drop-in atomically (temp file + rename)' },
+    ...leased,
+    { kind: 'write', path, why: lease ? 'install the candidate drop-in in /run (provisional: a reboot forgets it)' : 'install the candidate drop-in atomically (temp file + rename)' },
     { kind: 'exec', argv: ['systemctl', 'daemon-reload'], why: 'make systemd read the drop-in' },
     { kind: 'write', path: st.current, why: 'remember which version is deployed' },
     { kind: 'exec', argv: ['systemctl', 'restart', unit], why: 'start the candidate (after the drain check)' },
+    ...(lease ? [{ kind: 'write' as const, path: dropInPath(unit), why: 'once it is ready (and measured): confirm it, from /run to /etc as known-good; stop the lease timer' }] : []),
   ];
 }
 
 // Refuse when a drop-in sorted after ours also sets ExecStart (it would silently shadow the candidate).
 function assertNotShadowed(files: UnitFile[], ours: string): void {
-  const after = files.slice(1).filter((f) => f.path !== ours && f.path.split('/').pop()! > DROPIN_NAME);
+  const after = files.slice(1).filter((f) => f.path !== ours && !f.path.endsWith(`/${TRIAL_DROPIN_NAME}`) && f.path.split('/').pop()! > DROPIN_NAME);
   const shadowing = after.filter((f) => parseUnitFile(f).some((e) => e.key === 'ExecStart'));
   if (shadowing.length) {
     throw new ToolError('E_INPUT_UNUSABLE', `${shadowing.map((f) => f.path).join(', ')} sets ExecStart= after spectune's drop-in and would override it`, {
@@ -146,6 +162,7 @@ function newEngineWarnings(before: string, after: string, env: Record<string, st
 // Render a plan for --dry-run: warnings, the diff and the steps.
 export function renderPlan(plan: DeployPlan): string {
   const lines = [`plan for ${plan.unit}${plan.noop ? ' (no change: the drop-in already says this)' : ''}:`];
+  if (plan.lease) lines.push(`provisional for ${Math.round(plan.lease.ms / 1000)} s: the host restores known-good unless spectune confirms the candidate (commit-confirmed lease)`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   lines.push('', plan.diff || '(no difference)', 'steps:');
   plan.steps.forEach((s, i) => lines.push(`  ${i + 1}. ${s.kind === 'write' ? `write ${s.path}` : s.argv.join(' ')}  # ${s.why}`));

@@ -160,3 +160,15 @@ export function parseDropIn(file: UnitFile): DropInContent {
   const exec = effectiveListValue([file], 'Service', 'ExecStart');
   return { execStart: exec?.value ?? '', environment: env, timeoutStopSec: stop ? Number(stop.value) || null : null };
 }
+
+/** Whether spectune's drop-in `ours` only restates the operator's own config (same ExecStart, no Environment or
+ * TimeoutStopSec of its own that differs): then it is a needless copy that would hide the operator's later edits. */
+export function isOperatorsOwnConfig(files: UnitFile[], ours: UnitFile, isOurs: (f: UnitFile) => boolean): boolean {
+  const operator = files.filter((f) => !isOurs(f));
+  const own = parseDropIn(ours);
+  const exec = effectiveListValue(operator, 'Service', 'ExecStart');
+  if (!exec || exec.value !== own.execStart) return false;
+  const env = effectiveEnvironment(operator);
+  if (Object.entries(own.environment).some(([k, v]) => env[k] !== v)) return false;
+  return own.timeoutStopSec === null;
+}

@@ -58,8 +58,10 @@ export async function installSimUnit(name: string, port: number, opts: { timeout
 
 // Stop and remove a unit with its drop-ins and spectune's state for it.
 export async function removeSimUnit(host: Host, unit: string): Promise<void> {
+  const timer = `spectune-lease-${unit.replace(/\.service$/, '')}`;
+  await host.exec(['systemctl', 'stop', `${timer}.timer`, `${timer}.service`], { timeoutMs: 60_000 });
   await host.exec(['systemctl', 'stop', unit], { timeoutMs: 120_000 });
-  await host.exec(['rm', '-rf', '--', `/etc/systemd/system/${unit}`, `/etc/systemd/system/${unit}.d`, `/var/lib/spectune/${unit}`]);
+  await host.exec(['rm', '-rf', '--', `/etc/systemd/system/${unit}`, `/etc/systemd/system/${unit}.d`, `/run/systemd/system/${unit}.d`, `/run/spectune/${unit}`, `/var/lib/spectune/${unit}`]);
   await host.exec(['systemctl', 'daemon-reload']);
   await host.exec(['systemctl', 'reset-failed', unit]);
 }

@@ -36,14 +36,19 @@ export function renderSimUnit(unit: string, port: number): string {
 
 // Install the unit fresh (no spectune drop-in, no version history) and start it.
 export function installSimUnit(h: TestHost, unit: string, port: number): void {
-  sshRun(h, `systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; true`);
+  sshRun(h, `systemctl stop ${leaseTimer(unit)} ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit}.d /run/systemd/system/${unit}.d /run/spectune/${unit} /var/lib/spectune/${unit}; true`);
   sshRun(h, `cat > /etc/systemd/system/${unit}`, renderSimUnit(unit, port));
   sshRun(h, `systemctl daemon-reload && systemctl reset-failed ${unit} 2>/dev/null; systemctl restart ${unit}`);
 }
 
 // Remove the unit and everything spectune left for it.
 export function removeSimUnit(h: TestHost, unit: string): void {
-  sshRun(h, `systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`);
+  sshRun(h, `systemctl stop ${leaseTimer(unit)} ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /run/systemd/system/${unit}.d /run/spectune/${unit} /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`);
+}
+
+// The transient timer of a unit's commit-confirmed lease (stopped with the unit in cleanups).
+function leaseTimer(unit: string): string {
+  return `spectune-lease-${unit.replace(/\.service$/, '')}.timer`;
 }
 
 // The speculative_num_steps in force on the host (from the unit as systemd sees it).
@@ -77,8 +82,9 @@ export interface CliRun {
   stderr: string;
 }
 
-// Run the built CLI; `killWhen` may send it `sig` (SIGKILL by default) once, when an event matches (the resume tests).
-export function runCli(args: string[], env: NodeJS.ProcessEnv, killWhen?: (e: Record<string, unknown>) => boolean, sig: NodeJS.Signals = 'SIGKILL'): Promise<CliRun> {
+// Run the built CLI; `killWhen` may send it `sig` (SIGKILL by default) once, when an event matches (the resume tests),
+// and again `againAfterMs` later (a second Ctrl-C).
+export function runCli(args: string[], env: NodeJS.ProcessEnv, killWhen?: (e: Record<string, unknown>) => boolean, sig: NodeJS.Signals = 'SIGKILL', againAfterMs?: number): Promise<CliRun> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -95,7 +101,11 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, killWhen?: (e: Re
         let e: Record<string, unknown> | null = null;
         try { e = JSON.parse(l) as Record<string, unknown>; } catch { continue; }
         events.push(e);
-        if (!sent && killWhen?.(e)) { sent = true; child.kill(sig); }
+        if (!sent && killWhen?.(e)) {
+          sent = true;
+          child.kill(sig);
+          if (againAfterMs !== undefined) setTimeout(() => child.kill(sig), againAfterMs);
+        }
       }
     });
     child.on('close', (code, signal) => done({ code, signal, stdout, stderr, events }));

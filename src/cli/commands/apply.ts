@@ -7,17 +7,20 @@ import type { ParamValue } from '../../engines/types.js';
 import { redactText, redactValue } from '../../redact.js';
 import { DEFAULT_READY_TIMEOUT_MS, describeRollbackTarget, renderPlan, type Changes } from '../../service/index.js';
 import { formatServiceEvent, formatSettings, formatVerdict } from '../../service/render.js';
-import { numberFlag, parseFlags, parseReadyTimeout } from '../args.js';
+import { numberFlag, parseFlags, parseLease, parseReadyTimeout } from '../args.js';
 import { EXIT, reportError } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 import { resolveCommandTarget } from '../target.js';
 
-const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S] [--break-lock]
+const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S] [--break-lock] [--lease DURATION]
   --set KEY=VALUE        an engine setting, as a key (--set speculative_num_steps=4) or as the engine flag
                          (--set --speculative-num-steps=4); repeat for several
   --unset KEY            remove a flag from ExecStart
   --dry-run              print the drop-in diff and the commands; change nothing (no file, no restart, no action log)
-  --no-rollback          leave a failed candidate in place (default: roll back to the last known-good config)
+  --no-rollback          leave a failed candidate in place (default: roll back to the last known-good config);
+                         the host's lease still restores known-good when it lapses (--lease 0 to keep it)
+  --lease DURATION       the candidate runs provisionally from /run until it is ready; if spectune dies first the
+                         host restores known-good within DURATION (default target.lease, else 5m; 0 = off)
   --timeout-stop-sec N   add TimeoutStopSec=N to the drop-in (default: the unit's own)
   --ready-timeout S      start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor
                          failed by then is stopped and rolled back
@@ -33,7 +36,7 @@ examples:
   spectune apply --host root@gpu1 --unit sglang-qwen --set --speculative-num-steps=4 --json`;
 const FLAGS = {
   ...TARGET_FLAGS, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
-  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'break-lock': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Canonical setting key from "speculative_num_steps", "speculative-num-steps" or "--speculative-num-steps".
@@ -90,7 +93,7 @@ export const run: Command = async (argv, io) => {
   const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
   const target = await resolveCommandTarget(values, io);
   const r = await applyConfig({
-    target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, breakLock: values['break-lock'] === true, onEvent: progressTo(io),
+    target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), onEvent: progressTo(io),
   });
   if ('dryRun' in r) {
     if (r.plans.length === 1) io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));

@@ -5,11 +5,12 @@ import { runTuneCommand, toTuneJson, type TuneCommandResult } from '../../app/tu
 import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
 import { redactText, redactValue } from '../../redact.js';
 import { chooseRenderMode, createRenderer, formatConfig } from '../render/index.js';
-import { parseFlags } from '../args.js';
+import { parseFlags, parseLease } from '../args.js';
 import { EXIT } from '../exit.js';
+import { handleInterrupts, ignoreBrokenOutput, SIGNAL_EXIT } from '../interrupt.js';
 import type { CliIo, Command } from '../io.js';
 
-const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE] [--break-lock]
+const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE] [--break-lock] [--lease DURATION]
   -c FILE           the campaign config (default ./spectune.yaml; example: examples/spectune.yaml, schema:
                     schema/spectune.schema.json); benchmark.timeouts default to ${Object.entries(DEFAULT_BENCH_TIMEOUTS).map(([k, v]) => `${k} ${v}`).join(', ')}
   --resume          continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
@@ -21,9 +22,14 @@ const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--r
   --ssh-config FILE ssh_config for the hosts (default: your ~/.ssh/config)
   --break-lock      break a STALE lock on the unit (its owner's pid is gone, or no heartbeat for its lease);
                     what it breaks is printed. A live lock is never broken
+  --lease DURATION  every candidate runs provisionally from /run: unless this run confirms it, the host's own timer
+                    restores known-good within DURATION, even if spectune is killed or cut off (default
+                    target.lease, else 5m; 0 = off)
   The campaign holds a lock on each host (/var/lib/spectune/<unit>/lock): a second tune/apply/rollback of the unit
   is refused, naming the owner. --resume breaks the lock of this machine's own killed tune (printed).
-  Ctrl-C stops safely (exit 130); --resume goes on without losing or repeating a trial.
+  Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop safely: the candidate is rolled back, the lock released,
+  the campaign marked interrupted (exit 130, 143, 129); a second Ctrl-C says so, a third leaves the host to its
+  lease. --resume goes on without losing or repeating a trial.
 examples:
   spectune tune -c spectune.yaml --dry-run
   spectune tune -c spectune.yaml
@@ -37,7 +43,7 @@ const EXIT_INTERRUPTED = 130;
 
 const FLAGS = {
   config: { type: 'string', short: 'c' }, resume: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, restore: { type: 'boolean' },
-  json: { type: 'boolean' }, 'confirm-probes': { type: 'boolean' }, 'ssh-config': { type: 'string' }, 'break-lock': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, 'confirm-probes': { type: 'boolean' }, 'ssh-config': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Human summary of the result on stdout.
@@ -64,21 +70,24 @@ export const run: Command = async (argv, io) => {
   const json = values.json === true;
   const ac = new AbortController();
   setMaxListeners(MAX_ABORT_LISTENERS, ac.signal);
-  const onSigint = () => ac.abort(new Error('interrupted by Ctrl-C'));
-  process.once('SIGINT', onSigint);
+  ignoreBrokenOutput(io.stdout, io.stderr);
+  const signals = handleInterrupts(ac, {
+    proc: process, say: (l) => { try { io.stderr.write(`${l}\n`); } catch { /* a closed terminal */ } }, exit: (c) => process.exit(c),
+    leaseNote: 'it restores known-good within target.lease, default 5 min',
+  });
   const renderer = createRenderer(chooseRenderMode({ json, isTTY: io.stderr.isTTY, env: io.env }), io.stderr);
   try {
     const r = await runTuneCommand({
       configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
       restore: values.restore === true, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true,
-      breakLock: values['break-lock'] === true, env: io.env, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
+      breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), env: io.env, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
     }).finally(() => renderer.close());
     if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : toTuneJson(r.result)))}\n`);
     else printResult(io, r);
     if (r.kind === 'dry-run') return EXIT.ok;
-    if (r.result.status === 'interrupted') return EXIT_INTERRUPTED;
+    if (r.result.status === 'interrupted') return signals.received ? SIGNAL_EXIT[signals.received] : EXIT_INTERRUPTED;
     return r.result.status === 'done' ? EXIT.ok : EXIT.failure;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    signals.dispose();
   }
 };
