@@ -20,12 +20,19 @@ describe('service lifecycle: dry run, apply, apply, rollback, logs', () => {
     const pid = (await sh(u.host, ['systemctl', 'show', '-p', 'MainPID', '--value', u.unit])).trim();
     const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=4', '--dry-run'], env);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`+++ b/etc/systemd/system/${u.unit}.d/90-spectune.conf`);
+    // Commit-confirmed lease (issue 19): the candidate is planned into /run (a reboot forgets it) under the
+    // host-side timer, and only confirmed into /etc once it is ready.
+    expect(r.stdout).toContain('provisional for 300 s');
+    expect(r.stdout).toContain(`+++ b/run/systemd/system/${u.unit}.d/90-spectune.trial.conf`);
+    expect(r.stdout).toMatch(/systemd-run --unit=spectune-lease-/);
+    expect(r.stdout).toContain(`write /etc/systemd/system/${u.unit}.d/90-spectune.conf  # once it is ready`);
     expect(r.stdout).toContain('+ExecStart=\n');
     expect(r.stdout).toContain('---speculative-num-steps 3\n+--speculative-num-steps 4');
     expect(r.stdout).toContain('systemctl daemon-reload');
     expect(r.stdout).toContain(`systemctl restart ${u.unit}`);
     expect((await u.host.exec(['test', '-e', `/etc/systemd/system/${u.unit}.d`])).exitCode).toBe(1);
+    expect((await u.host.exec(['test', '-e', `/run/systemd/system/${u.unit}.d`])).exitCode).toBe(1);
+    expect((await u.host.exec(['test', '-e', `/var/lib/spectune/${u.unit}`])).exitCode).toBe(1);
     expect((await sh(u.host, ['systemctl', 'show', '-p', 'MainPID', '--value', u.unit])).trim()).toBe(pid);
   });
 
