@@ -91,7 +91,8 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   const multi = ranks.length > 1;
   // With several ranks the group port emits the one verdict over all journals; the per-rank ones would contradict it.
   const onEvent = multi ? withoutRankDiagnoses(opts.onEvent) : opts.onEvent;
-  const lease = cfg.target.leaseMs > 0 ? { ms: cfg.target.leaseMs } : undefined;
+  // The lease is a transient systemd timer on the host: a `manager: process` target has no systemd to hold it.
+  const lease = cfg.target.leaseMs > 0 && cfg.target.manager !== 'process' ? { ms: cfg.target.leaseMs } : undefined;
   const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease }));
   const ctl = ctls[0];
   const service = multi

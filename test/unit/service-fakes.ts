@@ -39,6 +39,8 @@ export class ScriptedSystemd {
       const names = [...h.files.keys()].filter((p) => p.startsWith(dir)).map((p) => p.slice(dir.length));
       return names.length ? { stdout: `${names.join('\n')}\n` } : { exitCode: 2, stderr: 'No such file or directory' };
     });
+    // the unit file's mode, which drop-ins and kept versions take (a unit file as packages install it: 0644)
+    h.on(['stat', '-c', '%a', '--'], { stdout: '644\n' });
     h.on(['journalctl', '-k'], { stdout: '' });
     h.on(['date', '+%s%3N'], () => ({ stdout: `${Date.now() + this.clockSkewMs}\n` }));
     h.on(['journalctl', '-n', '0'], { stdout: '-- No entries --\n' });
