@@ -12,6 +12,7 @@ const ERRNO_WORDS: Record<string, string> = {
   EACCES: 'permission denied', EPERM: 'operation not permitted', EROFS: 'read-only file system', ENOSPC: 'no space left on device',
   EDQUOT: 'disk quota exceeded', ENOTDIR: 'a part of the path is a file, not a directory', EISDIR: 'is a directory', EIO: 'input/output error',
   ENOENT: 'no such file or directory', ELOOP: 'too many levels of symbolic links', ENAMETOOLONG: 'file name too long',
+  EEXIST: 'a part of the path is a file, not a directory',
 };
 
 // An errno code in words: "permission denied (EACCES)".
@@ -54,7 +55,8 @@ function nearestExisting(path: string): { at: string; isDir: boolean } | { at: s
       return { at: p, isDir: statSync(p).isDirectory() };
     } catch (e) {
       const code = errnoOf(e);
-      if (code !== 'ENOENT' || dirname(p) === p) return { at: p, errno: code };
+      // ENOTDIR: a file further up; walk on to name it.
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(p) === p) return { at: p, errno: code };
     }
   }
 }
