@@ -125,4 +125,18 @@ describe('the action log fails after the first host change', () => {
     expect(r.stderr.trim().split('\n').pop()).toMatch(new RegExp(`^spectune: action log /dev/full: cannot write it: no space left on device \\(ENOSPC\\); ${h.name}: ${UNIT.replace('.', '\\.')} was put back on .* before any restart`));
     expect(sshRun(h, `systemctl cat ${UNIT}; systemctl show -p MainPID -p NRestarts -p NeedDaemonReload ${UNIT}; ls /run/systemd/system/${UNIT}.d 2>/dev/null; true`)).toBe(before);
   });
+
+  it('tune (ENOSPC on the first candidate\'s record) returns the host to known-good and says so in one line', async () => {
+    const unitBefore = sshRun(h, `systemctl cat ${UNIT}`);
+    const dir = join(user.home, 'ls-midrun');
+    const config = writeConfig(dir, 3);
+    const r = await runCli(['tune', '-c', config, '--ssh-config', h.sshConfig], { SPECTUNE_ACTION_LOG: '/dev/full' });
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    expect(r.stderr).not.toMatch(/internal error|This is a bug|\n\s+at /);
+    expect(r.stderr.trim().split('\n').pop()).toMatch(/^spectune: action log \/dev\/full: cannot write it: no space left on device \(ENOSPC\)/);
+    expect(r.stderr).toMatch(/returning the service to its known-good config/);
+    expect(sshRun(h, `systemctl cat ${UNIT}`)).toBe(unitBefore);
+    expect(sshRun(h, `systemctl show -p NeedDaemonReload -p ActiveState ${UNIT}; ls /run/systemd/system/${UNIT}.d 2>/dev/null; true`).trim()).toBe('ActiveState=active\nNeedDaemonReload=no');
+    expect(readStepsInForce(h, UNIT)).toBe(START_STEPS);
+  });
 });
