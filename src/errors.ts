@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'E_BENCH_FAILED'
   | 'E_STORE'
   | 'E_STORE_FULL'
+  | 'E_LOCAL_STATE'
   | 'E_LOCKED'
   | 'E_CAMPAIGN_NOT_FOUND'
   | 'E_SIM_ARGS'

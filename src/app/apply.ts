@@ -2,11 +2,12 @@
 // and roll back to the last known-good config when the candidate fails.
 import type { Diagnosis, Verdict } from '../diagnose/types.js';
 import type { EngineSettings } from '../engines/types.js';
-import { isToolError, type ToolError } from '../errors.js';
+import { isToolError, ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';
 import type { Changes, DeployPlan, FailedStart, RollbackResult, ServiceController, ServiceGroup } from '../service/index.js';
 import { openService, type ServiceTarget } from './service-target.js';
 import { withUnitLocks } from './unit-lock.js';
+import { preflightService } from './local-preflight.js';
 
 /** The --json shape of apply and rollback (issue 4). */
 export interface ServiceJson {
@@ -53,6 +54,8 @@ export interface RankPlan { rank: number; host: string; plan: DeployPlan }
 // Plan, and unless dry-run, deploy and verify; returns the plans alone for a dry run. A multi-host target deploys to
 // every rank as one group (one verdict over all journals, every rank rolled back); --rank N, one rank.
 export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { dryRun: true; plan: DeployPlan; plans: RankPlan[] }> {
+  // The action log and the ssh control directory are checked before any host is touched.
+  preflightService(req.target, { dryRun: req.dryRun, actionLog: true });
   const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs, leaseMs: req.leaseMs });
   try {
     const p = req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec };
@@ -97,24 +100,41 @@ function readyOutcome(plan: DeployPlan): ApplyOutcome {
   return { json: { status: 'ready', config: plan.config, verdict: null, timeToVerdictMs: null }, plan, diagnosis: null, rollback: null, rollbackError: null, startError: null };
 }
 
+// spectune's own local I/O failed after the candidate was deployed (the action log became unwritable: EACCES,
+// ENOSPC, EROFS): roll back to known-good before the one E_LOCAL_STATE line, which says whether that worked.
+async function rollBackOnLocalFailure<T>(work: () => Promise<T>, rollback: () => Promise<unknown>, what: string): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (!isToolError(e) || e.code !== 'E_LOCAL_STATE' || /before any restart/.test(e.message)) throw e;
+    const back = await rollback().then(() => `${what} was rolled back to known-good`, (r: unknown) => `the rollback of ${what} failed too (${(r as Error).message}): run spectune rollback`);
+    throw new ToolError('E_LOCAL_STATE', `${e.message}; ${back}`, { hint: e.hint, cause: e });
+  }
+}
+
 // One unit: deploy, wait ready (a worker rank: running through the watch window), roll back on failure.
 async function applyToUnit(ctl: ServiceController, plan: DeployPlan, req: ApplyRequest, worker: boolean): Promise<ApplyOutcome> {
   await ctl.apply(plan);
-  const r = worker ? await ctl.waitRunning() : await ctl.waitReady({ timeoutMs: req.readyTimeoutMs });
-  if (r.status === 'ready') {
-    await ctl.markGood();
-    return readyOutcome(plan);
-  }
-  return withRollback(failedOutcome(plan, r, r.verdict), req, () => ctl.rollback({ readyTimeoutMs: req.readyTimeoutMs, worker }));
+  return rollBackOnLocalFailure(async () => {
+    const r = worker ? await ctl.waitRunning() : await ctl.waitReady({ timeoutMs: req.readyTimeoutMs });
+    if (r.status === 'ready') {
+      await ctl.markGood();
+      return readyOutcome(plan);
+    }
+    return withRollback(failedOutcome(plan, r, r.verdict), req, () => ctl.rollback({ readyTimeoutMs: req.readyTimeoutMs, worker }));
+  }, () => ctl.rollback({ readyTimeoutMs: req.readyTimeoutMs, worker }), `${ctl.host.name} ${ctl.unit}`);
 }
 
 // Every rank: deploy, restart in rank order, ready with rank0, one verdict over all journals, roll every rank back.
 async function applyToGroup(group: ServiceGroup, plans: DeployPlan[], req: ApplyRequest): Promise<ApplyOutcome> {
-  const out = await group.deploy(plans, `apply ${JSON.stringify(plans[0].changes)}`);
-  if (out.status === 'ready') {
-    await group.markGood();
-    return readyOutcome(plans[0]);
-  }
-  const failed = failedOutcome(plans[0], out.failed, out.verdict);
-  return withRollback(failed, req, async () => ({ status: 'rolled_back', ...(await group.rollback({ readyTimeoutMs: req.readyTimeoutMs, why: 'stop the failed apply before rolling every rank back' })) }));
+  const rollback = () => group.rollback({ readyTimeoutMs: req.readyTimeoutMs, why: 'stop the failed apply before rolling every rank back' });
+  return rollBackOnLocalFailure(async () => {
+    const out = await group.deploy(plans, `apply ${JSON.stringify(plans[0].changes)}`);
+    if (out.status === 'ready') {
+      await group.markGood();
+      return readyOutcome(plans[0]);
+    }
+    const failed = failedOutcome(plans[0], out.failed, out.verdict);
+    return withRollback(failed, req, async () => ({ status: 'rolled_back', ...(await rollback()) }));
+  }, rollback, 'every rank');
 }

@@ -20,6 +20,8 @@ import { judgeInForce, viewUnit } from '../service/unit-view.js';
 import { resolveDoctorPlan, type DoctorHost, type DoctorPlan, type DoctorRequest } from './doctor-target.js';
 import { readStartup } from './onboard-host.js';
 import { resolveHostname } from './service-target.js';
+import { doctorLocalPaths } from './local-preflight.js';
+import { describeLocalProblem, inspectLocalPaths, type LocalPath, type LocalPathProblem } from '../local-state.js';
 
 const COMMAND_TIMEOUT_MS = 30_000;
 const VERSION_TIMEOUT_MS = 3000;
@@ -207,6 +209,18 @@ function checkStoreDisk(store: string): CheckResult {
   return judgeStoreDisk('this machine', { dir, freeBytes, writable });
 }
 
+// The local paths a command writes (action logs, ssh control directory, a local lock), as the user running doctor:
+// FAIL naming the first that cannot be written, with its fix; PASS naming where they go.
+function judgeLocalState(subject: string, paths: LocalPath[], problems: LocalPathProblem[]): CheckResult {
+  const facts = { paths: paths.map((p) => ({ what: p.what, path: p.path })), problems: problems.map((p) => ({ what: p.what, path: p.path, at: p.at, errno: p.errno })) };
+  const first = problems[0];
+  if (first) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).map((p) => `${p.what} ${p.path}`).join(', ')})` : '';
+    return { ...check('local-state', subject, 'FAIL', `${describeLocalProblem(first)}${more}; tune/apply/rollback would refuse to start`, first.fix), facts };
+  }
+  return { ...check('local-state', subject, 'PASS', `writable by this user: ${paths.map((p) => `${p.what} ${p.path}`).join(', ')}`), facts };
+}
+
 // Run every check (hosts one after another, then the clock skew between them and the local store).
 export async function runDoctor(req: DoctorRequest, env: NodeJS.ProcessEnv): Promise<DoctorOutcome> {
   const plan = await resolveDoctorPlan(req, env);
@@ -219,5 +233,7 @@ export async function runDoctor(req: DoctorRequest, env: NodeJS.ProcessEnv): Pro
   }
   if (plan.hosts.length > 1) checks.push(judgeClockSkew(offsets));
   checks.push(checkStoreDisk(plan.store));
+  const local = doctorLocalPaths({ store: resolve(plan.store), hosts: plan.hosts, sudo: plan.sudo, env });
+  checks.push(judgeLocalState('this machine', local, inspectLocalPaths(local)));
   return { source: plan.source, checks, exitCode: summarizeChecks(checks).exitCode };
 }

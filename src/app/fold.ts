@@ -9,6 +9,7 @@ import { planFold, type FoldPlan } from '../service/fold.js';
 import { catUnit, reloadDaemon } from '../service/systemd.js';
 import { statePaths } from '../service/unit.js';
 import { openService, type ServiceTarget } from './service-target.js';
+import { preflightService } from './local-preflight.js';
 import { withUnitLocks } from './unit-lock.js';
 
 /** What a fold did (or, under --dry-run, would do). */
@@ -28,6 +29,7 @@ function foldSteps(plan: FoldPlan, backupPath: string): string[] {
 // Fold the drop-in into the unit file (one unit: rank0 or the one --rank/--host names).
 export async function foldService(target: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; breakLock?: boolean } = {}): Promise<FoldOutcome> {
   if (target.ranks.length > 1) throw new ToolError('E_USAGE', 'fold acts on one unit: pass --rank N (or --host/--unit)', { hint: 'fold each rank in turn' });
+  preflightService(target, { dryRun: opts.dryRun === true, actionLog: false });
   const svc = await openService(target, onEvent, { dryRun: opts.dryRun });
   try {
     const { host, unit } = svc.controller;

@@ -1,5 +1,7 @@
 // `spectune report` use case: load a campaign from the store, build the pure report model, write Markdown/HTML.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseActionLog } from '../diagnose/index.js';
+import { campaignActionLogPath } from '../service/index.js';
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { loadConfig } from '../config/index.js';
@@ -9,6 +11,17 @@ import { buildReportModel, renderHtml, renderMarkdown, type ReportInput, type Re
 import {
   closeStore, getCampaign, latestCampaign, listActions, listBenchRuns, listTrials, listVerdicts, openStore, type Db,
 } from '../store/index.js';
+
+// A campaign's service actions: the store's rows, else its action log next to the store (<store>.actions/campaign-<id>.jsonl).
+function readCampaignActions(db: Db, campaignId: number): ReportInput['actions'] {
+  const rows = listActions(db, { campaignId });
+  if (rows.length) return rows;
+  try {
+    return parseActionLog(readFileSync(campaignActionLogPath(db.name, campaignId), 'utf8')).actions;
+  } catch {
+    return [];
+  }
+}
 
 // Load everything a report needs about one campaign (the latest when id is omitted).
 export function loadReportInput(db: Db, campaignId?: number, now: () => Date = () => new Date()): ReportInput {
@@ -21,7 +34,7 @@ export function loadReportInput(db: Db, campaignId?: number, now: () => Date = (
   }));
   return {
     campaign: { id: c.id, name: c.name, status: c.status, engine: c.engine, config: c.config, bestTrialId: c.bestTrialId, summary: c.summary, simulated: c.simulated, endState: c.endState, createdAt: c.createdAt, finishedAt: c.finishedAt },
-    trials, actions: listActions(db, { campaignId: c.id }), generatedAt: now().toISOString(),
+    trials, actions: readCampaignActions(db, c.id), generatedAt: now().toISOString(),
   };
 }
 

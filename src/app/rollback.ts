@@ -6,6 +6,7 @@ import type { Version } from '../service/deploy.js';
 import type { ServiceJson } from './apply.js';
 import { openService, type ServiceTarget } from './service-target.js';
 import { withUnitLocks } from './unit-lock.js';
+import { preflightService } from './local-preflight.js';
 
 /** One rank's rollback plan. */
 export interface RankRollbackPlan { rank: number; host: string; plan: RollbackPlan }
@@ -20,6 +21,8 @@ export type RollbackOutcome =
 // its start-up deadline, readyTimeoutMs, default the controller's). A dry run and a no-op change nothing (not even the
 // lock). A multi-host target rolls every rank back as one group (nothing to do only when no rank has anything to do).
 export async function rollbackService(target: ServiceTarget, onEvent: EventSink, opts: { readyTimeoutMs?: number; dryRun?: boolean; to?: Version; breakLock?: boolean } = {}): Promise<RollbackOutcome> {
+  // The action log and the ssh control directory are checked before any host is touched.
+  preflightService(target, { dryRun: opts.dryRun === true, actionLog: true });
   const svc = await openService(target, onEvent, { dryRun: opts.dryRun, readyTimeoutMs: opts.readyTimeoutMs });
   // Every rank's plan; 'nothing' only when no rank has anything to do.
   const planAll = async () => {

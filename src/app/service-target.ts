@@ -9,7 +9,7 @@ import type { EventSink } from '../tune/events.js';
 import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
-import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
+import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, LEGACY_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
 import { DEFAULT_LEASE_MS, createServiceController, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
@@ -30,7 +30,8 @@ export const TARGET_USAGE = `target (flags win over -c spectune.yaml, read when 
   --engine ${ENGINE_NAMES.join('|')}   (default sglang)
   --endpoint URL            (default http://<host>:<--port of ExecStart, else ${ENGINE_NAMES.map((n) => DEFAULT_PORTS[n]).join(' / ')}>)
   -c FILE                   spectune.yaml to read the target from (default ./spectune.yaml when it exists)
-  --action-log FILE         (default $SPECTUNE_ACTION_LOG, else ${DEFAULT_ACTION_LOG})
+  --action-log FILE         your log of spectune's stops/restarts (default $SPECTUNE_ACTION_LOG, else
+                            ${DEFAULT_ACTION_LOG}); checked before any host is touched
   --rank N                  one rank of a multi-host target (0 = rank0, the endpoint); default: every rank of
                             spectune.yaml's target.hosts, as one group (rank0 first)`;
 
@@ -140,7 +141,8 @@ export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { 
   try {
     for (const r of t.ranks) hosts.push(await openHost({ target: r.target, sshConfig: t.sshConfig, sudo: t.sudo }));
     const endpoint = await resolveEndpoint({ ...t, target: t.ranks[0].target, unit: t.ranks[0].unit }, hosts[0]);
-    const actionLog = opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath);
+    // The old shared log (/var/lib/spectune) is still read for attribution when it exists and is readable.
+    const actionLog = opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath, { alsoRead: [LEGACY_ACTION_LOG] });
     // With several ranks the group emits the one verdict over all journals; the per-rank ones would contradict it.
     const rankEvents = t.ranks.length > 1 ? withoutRankDiagnoses(onEvent) : onEvent;
     const leaseMs = opts.leaseMs ?? t.leaseMs ?? DEFAULT_LEASE_MS;

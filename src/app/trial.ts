@@ -100,7 +100,8 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
     return measured;
   } catch (e) {
     // Ctrl-C, or a store that cannot save (full disk): not the config's fault; the campaign stops and resumes it.
-    if (ctx.signal?.aborted || (e as { code?: string }).code === 'E_STORE_FULL') throw e;
+    const code = (e as { code?: string }).code;
+    if (ctx.signal?.aborted || code === 'E_STORE_FULL' || code === 'E_LOCAL_STATE') throw e;
     const reason = `benchmark failed: ${(e as Error).message}`;
     if (await isNotTheConfigsFault(ctx, ready, reason)) return { ...ready, status: 'discarded', violations: [reason] };
     return recordFailure(ctx, ready, reason);

@@ -10,6 +10,8 @@ import { wireCampaign } from './tune-wiring.js';
 import { rethrowStoreError } from '../store/index.js';
 import { markCampaignInterrupted } from './tune-store.js';
 import { withUnitLocks } from './unit-lock.js';
+import { preflightLocalState } from '../local-state.js';
+import { tuneLocalPaths } from './local-preflight.js';
 import { runSlurmTune, type SlurmDryRun } from './tune-slurm.js';
 
 /** Inputs of one `spectune tune`. */
@@ -26,6 +28,8 @@ export interface TuneCommandInput {
   onEvent: EventSink;
   /** Break a stale host lock in the way (printed). */
   breakLock?: boolean;
+  /** --action-log: one action log file for this run (default $SPECTUNE_ACTION_LOG, else the campaign's next to the store). */
+  actionLogPath?: string;
   /** --lease: the commit-confirmed lease of a candidate (ms; 0 = off), over the config's target.lease. */
   leaseMs?: number;
   signal: AbortSignal;
@@ -44,7 +48,9 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
     const r = await runSlurmTune({ cfg: config, baseDir: resolve(input.baseDir), env: input.env, sshConfig: input.sshConfig, resume: input.resume, dryRun: input.dryRun, onEvent, signal: input.signal });
     return r.kind === 'dry-run' ? { kind: 'dry-run', plan: toDryRunPlan(r.plan) } : r;
   }
-  const w = await wireCampaign(config, { env: input.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, dryRun: input.dryRun, onEvent });
+  // Everything written here (store, action log, ssh control socket) is checked before any host is touched.
+  preflightLocalState(tuneLocalPaths(config, { baseDir: resolve(input.baseDir), env: input.env, actionLog: input.actionLogPath, dryRun: input.dryRun }));
+  const w = await wireCampaign(config, { env: input.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, dryRun: input.dryRun, onEvent, actionLogPath: input.actionLogPath });
   try {
     if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
     const units = w.controllers.map((c) => ({ host: c.host, unit: c.unit }));

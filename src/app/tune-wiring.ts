@@ -5,7 +5,7 @@ import { ToolError } from '../errors.js';
 import { assertSqliteFile } from '../local-files.js';
 import type { EventSink } from '../tune/events.js';
 import { openHost, type Host } from '../host/index.js';
-import { createFileActionLog, createMemoryActionLog, createServiceController, resolveActionLogPath, type ServiceController } from '../service/index.js';
+import { actionLogOverride, createCampaignActionLog, createFileActionLog, createMemoryActionLog, createServiceController, type ActionLog, type ServiceController } from '../service/index.js';
 import { guardDiskFull, openStore, type Db } from '../store/index.js';
 import { createBenchPort } from './tune-bench.js';
 import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
@@ -35,6 +35,7 @@ export interface WiringOptions {
   baseDir: string;
   /** ssh_config file for the hosts (the test hosts). */
   sshConfig?: string;
+  /** One action log file for the run (--action-log), over $SPECTUNE_ACTION_LOG; default: the campaign's, next to the store. */
   actionLogPath?: string;
   onEvent: EventSink;
   /** Replace the service port (the demo's process manager binding). */
@@ -67,6 +68,21 @@ export function resolveApiKey(cfg: SpectuneConfig, env: NodeJS.ProcessEnv): stri
   return cfg.target.apiKeyEnv ? env[cfg.target.apiKeyEnv] ?? null : null;
 }
 
+// The run's action log: in memory for a dry run, the override file, else the campaign's own file next to the store
+// (bound to the campaign once the store has opened it).
+function openCampaignActionLog(opts: WiringOptions, store: string): { actionLog: ActionLog; bind: (id: number) => void } {
+  if (opts.dryRun) return { actionLog: createMemoryActionLog(), bind: () => {} };
+  const override = actionLogOverride(opts.actionLogPath, opts.env);
+  if (override) return { actionLog: createFileActionLog(override), bind: () => {} };
+  const log = createCampaignActionLog(store);
+  return { actionLog: log, bind: (id) => log.bind(id) };
+}
+
+// The store port, telling the action log which campaign it opened (a new one or the one resumed).
+function bindActionLog(store: TuneDeps['store'], bind: (id: number) => void): TuneDeps['store'] {
+  return { ...store, openCampaign: (o) => { const c = store.openCampaign(o); bind(c.id); return c; } };
+}
+
 // Open everything a campaign needs; the caller closes it.
 export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Promise<CampaignWiring> {
   const first = cfg.target.hosts[0];
@@ -87,7 +103,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     throw e;
   }
   const db = openStore(opts.dryRun ? ':memory:' : resolve(opts.baseDir, cfg.store));
-  const actionLog = opts.dryRun ? createMemoryActionLog() : createFileActionLog(opts.actionLogPath ?? resolveActionLogPath(undefined, opts.env));
+  const { actionLog, bind } = openCampaignActionLog(opts, resolve(opts.baseDir, cfg.store));
   const multi = ranks.length > 1;
   // With several ranks the group port emits the one verdict over all journals; the per-rank ones would contradict it.
   const onEvent = multi ? withoutRankDiagnoses(opts.onEvent) : opts.onEvent;
@@ -102,7 +118,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     service: opts.servicePort ?? service,
     bench: createBenchPort(cfg, resolveApiKey(cfg, opts.env)),
     search: opts.search ?? createSearchPort(cfg, { confirmProbes: opts.confirmProbes }),
-    store: guardDiskFull(createSqliteTuneStore(db, cfg.target.engine), db.name),
+    store: bindActionLog(guardDiskFull(createSqliteTuneStore(db, cfg.target.engine), db.name), bind),
     now: Date.now,
   };
   return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true, ...(opts.simulated ? { simulated: true } : {}) }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };

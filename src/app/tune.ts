@@ -163,13 +163,14 @@ async function handleAbort(st: RunState): Promise<void> {
   if (inflight.some((t) => t.kind !== 'baseline')) await st.ctx.deps.service.recover('interrupted by the operator');
 }
 
-// The store cannot save (full disk): nothing more can be recorded, so put the service back on its known-good config
-// when a trial's candidate was in flight; the unsaved trial stays "running" in the store and resume redoes it.
+// The store cannot save (full disk), or spectune's own local I/O failed (E_LOCAL_STATE: EACCES, ENOSPC, EROFS on the
+// store or the action log): put the service back on its known-good config when a trial's candidate was in flight; the
+// unsaved trial stays "running" in the store and resume redoes it.
 async function recoverAfterStoreFailure(st: RunState, e: ToolError): Promise<void> {
   if (!st.trials.some((t) => t.status === 'running' && t.kind !== 'baseline')) return;
   st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'error', message: `${e.message}: returning the service to its known-good config` });
   try {
-    await st.ctx.deps.service.recover('the store cannot save (disk full)');
+    await st.ctx.deps.service.recover(e.code === 'E_STORE_FULL' ? 'the store cannot save (disk full)' : 'spectune cannot write its local state');
   } catch (r) {
     st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'error', message: `could not return the service to its known-good config: ${(r as Error).message}; run spectune rollback` });
   }
@@ -211,7 +212,7 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
       await handleAbort(st);
       return interruptedResult(st, stored.id, baseline ?? null);
     }
-    if (e instanceof ToolError && e.code === 'E_STORE_FULL') await recoverAfterStoreFailure(st, e);
+    if (e instanceof ToolError && (e.code === 'E_STORE_FULL' || e.code === 'E_LOCAL_STATE')) await recoverAfterStoreFailure(st, e);
     throw e;
   }
 }

@@ -1,6 +1,6 @@
 export type { CommandResult, CommandStream, ExecOptions, Host, StreamOptions } from './types.js';
 export { LocalHost, runArgv } from './local.js';
-export { SshHost, type SshHostOptions } from './ssh.js';
+export { SshHost, controlDirBase, type SshHostOptions } from './ssh.js';
 export { spawnStream } from './stream.js';
 export { quoteArg, quoteArgv } from './shell-quote.js';
 export { classifySshFailure, classifySudoFailure } from './ssh-errors.js';

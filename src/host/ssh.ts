@@ -5,6 +5,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, rmdirSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolError } from '../errors.js';
+import { describeErrno } from '../local-state.js';
 import { expectOk } from './command-result.js';
 import { runArgv } from './local.js';
 import { quoteArgv } from './shell-quote.js';
@@ -74,15 +75,25 @@ export function sweepStaleControlDirs(base: string): void {
   }
 }
 
+/** Where the private ssh control directories go: $TMPDIR when its path is short enough for a unix socket, else /tmp. */
+export function controlDirBase(): string {
+  return join(tmpdir(), 'spectune-ssh-XXXXXX').length <= MAX_CONTROL_DIR_LENGTH ? tmpdir() : '/tmp';
+}
+
 // A private (0700) directory for the control socket, short enough for a unix socket path.
 function makeControlDir(): string {
-  const base = join(tmpdir(), 'spectune-ssh-XXXXXX').length <= MAX_CONTROL_DIR_LENGTH ? tmpdir() : '/tmp';
+  const base = controlDirBase();
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', closeMastersAtExit);
     sweepStaleControlDirs(base);
   }
-  return mkdtempSync(join(base, 'spectune-ssh-'));
+  try {
+    return mkdtempSync(join(base, 'spectune-ssh-'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+    throw new ToolError('E_LOCAL_STATE', `ssh control directory ${base}: cannot create spectune-ssh-* in it: ${describeErrno(code)}`, { hint: 'set TMPDIR to a directory you can write (ssh keeps its control socket there)', cause: e });
+  }
 }
 
 /** A remote machine over SSH; commands are argv arrays, quoted strictly for the remote shell. */

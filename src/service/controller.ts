@@ -104,12 +104,16 @@ export class ServiceController {
     const lease = plan.lease ?? undefined;
     const { version, previous } = await applyDeploy(plan, this.host, this.onEvent, { lease, mode: this.unitMode });
     if (lease && !this.renewer) this.renewer = startRenewing(this.host, this.unit, lease, (m) => this.log('warn', m));
-    await this.act('deploy', `drop-in version ${version} with ${JSON.stringify(plan.changes)}`);
     try {
+      // Inside: an action log that cannot be written (E_LOCAL_STATE) puts the previous drop-in back like a failed restart.
+      await this.act('deploy', `drop-in version ${version} with ${JSON.stringify(plan.changes)}`);
       return { version, drain: await this.restart(`apply ${JSON.stringify(plan.changes)}`, stop) };
     } catch (e) {
-      await restoreVersion(this.host, this.unit, previous, lease ? null : plan.dropInText, { leased: !!lease, mode: this.unitMode }).catch(() => {});
+      const restored = await restoreVersion(this.host, this.unit, previous, lease ? null : plan.dropInText, { leased: !!lease, mode: this.unitMode }).then(() => true, () => false);
       this.stopRenewing();
+      if (isToolError(e) && e.code === 'E_LOCAL_STATE' && restored) {
+        throw new ToolError('E_LOCAL_STATE', `${e.message}; ${this.host.name}: ${this.unit} was put back on ${previous === 'none' ? "the unit's own config" : `version ${previous}`} before any restart (the candidate never ran)`, { hint: e.hint, cause: e });
+      }
       throw e;
     }
   }

@@ -3,7 +3,10 @@ export { createServiceController, ServiceController, RollbackFailedError, ReadyT
 export { planDeploy, renderPlan, type DeployPlan, type PlanStep, type Changes } from './plan.js';
 export { applyDeploy, describeRollbackTarget, type Version } from './deploy.js';
 export { DEFAULT_LEASE_MS, leasePaths, renderLeaseScript, TRIAL_DROPIN_NAME, type LeaseOptions } from './lease.js';
-export { createFileActionLog, createMemoryActionLog, resolveActionLogPath, DEFAULT_ACTION_LOG, type ActionLog } from './action-log.js';
+export {
+  createFileActionLog, createMemoryActionLog, createCampaignActionLog, resolveActionLogPath, actionLogOverride, userStateDir, campaignActionLogDir,
+  campaignActionLogPath, ACTION_LOG_FIX, DEFAULT_ACTION_LOG, LEGACY_ACTION_LOG, type ActionLog, type CampaignActionLog,
+} from './action-log.js';
 export { normalizeUnitName, dropInPath, splitCatOutput, type UnitFile } from './unit.js';
 export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';
 export { estimateDrain, describeDrainRisk, type DrainEstimate } from './safe-stop.js';

@@ -59,10 +59,30 @@ export function storeFullError(path: string, cause: unknown): ToolError {
   });
 }
 
-// Translate a disk-full failure of a store operation into E_STORE_FULL; anything else is rethrown unchanged.
+/** SQLite's and the file system's ways of saying the store cannot be written (not a full disk), in words. */
+const UNWRITABLE: [RegExp, string][] = [
+  [/^SQLITE_READONLY/, 'read-only (SQLITE_READONLY: the file, its directory or the file system refuses writes)'],
+  [/^SQLITE_CANTOPEN/, 'cannot open its journal (SQLITE_CANTOPEN: its directory refuses new files?)'],
+  [/^SQLITE_PERM$/, 'permission denied (SQLITE_PERM)'], [/^SQLITE_IOERR/, 'input/output error'],
+  [/^EACCES$/, 'permission denied (EACCES)'], [/^EROFS$/, 'read-only file system (EROFS)'], [/^EPERM$/, 'operation not permitted (EPERM)'],
+];
+
+// A store that became unwritable mid-run (chmod, a read-only remount): one E_LOCAL_STATE line, or null when it is not that.
+export function storeUnwritableError(e: unknown, path: string): ToolError | null {
+  const code = (e as { code?: unknown } | null)?.code;
+  const hit = typeof code === 'string' ? UNWRITABLE.find(([re]) => re.test(code)) : undefined;
+  if (!hit) return null;
+  return new ToolError('E_LOCAL_STATE', `store ${path}: cannot write it: ${hit[1]}`, {
+    hint: `make ${path} and its directory writable for this user (or point store: in spectune.yaml elsewhere), then run spectune tune --resume`, cause: e,
+  });
+}
+
+// Translate a disk-full failure of a store operation into E_STORE_FULL, an unwritable store into E_LOCAL_STATE;
+// anything else is rethrown unchanged.
 export function rethrowStoreError(e: unknown, path: string): never {
-  if (!(e instanceof ToolError) && isDiskFullError(e, path)) throw storeFullError(path, e);
-  throw e;
+  if (e instanceof ToolError) throw e;
+  if (isDiskFullError(e, path)) throw storeFullError(path, e);
+  throw storeUnwritableError(e, path) ?? e;
 }
 
 // Wrap every method of a store-backed object so a full disk surfaces as E_STORE_FULL (sync and async methods alike).

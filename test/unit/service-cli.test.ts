@@ -63,7 +63,10 @@ describe('resolveTarget', () => {
   it('takes flags, validates the unit and defaults the engine and action log', async () => {
     const t = await resolveTarget({ host: 'root@h', unit: 'llm', endpoint: 'http://h:30000' }, { SPECTUNE_ACTION_LOG: '/tmp/a.jsonl' });
     expect(t).toMatchObject({ target: 'root@h', unit: 'llm.service', engine: 'sglang', endpoint: 'http://h:30000', actionLogPath: '/tmp/a.jsonl', sudo: false });
-    expect((await resolveTarget({ unit: 'llm' }, {})).actionLogPath).toBe('/var/lib/spectune/actions.jsonl');
+    // The default is the running user's own, never the shared /var/lib/spectune (issue 19).
+    expect((await resolveTarget({ unit: 'llm' }, { HOME: '/home/ann' })).actionLogPath).toBe('/home/ann/.local/state/spectune/actions.jsonl');
+    expect((await resolveTarget({ unit: 'llm' }, { HOME: '/home/ann', XDG_STATE_HOME: '/srv/ann-state' })).actionLogPath).toBe('/srv/ann-state/spectune/actions.jsonl');
+    expect((await resolveTarget({ unit: 'llm', 'action-log': '/x/a.jsonl' }, { SPECTUNE_ACTION_LOG: '/tmp/a.jsonl' })).actionLogPath).toBe('/x/a.jsonl');
   });
   it('refuses a missing unit, an unknown engine and a hostile unit', async () => {
     await expect(resolveTarget({}, {})).rejects.toMatchObject({ code: 'E_USAGE' });

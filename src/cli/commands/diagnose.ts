@@ -16,7 +16,8 @@ const USAGE = `usage: spectune diagnose [FILE...|-] [--state FILE] [--actions FI
        spectune diagnose --slurm-job ID [--host user@login] [--output FILE] [--engine E] [--json]
   FILE            journalctl -o json export, journalctl text (short, short-iso, short-precise) or plain engine
                   output; one per node; - or a pipe: stdin
-  --state FILE    \`systemctl show UNIT\` output    --actions FILE  spectune's action log (JSON lines)
+  --state FILE    \`systemctl show UNIT\` output    --actions FILE  spectune's action log (JSON lines): yours
+                  are ~/.local/state/spectune/actions.jsonl (apply/rollback) and <store>.actions/campaign-N.jsonl (tune)
   --kernel FILE   kernel log lines (OOM killer)    --engine E      (default: detected from the log)
   --unit U        live: read the unit's journal, state and kernel log (on --host, default this machine)
   --since TIME    live window start (default "10 min ago")          --ssh-config FILE

@@ -10,7 +10,8 @@ import type { Command } from '../io.js';
 const USAGE = `usage: spectune doctor [-c spectune.yaml | --host user@host --unit NAME [--engine E]] [--itl-ms N] [--json]
   Checks, changing nothing anywhere: SSH (host key checking on), systemctl and journal rights, rights to write
   the drop-in (test -w), engine health and version, TimeoutStopSec against the longest request, start-up time
-  from the journal, disk for the local store, clock skew between the hosts of a two-host target.
+  from the journal, disk for the local store, clock skew between the hosts of a two-host target, and, as you,
+  the local state tune/apply/rollback write (action logs, the ssh control directory).
   -c FILE        the config to check (default: ./spectune.yaml when --unit is not given)
   --host/--unit/--engine/--endpoint  check one unit without a config (engine default: read from ExecStart)
   --ssh-config FILE, --sudo          as for every command
