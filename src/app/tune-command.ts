@@ -46,6 +46,8 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   }
   const w = await wireCampaign(config, { env: input.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, dryRun: input.dryRun, onEvent });
   try {
+    // A target.endpoint on another port than the unit's --port would wait out the start-up deadline: fail now (dry run too).
+    if (config.target.manager === 'systemd') await w.controller.checkEndpointPort('target.endpoint');
     if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
     const units = w.controllers.map((c) => ({ host: c.host, unit: c.unit }));
     return await withUnitLocks(units, { command: 'tune', breakLock: input.breakLock, resume: input.resume, onEvent }, async () => {

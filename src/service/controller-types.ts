@@ -26,6 +26,8 @@ export interface ServiceControllerOptions {
   by?: string;
   collaborators?: Collaborators;
   prober?: Prober;
+  /** The engine's --api-key, sent on every health, metrics and info probe (without it a keyed engine logs 401s). */
+  apiKey?: string | null;
   pollMs?: number;
   confirmWindowMs?: number;
   maxDrainWaitMs?: number;

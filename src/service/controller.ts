@@ -16,7 +16,8 @@ import {
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
 import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
 import { startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
-import { httpProber, joinUrl, type Prober } from './health.js';
+import { createHttpProber, joinUrl, readEngineInfo, type Prober } from './health.js';
+import { checkEndpointPort, type EndpointSource } from './endpoint-port.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
 import { createProgressReporter } from './progress.js';
@@ -76,7 +77,7 @@ export class ServiceController {
     this.opts = opts;
     this.onEvent = opts.onEvent ?? ignoreEvents;
     this.actionLog = opts.actionLog ?? createMemoryActionLog();
-    this.prober = opts.prober ?? httpProber;
+    this.prober = opts.prober ?? createHttpProber(opts.apiKey);
     this.adapter = getEngine(opts.engine);
     this.healthUrl = joinUrl(opts.endpoint, this.adapter.healthPath);
     this.collab = opts.collaborators ?? diagnoseCollaborators;
@@ -87,6 +88,11 @@ export class ServiceController {
     const [state, inForce, versions] = await Promise.all([showUnit(this.host, this.unit), this.readInForce(), readVersions(this.host, this.unit)]);
     const health = o.health === false ? { ok: false, status: null, error: 'not asked: a worker rank serves no HTTP', url: '' } : await this.prober.health(this.healthUrl);
     return { host: this.host.name, unit: this.unit, state, execStart: inForce.execStart, settings: inForce.settings, dropIn: !!ourDropIn(inForce.files), versions, health, view: viewUnit(inForce.files) };
+  }
+
+  // The engine's info JSON (SGLang /server_info), asked with the key; null when the engine has none or it is unavailable.
+  readInfo(): Promise<unknown | null> {
+    return readEngineInfo(this.opts.endpoint, this.adapter, this.opts.apiKey);
   }
 
   // Plan a deploy of engine changes on top of what is in force (pure once the unit is read).
@@ -254,6 +260,12 @@ export class ServiceController {
   // Engine settings in force (unit file plus drop-ins).
   async currentSettings(): Promise<EngineSettings> {
     return (await this.readInForce()).settings;
+  }
+
+  // Fail at once (E_CONFIG_INVALID) when the endpoint's port is not the one the ExecStart in force listens on.
+  async checkEndpointPort(source: EndpointSource): Promise<void> {
+    const port = (await this.currentSettings()).port;
+    checkEndpointPort({ endpoint: this.opts.endpoint, unit: this.unit, execPort: typeof port === 'number' ? port : undefined, defaultPort: this.adapter.defaultPort, source });
   }
 
   // Emit a log event.
