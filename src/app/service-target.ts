@@ -11,7 +11,7 @@ import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
 import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
-import { DEFAULT_LEASE_MS, createServiceController, type EndpointSource, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
+import { DEFAULT_LEASE_MS, createServiceController, type EndpointSource, type RestartHooks, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
 import { effectiveEnvironment, effectiveListValue, normalizeUnitName } from '../service/unit.js';
@@ -54,6 +54,10 @@ export interface ServiceTarget {
   actionLogPath: string;
   /** Commit-confirmed lease of a candidate (ms; 0 = off), from spectune.yaml's target.lease (default 5 min). */
   leaseMs?: number;
+  /** How long a restart waits for in-flight requests (ms), from spectune.yaml's target.drainTimeout. */
+  drainTimeoutMs?: number;
+  /** The operator's restart hooks, from spectune.yaml's target.hooks. */
+  hooks?: RestartHooks;
   /** The engine's --api-key, sent on every probe: spectune.yaml's target.apiKey/apiKeyEnv, else $SPECTUNE_API_KEY. */
   apiKey?: string | null;
   /** The units the command acts on, rank0 first: every rank of the config's target, or the one --rank/--host/--unit picks. */
@@ -76,7 +80,7 @@ async function readConfigTarget(path: string | undefined, env: NodeJS.ProcessEnv
   const { config } = await loadConfig(file);
   const t = config.target;
   const ranks = orderRanks(t.hosts).map((h, rank) => ({ target: h.host ?? undefined, unit: normalizeUnitName(h.unit), rank }));
-  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks, leaseMs: t.leaseMs, apiKey: resolveApiKeyInfo(t, env).key };
+  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks, leaseMs: t.leaseMs, apiKey: resolveApiKeyInfo(t, env).key, drainTimeoutMs: t.drainTimeoutMs, hooks: t.hooks };
 }
 
 // The ranks a command acts on: --host/--unit name one unit; --rank N picks one of the config's; else all of them.
@@ -106,6 +110,7 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
     unit: ranks[0].unit, engine, endpoint: str('endpoint') ?? (sameAsConfig ? fromConfig.endpoint : undefined),
     endpointSource: str('endpoint') !== undefined ? '--endpoint' : 'target.endpoint',
     actionLogPath: resolveActionLogPath(str('action-log'), env), ranks,
+    ...(sameAsConfig ? { drainTimeoutMs: fromConfig.drainTimeoutMs, hooks: fromConfig.hooks } : {}),
     apiKey: sameAsConfig && fromConfig.apiKey !== undefined ? fromConfig.apiKey : resolveApiKeyInfo(null, env).key,
   };
 }
@@ -141,7 +146,7 @@ export interface OpenService {
 }
 
 // Open every rank's host and build the controllers and their group; a dry run records nothing (no action log written).
-export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number; leaseMs?: number; checkEndpointPort?: boolean } = {}): Promise<OpenService> {
+export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number; leaseMs?: number; drainTimeoutMs?: number; checkEndpointPort?: boolean } = {}): Promise<OpenService> {
   const hosts: Host[] = [];
   const close = () => Promise.all(hosts.map((h) => h.close().catch(() => {}))).then(() => undefined);
   try {
@@ -152,7 +157,7 @@ export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { 
     const rankEvents = t.ranks.length > 1 ? withoutRankDiagnoses(onEvent) : onEvent;
     const leaseMs = opts.leaseMs ?? t.leaseMs ?? DEFAULT_LEASE_MS;
     const lease = leaseMs > 0 ? { ms: leaseMs } : undefined;
-    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: rankEvents, readyTimeoutMs: opts.readyTimeoutMs, lease, apiKey: t.apiKey }));
+    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: rankEvents, readyTimeoutMs: opts.readyTimeoutMs, lease, apiKey: t.apiKey, maxDrainWaitMs: opts.drainTimeoutMs ?? t.drainTimeoutMs, hooks: t.hooks }));
     const group = createServiceGroup({ ranks: ctls, onEvent, actionLog });
     // A command that waits for the engine fails at once on an explicit endpoint whose port the unit does not listen on.
     if (opts.checkEndpointPort && t.endpoint) await ctls[0].checkEndpointPort(t.endpointSource ?? 'target.endpoint');

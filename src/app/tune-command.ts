@@ -28,6 +28,8 @@ export interface TuneCommandInput {
   breakLock?: boolean;
   /** --lease: the commit-confirmed lease of a candidate (ms; 0 = off), over the config's target.lease. */
   leaseMs?: number;
+  /** --drain-timeout: how long a restart waits for in-flight requests (ms), over the config's target.drainTimeout. */
+  drainTimeoutMs?: number;
   signal: AbortSignal;
 }
 
@@ -40,6 +42,7 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   const { config, warnings } = await loadConfig(input.configPath);
   for (const w of warnings) onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: w });
   if (input.leaseMs !== undefined) config.target.leaseMs = input.leaseMs;
+  if (input.drainTimeoutMs !== undefined) config.target.drainTimeoutMs = input.drainTimeoutMs;
   if (config.target.manager === 'slurm') {
     const r = await runSlurmTune({ cfg: config, baseDir: resolve(input.baseDir), env: input.env, sshConfig: input.sshConfig, resume: input.resume, dryRun: input.dryRun, onEvent, signal: input.signal });
     return r.kind === 'dry-run' ? { kind: 'dry-run', plan: toDryRunPlan(r.plan) } : r;

@@ -18,6 +18,7 @@ import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, rea
 import { startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
 import { createHttpProber, joinUrl, readEngineInfo, type Prober } from './health.js';
 import { checkEndpointPort, type EndpointSource } from './endpoint-port.js';
+import { describeHooks, NO_HOOKS, runHooks, type RestartHooks } from './hooks.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
 import { createProgressReporter } from './progress.js';
@@ -68,6 +69,10 @@ export class ServiceController {
   private renewer: LeaseRenewer | null = null;
   /** The unit file's mode, kept by the drop-ins (read at the first deploy). */
   private unitMode: number | undefined;
+  /** The operator's restart hooks (target.hooks). */
+  private readonly hooks: RestartHooks;
+  /** A restart spectune made whose postReady hooks have not run yet. */
+  private postReadyPending = false;
 
   constructor(opts: ServiceControllerOptions) {
     this.unit = normalizeUnitName(opts.unit);
@@ -81,6 +86,7 @@ export class ServiceController {
     this.adapter = getEngine(opts.engine);
     this.healthUrl = joinUrl(opts.endpoint, this.adapter.healthPath);
     this.collab = opts.collaborators ?? diagnoseCollaborators;
+    this.hooks = opts.hooks ?? NO_HOOKS;
   }
 
   // Unit state, engine settings in force, health (not asked with health: false: a worker rank serves no HTTP).
@@ -98,7 +104,9 @@ export class ServiceController {
   // Plan a deploy of engine changes on top of what is in force (pure once the unit is read).
   async plan(changes: Changes, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<DeployPlan> {
     const files = await catUnit(this.host, this.unit);
-    return planDeploy(files[0].text, files.slice(1), this.engine, changes, { unit: this.unit, unitPath: files[0].path, lease: this.opts.lease, ...p });
+    const plan = planDeploy(files[0].text, files.slice(1), this.engine, changes, { unit: this.unit, unitPath: files[0].path, lease: this.opts.lease, ...p });
+    const hooks = describeHooks(this.hooks);
+    return hooks.length && !plan.noop ? { ...plan, hooks } : plan;
   }
 
   // Deploy a plan and restart safely (a failed restart puts the previous drop-in back); follow with waitReady().
@@ -123,7 +131,9 @@ export class ServiceController {
   // Safe (re)start: quiesce and drain when the unit is up, then restart, keeping the baseline for waitReady.
   async restart(why: string, stop: StopOptions = {}): Promise<DrainEstimate | null> {
     const state = await showUnit(this.host, this.unit);
+    if (state.activeState === 'active') await runHooks('preStop', this.hooks, (m) => this.log('info', `${this.unit}: ${m}`));
     const drain = state.activeState === 'active' ? await this.drainBeforeStop(state, stop) : null;
+    this.postReadyPending = this.hooks.postReady.length > 0;
     const [cursor, clockOffsetMs] = await Promise.all([lastJournalCursor(this.host, this.unit), measureClockOffsetMs(this.host)]);
     await this.act('restart', why);
     const startedAt = Date.now();
@@ -293,6 +303,7 @@ export class ServiceController {
       unit: this.unit, timeoutStopMs: state.timeoutStopMs, sleep,
       readMetrics: () => this.prober.metrics(this.opts.endpoint, this.adapter),
       warn: (m) => this.log('warn', m), info: (m) => this.log('info', m),
+      progress: (p) => this.onEvent({ type: 'service:drain', ts: Date.now(), unit: this.unit, ...p }),
     }, { ...stop, maxWaitMs: this.opts.maxDrainWaitMs });
   }
 
@@ -316,6 +327,10 @@ export class ServiceController {
     if (outcome.status === 'stable') return { status: 'stable' };
     if (outcome.status === 'ready') {
       this.onEvent({ type: 'service:ready', ts: Date.now(), unit: this.unit, elapsedMs: outcome.elapsedMs });
+      if (this.postReadyPending) {
+        this.postReadyPending = false;
+        await runHooks('postReady', this.hooks, (m) => this.log('info', `${this.unit}: ${m}`)).catch((e: unknown) => this.log('warn', `${(e as Error).message}: the engine serves; run it by hand`));
+      }
       return { status: 'ready', elapsedMs: outcome.elapsedMs };
     }
     if (outcome.status === 'timeout') return this.failTimedOut(outcome.tracker, deadlineMs ?? outcome.elapsedMs);

@@ -52,8 +52,13 @@ export function formatVerdict(v: Verdict, d: Diagnosis | null): string {
 }
 
 // One progress line for a service event (null: not shown); takes any event of the stream, so it can be a whole sink.
-export function formatServiceEvent(event: ServiceEvent | { type: string; ts: number }): string | null {
+export function formatServiceEvent(event: ServiceEvent | { type: string; ts: number }, now?: number): string | null {
   const e = event as ServiceEvent;
+  if (e.type === 'service:drain') {
+    const left = Math.max(0, Math.ceil((e.deadlineTs - (now ?? e.ts)) / 1000));
+    const clock = left >= 60 ? `${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s` : `${left}s`;
+    return `spectune: ${e.unit}: draining before the stop: ${e.running} running, ${e.queued} queued; stopping anyway in ${clock} (--drain-timeout)${e.note ? `; ${e.note}` : ''}`;
+  }
   if (e.type === 'service:action') return `spectune: ${e.unit}: ${e.action} (${e.why})`;
   if (e.type === 'service:ready') return `spectune: ${e.unit}: ready after ${(e.elapsedMs / 1000).toFixed(1)} s`;
   if (e.type === 'service:failed') return `spectune: ${e.unit}: start failed: ${e.reason}`;

@@ -5,12 +5,12 @@ import { runTuneCommand, toTuneJson, type TuneCommandResult } from '../../app/tu
 import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
 import { redactText, redactValue } from '../../redact.js';
 import { chooseRenderMode, createRenderer, formatConfig } from '../render/index.js';
-import { parseFlags, parseLease } from '../args.js';
+import { parseDrainTimeout, parseFlags, parseLease } from '../args.js';
 import { EXIT } from '../exit.js';
 import { handleInterrupts, ignoreBrokenOutput, SIGNAL_EXIT } from '../interrupt.js';
 import type { CliIo, Command } from '../io.js';
 
-const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE] [--break-lock] [--lease DURATION]
+const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE] [--break-lock] [--lease DURATION] [--drain-timeout DURATION]
   -c FILE           the campaign config (default ./spectune.yaml; example: examples/spectune.yaml, schema:
                     schema/spectune.schema.json); benchmark.timeouts default to ${Object.entries(DEFAULT_BENCH_TIMEOUTS).map(([k, v]) => `${k} ${v}`).join(', ')}
   --resume          continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
@@ -25,6 +25,9 @@ const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--r
   --lease DURATION  every candidate runs provisionally from /run: unless this run confirms it, the host's own timer
                     restores known-good within DURATION, even if spectune is killed or cut off (default
                     target.lease, else 5m; 0 = off)
+  --drain-timeout D before each stop, wait at most D for the engine's in-flight requests, then stop anyway
+                    (default target.drainTimeout, else 10m; 0 = no wait); target.hooks runs commands on this
+                    machine before each stop and after each ready (e.g. the load balancer's drain)
   The campaign holds a lock on each host (/var/lib/spectune/<unit>/lock): a second tune/apply/rollback of the unit
   is refused, naming the owner. --resume breaks the lock of this machine's own killed tune (printed).
   Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop safely: the candidate is rolled back, the lock released,
@@ -43,7 +46,7 @@ const EXIT_INTERRUPTED = 130;
 
 const FLAGS = {
   config: { type: 'string', short: 'c' }, resume: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, restore: { type: 'boolean' },
-  json: { type: 'boolean' }, 'confirm-probes': { type: 'boolean' }, 'ssh-config': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, 'confirm-probes': { type: 'boolean' }, 'ssh-config': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, 'drain-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Human summary of the result on stdout.
@@ -80,7 +83,7 @@ export const run: Command = async (argv, io) => {
     const r = await runTuneCommand({
       configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
       restore: values.restore === true, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true,
-      breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), env: io.env, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
+      breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), drainTimeoutMs: parseDrainTimeout(values['drain-timeout']), env: io.env, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
     }).finally(() => renderer.close());
     if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : toTuneJson(r.result)))}\n`);
     else printResult(io, r);
