@@ -1,6 +1,7 @@
 // Which service the status/apply/rollback/logs commands act on: flags first, then spectune.yaml `target`;
 // opens the host and builds the service controller.
 import { existsSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { resolveApiKeyInfo } from '../config/api-key.js';
 import { orderRanks } from '../config/ranks.js';
 import { ToolError } from '../errors.js';
@@ -54,6 +55,8 @@ export interface ServiceTarget {
   actionLogPath: string;
   /** Commit-confirmed lease of a candidate (ms; 0 = off), from spectune.yaml's target.lease (default 5 min). */
   leaseMs?: number;
+  /** The campaign store of spectune.yaml (resolved against the config file's folder), for status. */
+  store?: string;
   /** How long a restart waits for in-flight requests (ms), from spectune.yaml's target.drainTimeout. */
   drainTimeoutMs?: number;
   /** The operator's restart hooks, from spectune.yaml's target.hooks. */
@@ -80,7 +83,7 @@ async function readConfigTarget(path: string | undefined, env: NodeJS.ProcessEnv
   const { config } = await loadConfig(file);
   const t = config.target;
   const ranks = orderRanks(t.hosts).map((h, rank) => ({ target: h.host ?? undefined, unit: normalizeUnitName(h.unit), rank }));
-  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks, leaseMs: t.leaseMs, apiKey: resolveApiKeyInfo(t, env).key, drainTimeoutMs: t.drainTimeoutMs, hooks: t.hooks };
+  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks, leaseMs: t.leaseMs, apiKey: resolveApiKeyInfo(t, env).key, drainTimeoutMs: t.drainTimeoutMs, hooks: t.hooks, store: resolvePath(dirname(file), config.store) };
 }
 
 // The ranks a command acts on: --host/--unit name one unit; --rank N picks one of the config's; else all of them.
@@ -110,7 +113,7 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
     unit: ranks[0].unit, engine, endpoint: str('endpoint') ?? (sameAsConfig ? fromConfig.endpoint : undefined),
     endpointSource: str('endpoint') !== undefined ? '--endpoint' : 'target.endpoint',
     actionLogPath: resolveActionLogPath(str('action-log'), env), ranks,
-    ...(sameAsConfig ? { drainTimeoutMs: fromConfig.drainTimeoutMs, hooks: fromConfig.hooks } : {}),
+    ...(sameAsConfig ? { drainTimeoutMs: fromConfig.drainTimeoutMs, hooks: fromConfig.hooks, store: fromConfig.store } : {}),
     apiKey: sameAsConfig && fromConfig.apiKey !== undefined ? fromConfig.apiKey : resolveApiKeyInfo(null, env).key,
   };
 }

@@ -21,7 +21,7 @@ export function formatGroupStatus(ranks: (ServiceStatus & { rank: number })[]): 
 }
 
 // `spectune status` as a few lines.
-export function formatStatus(st: ServiceStatus & { lock?: { text: string } | null }): string {
+export function formatStatus(st: ServiceStatus & { lock?: { text: string } | null; campaigns?: { text: string }[] }): string {
   const s = st.state;
   const lines = [
     `${st.host} ${st.unit}: ${s.activeState} (${s.subState}), pid ${s.mainPid ?? '-'}, restarts ${s.nRestarts ?? '-'}, result ${s.result || '-'}`,
@@ -29,6 +29,7 @@ export function formatStatus(st: ServiceStatus & { lock?: { text: string } | nul
     `  engine settings in force: ${formatSettings(st.settings)}`,
     ...formatUnitView(st.view),
     ...(st.lock !== undefined ? [`  lock: ${st.lock ? `held by ${st.lock.text}` : 'free'}`] : []),
+    ...(st.campaigns ? (st.campaigns.length ? st.campaigns.map((c) => `  campaign: ${c.text}`) : ['  campaign: none running']) : []),
     `  health: ${st.health.url} -> ${st.health.status ?? st.health.error ?? 'no answer'}${st.health.ok ? ' (ok)' : ''}`,
   ];
   if ((s.nRestarts ?? 0) > 0) {
