@@ -5,7 +5,8 @@ import { loadConfig } from '../config/index.js';
 import type { EventSink } from '../tune/events.js';
 import { trialNumber } from '../tune/types.js';
 import { runCampaign, type CampaignResult } from './tune.js';
-import { planCampaignDryRun, type DryRunPlan } from './tune-dry-run.js';
+import { planCampaignDryRun, planResume, type DryRunPlan } from './tune-dry-run.js';
+import { readLockHolder } from './status.js';
 import { wireCampaign } from './tune-wiring.js';
 import { rethrowStoreError } from '../store/index.js';
 import { markCampaignInterrupted } from './tune-store.js';
@@ -51,7 +52,12 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   try {
     // A target.endpoint on another port than the unit's --port would wait out the start-up deadline: fail now (dry run too).
     if (config.target.manager === 'systemd') await w.controller.checkEndpointPort('target.endpoint');
-    if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
+    if (input.dryRun) {
+      const plan = await planCampaignDryRun(w.controller, w.deps.search, w.spec);
+      const held = await Promise.all(w.controllers.map(async (c) => ({ c, lock: await readLockHolder(c.host, c.unit) })));
+      const locks = held.filter((h) => h.lock).map((h) => `${h.c.host.name} ${h.c.unit}: locked by ${h.lock!.text}: the real run would be refused while that run lives (--break-lock only breaks a stale lock${input.resume ? '; --resume breaks the lock of this machine\'s own killed tune' : ''})`);
+      return { kind: 'dry-run', plan: { ...plan, ...(locks.length ? { locks } : {}), ...(input.resume ? { resume: planResume(resolve(input.baseDir, config.store), w.spec.name) } : {}) } };
+    }
     const units = w.controllers.map((c) => ({ host: c.host, unit: c.unit }));
     return await withUnitLocks(units, { command: 'tune', breakLock: input.breakLock, resume: input.resume, onEvent }, async () => {
       const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
