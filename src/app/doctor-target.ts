@@ -1,6 +1,7 @@
 // Which service `spectune doctor` checks and against which numbers: spectune.yaml (every rank), or the flags
 // (one unit). Nothing is read from a host here.
 import { existsSync } from 'node:fs';
+import { resolveApiKeyInfo, type ApiKeyInfo } from '../config/api-key.js';
 import { orderRanks } from '../config/ranks.js';
 import { ToolError } from '../errors.js';
 import { normalizeUnitName } from '../unit-name.js';
@@ -37,7 +38,8 @@ export interface DoctorPlan {
   /** null: read it from the unit's ExecStart. */
   engine: EngineName | null;
   endpoint: string | null;
-  apiKey: string | null;
+  /** The key spectune sends (target.apiKey / target.apiKeyEnv; flags only: $SPECTUNE_API_KEY) and its fix. */
+  apiKey: ApiKeyInfo;
   outputTokens: number;
   readyTimeoutMs: number;
   store: string;
@@ -55,7 +57,7 @@ export async function resolveDoctorPlan(req: DoctorRequest, env: NodeJS.ProcessE
   if (req.unit) {
     return {
       ...common, source: 'flags', hosts: [{ target: req.host, unit: normalizeUnitName(req.unit), role: 'rank0' }],
-      engine: (req.engine as EngineName | undefined) ?? null, endpoint: req.endpoint ?? null, apiKey: null,
+      engine: (req.engine as EngineName | undefined) ?? null, endpoint: req.endpoint ?? null, apiKey: resolveApiKeyInfo(null, env),
       outputTokens: DEFAULT_OUTPUT_TOKENS, readyTimeoutMs: DEFAULT_READY_MS, store: DEFAULT_STORE,
     };
   }
@@ -70,7 +72,7 @@ export async function resolveDoctorPlan(req: DoctorRequest, env: NodeJS.ProcessE
   return {
     ...common, source: file,
     hosts: orderRanks(t.hosts).map((h, i) => ({ target: h.host ?? undefined, unit: h.unit, role: i === 0 ? 'rank0' : 'rank1' })),
-    engine: t.engine, endpoint: req.endpoint ?? t.endpoint, apiKey: t.apiKey ?? (t.apiKeyEnv ? env[t.apiKeyEnv] ?? null : null),
+    engine: t.engine, endpoint: req.endpoint ?? t.endpoint, apiKey: resolveApiKeyInfo(t, env),
     outputTokens: config.benchmark.outputTokens, readyTimeoutMs: config.benchmark.timeouts.readyMs, store: config.store,
   };
 }

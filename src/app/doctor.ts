@@ -9,7 +9,7 @@ import type { EngineName } from '../engines/types.js';
 import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import {
-  describeUnitFiles, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup, judgeStopTimeout, judgeStoreDisk,
+  describeUnitFiles, judgeApiKey, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup, judgeStopTimeout, judgeStoreDisk,
   readVersion, summarizeChecks, type CheckResult, type EngineUnit,
 } from '../onboard/index.js';
 import { httpProber, joinUrl } from '../service/health.js';
@@ -39,7 +39,7 @@ function check(id: string, subject: string, status: CheckResult['status'], summa
 }
 
 // The ids checked per host after SSH, for SKIP lines when an earlier step failed.
-const HOST_CHECKS = ['systemctl', 'journal', 'dropin', 'in-force', 'engine', 'stop-timeout', 'startup'];
+const HOST_CHECKS = ['systemctl', 'journal', 'dropin', 'in-force', 'engine', 'api-key', 'stop-timeout', 'startup'];
 
 // SKIP lines for the checks that could not run.
 function skipped(ids: string[], subject: string, why: string): CheckResult[] {
@@ -147,14 +147,23 @@ async function readUnitEngine(host: Host, unit: string, engine: EngineName | nul
   return files ? describeUnitFiles(unit, files, engine ?? undefined) : null;
 }
 
-// Engine health and version at the endpoint (rank0).
-async function checkEngine(plan: DoctorPlan, h: DoctorHost, subject: string, engine: EngineName, seen: EngineUnit | null): Promise<CheckResult> {
+// The key spectune will send, on a path the engine's --api-key protects: a 401/403 is a FAIL naming where the key goes.
+async function checkApiKey(plan: DoctorPlan, endpoint: string, subject: string, engine: EngineName): Promise<CheckResult> {
+  const url = joinUrl(endpoint, getEngine(engine).authProbePath);
+  const r = await getText(url, plan.apiKey.key);
+  return judgeApiKey(subject, { url, status: r?.status ?? null, sent: plan.apiKey.key !== null, source: plan.apiKey.source, fix: plan.apiKey.fix });
+}
+
+// Engine health and version at the endpoint (rank0), then whether it accepts spectune's key.
+async function checkEngine(plan: DoctorPlan, h: DoctorHost, subject: string, engine: EngineName, seen: EngineUnit | null): Promise<CheckResult[]> {
   const port = seen?.port ?? getEngine(engine).defaultPort;
   const hostName = await resolveHostname({ target: h.target, sshConfig: plan.sshConfig });
   const endpoint = (plan.endpoint ?? `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${port}`).replace(/\/+$/, '');
   const health = await httpProber.health(joinUrl(endpoint, getEngine(engine).healthPath));
-  const version = health.ok ? await probeVersion(endpoint, engine, plan.apiKey) : null;
-  return judgeEngine(subject, { engine, healthUrl: health.url, healthStatus: health.status, healthError: health.error, version, detectedEngine: seen?.engine ?? null });
+  const version = health.ok ? await probeVersion(endpoint, engine, plan.apiKey.key) : null;
+  const result = judgeEngine(subject, { engine, healthUrl: health.url, healthStatus: health.status, healthError: health.error, version, detectedEngine: seen?.engine ?? null });
+  if (!health.ok) return [result, check('api-key', subject, 'SKIP', 'the engine is not serving (see the engine check)')];
+  return [result, await checkApiKey(plan, endpoint, subject, engine)];
 }
 
 // Start-up time from the journal against the ready deadline.
@@ -184,7 +193,7 @@ async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: Che
     if (!engine) {
       checks.push(check('engine', subject, 'FAIL', 'cannot tell the engine: ExecStart is not readable or runs no SGLang, vLLM or llama-server command (a wrapper script?)', `pass --engine ${ENGINE_NAMES.join('|')}, or put the engine command in ExecStart`));
     } else if (h.role === 'rank0') {
-      checks.push(await checkEngine(plan, h, subject, engine, seen));
+      checks.push(...await checkEngine(plan, h, subject, engine, seen));
     }
     checks.push(unit.state
       ? judgeStopTimeout(subject, { unit: h.unit, timeoutStopMs: unit.state.timeoutStopMs, outputTokens: plan.outputTokens, itlMs: plan.itlMs })

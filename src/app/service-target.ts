@@ -1,6 +1,8 @@
 // Which service the status/apply/rollback/logs commands act on: flags first, then spectune.yaml `target`;
 // opens the host and builds the service controller.
 import { existsSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { resolveApiKeyInfo } from '../config/api-key.js';
 import { orderRanks } from '../config/ranks.js';
 import { ToolError } from '../errors.js';
 import { DEFAULT_PORTS, ENGINE_NAMES } from '../engines/registry.js';
@@ -10,7 +12,7 @@ import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
 import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, LEGACY_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
-import { DEFAULT_LEASE_MS, createServiceController, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
+import { DEFAULT_LEASE_MS, createServiceController, type EndpointSource, type RestartHooks, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
 import { effectiveEnvironment, effectiveListValue, normalizeUnitName } from '../service/unit.js';
@@ -49,9 +51,19 @@ export interface ServiceTarget {
   unit: string;
   engine: EngineName;
   endpoint: string | undefined;
+  /** Where an explicit endpoint came from (the fix of a port that does not match the unit's --port names it). */
+  endpointSource?: EndpointSource;
   actionLogPath: string;
   /** Commit-confirmed lease of a candidate (ms; 0 = off), from spectune.yaml's target.lease (default 5 min). */
   leaseMs?: number;
+  /** The campaign store of spectune.yaml (resolved against the config file's folder), for status. */
+  store?: string;
+  /** How long a restart waits for in-flight requests (ms), from spectune.yaml's target.drainTimeout. */
+  drainTimeoutMs?: number;
+  /** The operator's restart hooks, from spectune.yaml's target.hooks. */
+  hooks?: RestartHooks;
+  /** The engine's --api-key, sent on every probe: spectune.yaml's target.apiKey/apiKeyEnv, else $SPECTUNE_API_KEY. */
+  apiKey?: string | null;
   /** The units the command acts on, rank0 first: every rank of the config's target, or the one --rank/--host/--unit picks. */
   ranks: RankTarget[];
 }
@@ -65,14 +77,14 @@ export interface RankTarget {
 }
 
 // Target values from spectune.yaml (every rank, rank0 first as the tuner orders them: it serves the endpoint).
-async function readConfigTarget(path: string | undefined): Promise<Partial<ServiceTarget>> {
+async function readConfigTarget(path: string | undefined, env: NodeJS.ProcessEnv): Promise<Partial<ServiceTarget>> {
   const file = path ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   if (!file) return {};
   const { loadConfig } = await import('../config/load.js');
   const { config } = await loadConfig(file);
   const t = config.target;
   const ranks = orderRanks(t.hosts).map((h, rank) => ({ target: h.host ?? undefined, unit: normalizeUnitName(h.unit), rank }));
-  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks, leaseMs: t.leaseMs };
+  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks, leaseMs: t.leaseMs, apiKey: resolveApiKeyInfo(t, env).key, drainTimeoutMs: t.drainTimeoutMs, hooks: t.hooks, store: resolvePath(dirname(file), config.store) };
 }
 
 // The ranks a command acts on: --host/--unit name one unit; --rank N picks one of the config's; else all of them.
@@ -87,7 +99,7 @@ function pickRanks(all: RankTarget[] | undefined, one: RankTarget, rawRank: stri
 // Merge flags over the config file; the unit and engine are required one way or the other.
 export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.ProcessEnv): Promise<ServiceTarget> {
   const str = (k: keyof typeof TARGET_FLAGS) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined);
-  const fromConfig = await readConfigTarget(str('config'));
+  const fromConfig = await readConfigTarget(str('config'), env);
   const unit = str('unit') ?? fromConfig.unit;
   if (!unit) throw new ToolError('E_USAGE', 'no unit: pass --unit NAME (or a spectune.yaml with target.hosts[].unit)');
   const engine = (str('engine') ?? fromConfig.engine ?? 'sglang') as EngineName;
@@ -100,7 +112,10 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
   return {
     target: ranks[0].target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
     unit: ranks[0].unit, engine, endpoint: str('endpoint') ?? (sameAsConfig ? fromConfig.endpoint : undefined),
+    endpointSource: str('endpoint') !== undefined ? '--endpoint' : 'target.endpoint',
     actionLogPath: resolveActionLogPath(str('action-log'), env), ranks,
+    ...(sameAsConfig ? { drainTimeoutMs: fromConfig.drainTimeoutMs, hooks: fromConfig.hooks, store: fromConfig.store } : {}),
+    apiKey: sameAsConfig && fromConfig.apiKey !== undefined ? fromConfig.apiKey : resolveApiKeyInfo(null, env).key,
   };
 }
 
@@ -135,7 +150,7 @@ export interface OpenService {
 }
 
 // Open every rank's host and build the controllers and their group; a dry run records nothing (no action log written).
-export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number; leaseMs?: number } = {}): Promise<OpenService> {
+export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number; leaseMs?: number; drainTimeoutMs?: number; checkEndpointPort?: boolean } = {}): Promise<OpenService> {
   const hosts: Host[] = [];
   const close = () => Promise.all(hosts.map((h) => h.close().catch(() => {}))).then(() => undefined);
   try {
@@ -147,8 +162,10 @@ export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { 
     const rankEvents = t.ranks.length > 1 ? withoutRankDiagnoses(onEvent) : onEvent;
     const leaseMs = opts.leaseMs ?? t.leaseMs ?? DEFAULT_LEASE_MS;
     const lease = leaseMs > 0 ? { ms: leaseMs } : undefined;
-    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: rankEvents, readyTimeoutMs: opts.readyTimeoutMs, lease }));
+    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: rankEvents, readyTimeoutMs: opts.readyTimeoutMs, lease, apiKey: t.apiKey, maxDrainWaitMs: opts.drainTimeoutMs ?? t.drainTimeoutMs, hooks: t.hooks }));
     const group = createServiceGroup({ ranks: ctls, onEvent, actionLog });
+    // A command that waits for the engine fails at once on an explicit endpoint whose port the unit does not listen on.
+    if (opts.checkEndpointPort && t.endpoint) await ctls[0].checkEndpointPort(t.endpointSource ?? 'target.endpoint');
     return { target: t, host: hosts[0], endpoint, controller: ctls[0], group, close };
   } catch (e) {
     await close();

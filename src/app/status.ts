@@ -2,8 +2,10 @@
 import type { EventSink } from '../tune/events.js';
 import type { ServiceStatus } from '../service/index.js';
 import { isToolError } from '../errors.js';
+import { existsSync } from 'node:fs';
 import type { Host } from '../host/types.js';
 import { describeHolder, lockPath, parseLockRecord } from '../lock/index.js';
+import { listCampaigns, listTrials, openStore } from '../store/index.js';
 import { openService, type ServiceTarget } from './service-target.js';
 
 /** One rank's status (a worker's health is not asked: it serves no HTTP). */
@@ -23,11 +25,12 @@ export function isSingleUnit(target: ServiceTarget): boolean {
 }
 
 // Read the status of the target service (one unit).
-export async function readServiceStatus(target: ServiceTarget, onEvent: EventSink): Promise<ServiceStatus & { endpoint: string; lock: LockHolder | null }> {
+export async function readServiceStatus(target: ServiceTarget, onEvent: EventSink): Promise<ServiceStatus & { endpoint: string; lock: LockHolder | null; campaigns?: RunningCampaign[] }> {
   const svc = await openService(target, onEvent);
   try {
     const [st, lock] = await Promise.all([svc.controller.status(), readLockHolder(svc.host, svc.controller.unit)]);
-    return { ...st, endpoint: svc.endpoint, lock };
+    const campaigns = target.store ? readRunningCampaigns(target.store, lock) : undefined;
+    return { ...st, endpoint: svc.endpoint, lock, ...(campaigns ? { campaigns } : {}) };
   } finally {
     await svc.close();
   }
@@ -45,6 +48,26 @@ export async function readGroupStatus(target: ServiceTarget, onEvent: EventSink)
     return { endpoint: svc.endpoint, healthy, ranks };
   } finally {
     await svc.close();
+  }
+}
+
+/** A campaign the store calls running: live while a tune holds the unit's lock, else interrupted (a killed run). */
+export interface RunningCampaign { id: number; name: string; store: string; startedAt: string; trials: number; text: string }
+
+// The campaigns of spectune.yaml's store that are still "running" (read-only: a store that does not exist is not created).
+export function readRunningCampaigns(store: string, lock: LockHolder | null): RunningCampaign[] {
+  if (!existsSync(store)) return [];
+  const db = openStore(store);
+  try {
+    return listCampaigns(db).filter((c) => c.status === 'running').map((c) => {
+      const trials = listTrials(db, c.id).length;
+      const live = lock?.command === 'tune';
+      const text = `#${c.id} ${c.name} running since ${c.createdAt}, ${trials} trial${trials === 1 ? '' : 's'} so far (${store})`
+        + (live ? `, by ${lock.text}` : ': no tune holds the unit\'s lock, so its run ended without finishing it; `spectune tune --resume` goes on');
+      return { id: c.id, name: c.name, store, startedAt: c.createdAt, trials, text };
+    });
+  } finally {
+    db.close();
   }
 }
 

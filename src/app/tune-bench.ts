@@ -9,10 +9,10 @@ import type { TuneBenchPort } from './tune-ports.js';
 const WARMUP_OUTPUT_TOKENS = 16;
 
 // Base options of every benchmark of the campaign.
-export function benchOptionsFromConfig(cfg: SpectuneConfig, apiKey: string | null): BenchOptions {
+export function benchOptionsFromConfig(cfg: SpectuneConfig, apiKey: string | null, authHint?: string): BenchOptions {
   const b = cfg.benchmark;
   return {
-    url: cfg.target.endpoint, apiKey, concurrency: b.concurrency, requests: b.requests, requestsPerLevel: b.requestsPerLevel, inputTokens: b.inputTokens,
+    url: cfg.target.endpoint, apiKey, ...(authHint ? { authHint } : {}), concurrency: b.concurrency, requests: b.requests, requestsPerLevel: b.requestsPerLevel, inputTokens: b.inputTokens,
     outputTokens: b.outputTokens, warmup: b.warmup, seed: cfg.search.seed,
     timeouts: { connect: b.timeouts.connectMs, firstToken: b.timeouts.firstTokenMs, stall: b.timeouts.stallMs },
     // Every measurement starts from the same cache state, by the engine's own means (its adapter's data).
@@ -32,8 +32,8 @@ export function benchOptionsForPhase(base: BenchOptions, cfg: SpectuneConfig, ph
 }
 
 // The benchmark port (timeouts by phase come from the config; Ctrl-C cancels through the signal).
-export function createBenchPort(cfg: SpectuneConfig, apiKey: string | null): TuneBenchPort {
-  const base = benchOptionsFromConfig(cfg, apiKey);
+export function createBenchPort(cfg: SpectuneConfig, apiKey: string | null, authHint?: string): TuneBenchPort {
+  const base = benchOptionsFromConfig(cfg, apiKey, authHint);
   return {
     async run(phase, onEvent, signal) {
       const out = await runBench(benchOptionsForPhase(base, cfg, phase), phase === 'warmup' ? () => {} : onEvent, signal);

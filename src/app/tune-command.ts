@@ -5,7 +5,8 @@ import { loadConfig } from '../config/index.js';
 import type { EventSink } from '../tune/events.js';
 import { trialNumber } from '../tune/types.js';
 import { runCampaign, type CampaignResult } from './tune.js';
-import { planCampaignDryRun, type DryRunPlan } from './tune-dry-run.js';
+import { planCampaignDryRun, planResume, type DryRunPlan } from './tune-dry-run.js';
+import { readLockHolder } from './status.js';
 import { wireCampaign } from './tune-wiring.js';
 import { rethrowStoreError } from '../store/index.js';
 import { markCampaignInterrupted } from './tune-store.js';
@@ -32,6 +33,8 @@ export interface TuneCommandInput {
   actionLogPath?: string;
   /** --lease: the commit-confirmed lease of a candidate (ms; 0 = off), over the config's target.lease. */
   leaseMs?: number;
+  /** --drain-timeout: how long a restart waits for in-flight requests (ms), over the config's target.drainTimeout. */
+  drainTimeoutMs?: number;
   signal: AbortSignal;
 }
 
@@ -44,6 +47,7 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   const { config, warnings } = await loadConfig(input.configPath);
   for (const w of warnings) onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: w });
   if (input.leaseMs !== undefined) config.target.leaseMs = input.leaseMs;
+  if (input.drainTimeoutMs !== undefined) config.target.drainTimeoutMs = input.drainTimeoutMs;
   if (config.target.manager === 'slurm') {
     const r = await runSlurmTune({ cfg: config, baseDir: resolve(input.baseDir), env: input.env, sshConfig: input.sshConfig, resume: input.resume, dryRun: input.dryRun, onEvent, signal: input.signal });
     return r.kind === 'dry-run' ? { kind: 'dry-run', plan: toDryRunPlan(r.plan) } : r;
@@ -52,7 +56,14 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
   preflightLocalState(tuneLocalPaths(config, { baseDir: resolve(input.baseDir), env: input.env, actionLog: input.actionLogPath, dryRun: input.dryRun }));
   const w = await wireCampaign(config, { env: input.env, baseDir: resolve(input.baseDir), sshConfig: input.sshConfig, confirmProbes: input.confirmProbes, dryRun: input.dryRun, onEvent, actionLogPath: input.actionLogPath });
   try {
-    if (input.dryRun) return { kind: 'dry-run', plan: await planCampaignDryRun(w.controller, w.deps.search, w.spec) };
+    // A target.endpoint on another port than the unit's --port would wait out the start-up deadline: fail now (dry run too).
+    if (config.target.manager === 'systemd') await w.controller.checkEndpointPort('target.endpoint');
+    if (input.dryRun) {
+      const plan = await planCampaignDryRun(w.controller, w.deps.search, w.spec);
+      const held = await Promise.all(w.controllers.map(async (c) => ({ c, lock: await readLockHolder(c.host, c.unit) })));
+      const locks = held.filter((h) => h.lock).map((h) => `${h.c.host.name} ${h.c.unit}: locked by ${h.lock!.text}: the real run would be refused while that run lives (--break-lock only breaks a stale lock${input.resume ? '; --resume breaks the lock of this machine\'s own killed tune' : ''})`);
+      return { kind: 'dry-run', plan: { ...plan, ...(locks.length ? { locks } : {}), ...(input.resume ? { resume: planResume(resolve(input.baseDir, config.store), w.spec.name) } : {}) } };
+    }
     const units = w.controllers.map((c) => ({ host: c.host, unit: c.unit }));
     return await withUnitLocks(units, { command: 'tune', breakLock: input.breakLock, resume: input.resume, onEvent }, async () => {
       const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);

@@ -4,7 +4,10 @@ import { renderPlan, type ServiceController } from '../service/index.js';
 import { createTrialRecord } from './trial.js';
 import type { TuneSearchPort, TuneSpec } from './tune-ports.js';
 import { pickConfig } from './tune-service.js';
-import type { TrialRecord, TuneConfig } from '../tune/types.js';
+import { trialNumber, type TrialRecord, type TuneConfig } from '../tune/types.js';
+import { existsSync } from 'node:fs';
+import { latestCampaign, listTrials, openStore } from '../store/index.js';
+import { toTrialRecord } from './tune-store.js';
 
 /** How many opening proposals the dry run lists (the rest depend on measurements). */
 const DRY_RUN_PROPOSALS = 3;
@@ -16,6 +19,32 @@ export interface DryRunPlan {
   baseline: TuneConfig;
   proposals: { config: TuneConfig; reason: string }[];
   firstDeploy: string | null;
+  /** --resume --dry-run: what the resume would roll back and redo (absent without --resume). */
+  resume?: string[];
+  /** Units whose host lock another run holds: the real run would be refused (absent when every lock is free). */
+  locks?: string[];
+}
+
+// What `tune --resume` would do with the store as it is, read-only: the campaign it goes on with, the trials kept,
+// and the interrupted trial it would discard and redo after putting the service back on known-good.
+export function planResume(storePath: string, name: string): string[] {
+  if (!existsSync(storePath)) return [`no store at ${storePath}: nothing to resume (a real --resume would refuse; run without --resume)`];
+  const db = openStore(storePath);
+  try {
+    const c = latestCampaign(db);
+    if (!c || c.name !== name || c.status === 'done' || c.status === 'aborted') {
+      return [`no unfinished campaign "${name}" in ${storePath}: a real --resume would refuse (run without --resume to start a new one)`];
+    }
+    const trials = listTrials(db, c.id).map((t) => toTrialRecord(db, t));
+    const interrupted = trials.filter((t) => t.status === 'running');
+    const kept = trials.length - interrupted.length;
+    const lines = [`would resume campaign #${c.id} "${c.name}" (${c.status}), keeping its ${kept} finished trial${kept === 1 ? '' : 's'}`];
+    for (const t of interrupted) lines.push(`trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) was interrupted: it would be discarded, the service rolled back to its known-good config, and the trial redone`);
+    if (!interrupted.length) lines.push('no trial was interrupted: the service\'s health would be checked first, and it would be rolled back to known-good if it is not healthy');
+    return lines;
+  } finally {
+    db.close();
+  }
 }
 
 // Opening proposals, assuming each one wins clearly (later moves depend on what is measured).

@@ -6,7 +6,7 @@ import { ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';
 import { createServiceGroup, nameOfRank, type ActionLog, type Collaborators, type ServiceController, type ServiceGroup } from '../service/index.js';
 import type { TuneConfig } from '../tune/types.js';
-import { createControllerServicePort, pickConfig, readCapacity, readUnitSnapshot } from './tune-service.js';
+import { createControllerServicePort, pickConfig, readCapacityOf, readUnitSnapshot } from './tune-service.js';
 import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
 
 export { mergeGroupVerdict, withoutRankDiagnoses } from '../service/index.js';
@@ -52,9 +52,9 @@ class MultiServicePort implements TuneServicePort {
 
   async deploy(config: TuneConfig, why: string, signal?: AbortSignal): Promise<DeployOutcome> {
     const plans = await this.group.plan(config);
-    if (plans.every((p) => p.noop) && await this.group.isUp()) return { ready: true, capacity: await readCapacity(this.endpoint, this.engine), restarts: 0 };
+    if (plans.every((p) => p.noop) && await this.group.isUp()) return { ready: true, capacity: await readCapacityOf(this.group.rank0), restarts: 0 };
     const out = await this.group.deploy(plans, `apply ${JSON.stringify(config)} (${why})`, signal);
-    if (out.status === 'ready') return { ready: true, capacity: await readCapacity(this.endpoint, this.engine), restarts: RESTARTS_PER_DEPLOY };
+    if (out.status === 'ready') return { ready: true, capacity: await readCapacityOf(this.group.rank0), restarts: RESTARTS_PER_DEPLOY };
     return { ready: false, reason: `${nameOfRank(this.group.ranks[out.rank])}: ${out.failed.reason}`, verdict: out.verdict, restarts: RESTARTS_PER_DEPLOY };
   }
 

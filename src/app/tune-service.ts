@@ -10,9 +10,14 @@ import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
 const RESTARTS_PER_DEPLOY = 1;
 
 // Capacity facts from the engine's info JSON (SGLang's /server_info); null when the engine has none or it is unavailable.
-export async function readCapacity(endpoint: string, engine: EngineName): Promise<CapacityFacts | null> {
+export async function readCapacity(endpoint: string, engine: EngineName, apiKey?: string | null): Promise<CapacityFacts | null> {
   const adapter = getEngine(engine);
-  return adapter.readInfoCapacity(await readEngineInfo(endpoint, adapter));
+  return adapter.readInfoCapacity(await readEngineInfo(endpoint, adapter, apiKey));
+}
+
+// Capacity facts through a controller (its endpoint, asked with its --api-key).
+export async function readCapacityOf(ctl: ServiceController): Promise<CapacityFacts | null> {
+  return getEngine(ctl.engine).readInfoCapacity(await ctl.readInfo());
 }
 
 // Pick the tuned keys out of the settings in force (a key the command line omits stays omitted).
@@ -36,13 +41,13 @@ async function deployConfig(ctl: ServiceController, endpoint: string, config: Tu
   const plan = await ctl.plan(config);
   if (plan.noop) {
     const st = await ctl.status();
-    if (st.health.ok) return { ready: true, capacity: await readCapacity(endpoint, ctl.engine), restarts: 0 };
+    if (st.health.ok) return { ready: true, capacity: await readCapacityOf(ctl), restarts: 0 };
     await ctl.restart('redeploy of an unchanged config that is not healthy');
   } else {
     await ctl.apply(plan, { signal });
   }
   const r = await ctl.waitReady({ signal });
-  if (r.status === 'ready') return { ready: true, capacity: await readCapacity(endpoint, ctl.engine), restarts: RESTARTS_PER_DEPLOY };
+  if (r.status === 'ready') return { ready: true, capacity: await readCapacityOf(ctl), restarts: RESTARTS_PER_DEPLOY };
   return { ready: false, reason: r.reason, verdict: r.verdict, restarts: RESTARTS_PER_DEPLOY };
 }
 
@@ -54,12 +59,12 @@ export function createControllerServicePort(ctl: ServiceController, endpoint: st
     readConfig: async (keys) => pickConfig(await ctl.currentSettings(), keys),
     async waitHealthy(signal) {
       const st = await ctl.status();
-      if (st.health.ok) return { healthy: true, capacity: await readCapacity(endpoint, ctl.engine), reason: 'healthy' };
+      if (st.health.ok) return { healthy: true, capacity: await readCapacityOf(ctl), reason: 'healthy' };
       if (st.state.activeState !== 'active' && st.state.activeState !== 'activating') {
         return { healthy: false, capacity: null, reason: `unit is ${st.state.activeState}/${st.state.subState}` };
       }
       const r = await ctl.waitReady({ signal });
-      if (r.status === 'ready') return { healthy: true, capacity: await readCapacity(endpoint, ctl.engine), reason: 'ready' };
+      if (r.status === 'ready') return { healthy: true, capacity: await readCapacityOf(ctl), reason: 'ready' };
       return { healthy: false, capacity: null, reason: r.reason };
     },
     async deploy(config, _why, signal) {

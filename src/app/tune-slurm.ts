@@ -1,7 +1,7 @@
 // `manager: slurm` for `spectune tune`: binds the Slurm campaign (src/slurm) to the config, the login host over SSH,
 // the SQLite store (jobs by id), the search and the benchmark; and its dry run (the sbatch scripts, nothing submitted).
 import { resolve } from 'node:path';
-import type { SpectuneConfig, SlurmTargetConfig } from '../config/index.js';
+import { resolveApiKeyInfo, type SpectuneConfig, type SlurmTargetConfig } from '../config/index.js';
 import { readShellCommand, patchShellCommand, getEngine } from '../engines/index.js';
 import { ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';
@@ -123,10 +123,11 @@ export async function runSlurmTune(input: SlurmTuneInput): Promise<{ kind: 'dry-
     const free = await client.listFreeNodes(s.partition);
     const spec = slurmSpecFromConfig(cfg, free.length);
     const apiKey = resolveApiKey(cfg, input.env);
+    const authHint = resolveApiKeyInfo(cfg.target, input.env).fix;
     const search = createSearchPort(cfg);
     const deps: SlurmCampaignDeps = {
       client, store: createSlurmStore(db, cfg, login), propose: (h) => search.propose(h),
-      benchFor: (url) => createBenchPort({ ...cfg, target: { ...cfg.target, endpoint: url } }, apiKey), now: Date.now,
+      benchFor: (url) => createBenchPort({ ...cfg, target: { ...cfg.target, endpoint: url } }, apiKey, authHint), now: Date.now,
     };
     const result = await runSlurmCampaign(deps, spec, { resume: input.resume }, input.onEvent, input.signal);
     if (result.status === 'interrupted') markCampaignInterrupted(db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary });

@@ -1,6 +1,6 @@
 // Builds the campaign's ports from a validated config: store, service controllers (one per host), benchmark and search.
 import { resolve } from 'node:path';
-import { orderRanks, type SpectuneConfig } from '../config/index.js';
+import { orderRanks, resolveApiKeyInfo, type SpectuneConfig } from '../config/index.js';
 import { ToolError } from '../errors.js';
 import { assertSqliteFile } from '../local-files.js';
 import type { EventSink } from '../tune/events.js';
@@ -64,8 +64,7 @@ export function specFromConfig(cfg: SpectuneConfig): TuneSpec {
 
 // The API key for the endpoint: inline in the config, or from the named environment variable.
 export function resolveApiKey(cfg: SpectuneConfig, env: NodeJS.ProcessEnv): string | null {
-  if (cfg.target.apiKey) return cfg.target.apiKey;
-  return cfg.target.apiKeyEnv ? env[cfg.target.apiKeyEnv] ?? null : null;
+  return resolveApiKeyInfo(cfg.target, env).key;
 }
 
 // The run's action log: in memory for a dry run, the override file, else the campaign's own file next to the store
@@ -109,14 +108,15 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   const onEvent = multi ? withoutRankDiagnoses(opts.onEvent) : opts.onEvent;
   // The lease is a transient systemd timer on the host: a `manager: process` target has no systemd to hold it.
   const lease = cfg.target.leaseMs > 0 && cfg.target.manager !== 'process' ? { ms: cfg.target.leaseMs } : undefined;
-  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease }));
+  const apiKey = resolveApiKey(cfg, opts.env);
+  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease, apiKey, maxDrainWaitMs: cfg.target.drainTimeoutMs, hooks: cfg.target.hooks }));
   const ctl = ctls[0];
   const service = multi
     ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog })
     : createControllerServicePort(ctl, cfg.target.endpoint);
   const deps: TuneDeps = {
     service: opts.servicePort ?? service,
-    bench: createBenchPort(cfg, resolveApiKey(cfg, opts.env)),
+    bench: createBenchPort(cfg, apiKey, resolveApiKeyInfo(cfg.target, opts.env).fix),
     search: opts.search ?? createSearchPort(cfg, { confirmProbes: opts.confirmProbes }),
     store: bindActionLog(guardDiskFull(createSqliteTuneStore(db, cfg.target.engine), db.name), bind),
     now: Date.now,

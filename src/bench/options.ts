@@ -16,6 +16,8 @@ export interface BenchOptions {
   model?: string | null;
   /** Bearer token; never printed. */
   apiKey?: string | null;
+  /** What to do when the engine refuses the key (401/403): where the key comes from; default: the bench flags. */
+  authHint?: string;
   /** Closed-loop concurrency levels (or the in-flight cap of an open-loop rate); default [1]. */
   concurrency?: number[];
   /** Measured requests per level; default max(16, 4 x concurrency) unless durationSec is set. */
@@ -56,6 +58,9 @@ export interface BenchOptions {
   cachePolicy?: CachePolicy;
 }
 
+/** The fix of a refused key when `spectune bench` runs on its own (the tuner names spectune.yaml's key instead). */
+export const BENCH_AUTH_HINT = "the engine wants its --api-key: pass --api-key KEY or export SPECTUNE_API_KEY=<the value of the unit's --api-key>";
+
 /** Time limits by phase (ms). */
 export interface BenchTimeouts {
   connect: number;
@@ -95,6 +100,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     api: o.api ?? 'chat',
     model: o.model ?? null,
     apiKey: o.apiKey ?? null,
+    authHint: o.authHint ?? BENCH_AUTH_HINT,
     concurrency: o.concurrency ?? [1],
     requests: o.requests ?? null,
     requestsPerLevel: o.requestsPerLevel ?? null,

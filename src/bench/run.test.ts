@@ -122,6 +122,17 @@ describe('runBench against a scripted SSE server', () => {
     await expect(runBench({ url: server.url, requests: 4, warmup: 0 }, undefined, ac.signal)).rejects.toMatchObject({ code: 'E_BENCH_FAILED', message: 'benchmark aborted' });
   });
 
+  it('a refused key (401/403) names where the key comes from, not --api and --model', async () => {
+    server = await startSseServer(() => ({ status: 401 }));
+    const bare = await runBench({ url: server.url, requests: 2, warmup: 2 }).catch((e: unknown) => e);
+    expect(bare).toMatchObject({ code: 'E_BENCH_FAILED', hint: expect.stringContaining('export SPECTUNE_API_KEY=') });
+    expect((bare as { hint: string }).hint).not.toContain('--model');
+    await server.close();
+    server = await startSseServer(() => ({ status: 403 }));
+    const hint = 'export MY_KEY=<the value of the unit\'s --api-key> before running spectune';
+    await expect(runBench({ url: server.url, requests: 2, warmup: 2, authHint: hint })).rejects.toMatchObject({ code: 'E_BENCH_FAILED', hint });
+  });
+
   it('reports a server that rejects everything as an error with a hint', async () => {
     server = await startSseServer(() => ({ status: 404 }));
     await expect(runBench({ url: server.url, requests: 2, warmup: 2 })).rejects.toMatchObject({ code: 'E_BENCH_FAILED', hint: expect.stringContaining('--api') });

@@ -93,7 +93,7 @@ async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: n
   const warm = o.warmup ?? c;
   if (warm > 0) {
     const w = await runLevel(ctx, Math.min(c, warm), { requests: warm, durationMs: null }, false);
-    if (first && !ctx.signal?.aborted) assertServerAnswers(w, o.url);
+    if (first && !ctx.signal?.aborted) assertServerAnswers(w, o.url, o);
   }
   await resetCacheBeforeLevel(ctx, c);
   const before = scraper ? await scraper.scrape() : null;
@@ -101,7 +101,7 @@ async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: n
   const perLevel = o.requestsPerLevel?.[o.concurrency.indexOf(c)];
   const budget = { requests: o.durationSec !== null ? null : (perLevel ?? o.requests ?? defaultRequests(c)), durationMs: o.durationSec !== null ? o.durationSec * 1000 : null };
   const level = await runLevel({ ...ctx, onHalfway: () => { if (scraper) during = scraper.scrape(); } }, c, budget, true);
-  if (first && warm === 0 && !ctx.signal?.aborted) assertServerAnswers(level, o.url);
+  if (first && warm === 0 && !ctx.signal?.aborted) assertServerAnswers(level, o.url, o);
   const after = scraper ? await scraper.scrape() : null;
   if (level.stats.usageMissing > 0) {
     ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: the server sent no usage for ${level.stats.usageMissing} requests; their token counts are SSE chunk counts (low under speculative decoding)` });
@@ -138,13 +138,16 @@ function warnSharedReads(ctx: LevelContext, c: number, s: LevelStats): void {
 }
 
 // A server that fails every request is not a benchmark result: say what is wrong with a hint.
-function assertServerAnswers(l: LevelOutcome, url: string): void {
+function assertServerAnswers(l: LevelOutcome, url: string, o: Pick<ResolvedBenchOptions, 'authHint'>): void {
   const s = l.stats;
   if (s.ok > 0 || s.failed === 0) return;
   const detail = redactText(s.lastError ?? 'unknown error');
   const where = redactText(url);
   if (s.lastErrorPhase === 'connect') {
     throw new ToolError('E_BENCH_CONNECT', `cannot connect to ${where}: ${detail}`, { hint: 'is the server up? check --url' });
+  }
+  if (s.lastErrorPhase === 'httpStatus' && /^HTTP 40[13]\b/.test(s.lastError ?? '')) {
+    throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, { hint: o.authHint });
   }
   if (s.lastErrorPhase === 'httpStatus') {
     throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, { hint: 'check --api, --model and --api-key' });

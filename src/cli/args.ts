@@ -129,6 +129,16 @@ export function parseReadyTimeout(raw: string | undefined): number | undefined {
   return s * 1000;
 }
 
+/** `--drain-timeout DURATION`: how long a restart waits for in-flight requests before it stops anyway; 0 = no wait. */
+export function parseDrainTimeout(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const ms = parseDurationMs(raw.trim(), 's');
+  if (ms === null || ms < 0) {
+    throw new ToolError('E_USAGE', `--drain-timeout: expected a duration (or 0 for no wait), got "${raw}"`, { hint: 'e.g. --drain-timeout 2m, --drain-timeout 90s; the default is target.drainTimeout in spectune.yaml, else 10m' });
+  }
+  return ms;
+}
+
 /** `--lease DURATION`: how long a candidate may run unconfirmed before the host restores known-good; 0 turns it off. */
 export function parseLease(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;

@@ -8,4 +8,5 @@ export { parseBytes, parseDurationMs, parseRatio, isPercent } from './units.js';
 export { buildJsonSchema, SCHEMA_ID } from './json-schema.js';
 export { loadConfig } from './load.js';
 export { orderRanks } from './ranks.js';
+export { resolveApiKeyInfo, DEFAULT_API_KEY_ENV, type ApiKeyInfo, type ApiKeySetting } from './api-key.js';
 export type { SlurmTargetConfig } from './schema-slurm.js';

@@ -99,7 +99,9 @@ function normalizeTarget(t: RawConfig['target'], p: Problems): SpectuneConfig['t
   const unitRule = t.manager === 'systemd' || t.manager === 'process';
   const hosts = t.hosts.map((h, i) => ({ host: h.host ?? null, unit: unitRule ? normalizeHostUnit(h.unit, i, p) : h.unit, role: h.role ?? (i === 0 ? 'rank0' : 'rank1') } as const));
   const leaseMs = durationOr('target.lease', t.lease, p);
-  return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, processDir: t.processDir ?? DEFAULT_PROCESS_DIR, gpuMemoryBytes, leaseMs, slurm: t.slurm ? normalizeSlurm(t.slurm, p) : null };
+  const drainTimeoutMs = durationOr('target.drainTimeout', t.drainTimeout, p);
+  const hooks = { preStop: t.hooks?.preStop ?? [], postReady: t.hooks?.postReady ?? [], timeoutMs: t.hooks ? durationOr('target.hooks.timeout', t.hooks.timeout, p) : 60_000 };
+  return { hosts, engine: t.engine, endpoint: t.endpoint, apiKey: t.apiKey ?? null, apiKeyEnv: t.apiKeyEnv ?? null, manager: t.manager, processDir: t.processDir ?? DEFAULT_PROCESS_DIR, gpuMemoryBytes, leaseMs, drainTimeoutMs, hooks, slurm: t.slurm ? normalizeSlurm(t.slurm, p) : null };
 }
 
 // The unit of one host under the one unit-name rule (`sglang` is `sglang.service` for every command); a name that

@@ -34,6 +34,16 @@ export const hostSchema = z.strictObject({
 });
 
 /** What is being tuned and how spectune reaches it. */
+/** A command as an argv array (never a shell string): run on this machine, not on the host. */
+const argvSchema = z.array(z.string().min(1)).min(1);
+
+/** Commands around each restart spectune makes (the load balancer's drain: out before the stop, back in after the ready). */
+export const hooksSchema = z.strictObject({
+  preStop: z.array(argvSchema).optional().describe('argv arrays run in order on this machine before each stop spectune makes, e.g. [[lb-ctl, drain, host1]]'),
+  postReady: z.array(argvSchema).optional().describe('argv arrays run in order on this machine once the restarted engine is ready, e.g. [[lb-ctl, enable, host1]]'),
+  timeout: quantity.default('60s').describe('time limit of each hook command, e.g. "60s"'),
+});
+
 export const targetSchema = z.strictObject({
   /** The hosts and units that serve the model (one, or two for a model split across nodes). */
   hosts: z.array(hostSchema).min(1).max(2).describe('hosts and units serving the model'),
@@ -55,6 +65,10 @@ export const targetSchema = z.strictObject({
   /** systemd only: how long a candidate may run unconfirmed before the host itself restores known-good (the
    *  commit-confirmed lease; spectune renews it while it lives), e.g. "5m"; 0 turns it off. */
   lease: quantity.default('5m').describe('commit-confirmed lease of a candidate: the host restores known-good unless spectune renews it, e.g. "5m"; 0 = off'),
+  /** systemd: how long a restart waits for the engine's in-flight requests before it stops anyway, e.g. "10m"; 0 = no wait. */
+  drainTimeout: quantity.default('10m').describe('how long a restart waits for in-flight requests to finish before stopping anyway, e.g. "10m"; 0 = no wait'),
+  /** systemd: commands run on this machine around each restart spectune makes (e.g. take the host out of the load balancer). */
+  hooks: hooksSchema.optional().describe('commands run on this machine before each stop (preStop) and after each ready (postReady)'),
   /** manager: slurm only: how each trial becomes a job. */
   slurm: slurmSchema.optional().describe('manager: slurm: trials as Slurm jobs'),
 });

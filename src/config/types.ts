@@ -56,6 +56,10 @@ export interface SpectuneConfig {
     gpuMemoryBytes: number | null;
     /** Commit-confirmed lease of a candidate (ms; 0 = off). */
     leaseMs: number;
+    /** How long a restart waits for in-flight requests before it stops anyway (ms; 0 = no wait). */
+    drainTimeoutMs: number;
+    /** Commands run on this machine before each stop and after each ready (argv arrays), with a time limit each. */
+    hooks: { preStop: string[][]; postReady: string[][]; timeoutMs: number };
     /** manager: slurm: the trial jobs (null otherwise). */
     slurm: SlurmTargetConfig | null;
   };

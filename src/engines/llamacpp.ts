@@ -163,6 +163,8 @@ export const llamacpp: EngineAdapter = {
   metricsPath: '/metrics',
   infoPaths: [],
   versionProbes: [{ path: '/props', field: 'build_info' }],
+  // --api-key guards every path but /health, /v1/health, /models, /v1/models, /api/tags (so /props and /metrics too).
+  authProbePath: '/props',
   cachePolicy: {
     requestFields: { cache_prompt: false },
     uniquePrefix: false,

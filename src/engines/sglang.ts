@@ -125,6 +125,8 @@ export const sglang: EngineAdapter = {
   // Older SGLang only has /get_server_info (newer ones log a deprecation line for it, so it is the fallback).
   infoPaths: ['/server_info', '/get_server_info'],
   versionProbes: [{ path: '/server_info', field: 'version' }, { path: '/get_server_info', field: 'version' }],
+  // --api-key guards every path but /health*, /metrics* and OPTIONS (add_api_key_middleware).
+  authProbePath: '/v1/models',
   cachePolicy: {
     resetEndpoint: { method: 'POST', path: '/flush_cache' },
     uniquePrefix: true,

@@ -92,6 +92,8 @@ export interface EngineAdapter {
   infoPaths: string[];
   /** Where the engine reports its version over HTTP, tried in order. */
   versionProbes: VersionProbe[];
+  /** A GET its --api-key protects (answers 401 without the key), to check the key spectune sends. */
+  authProbePath: string;
   /** How every measured level starts from the same prefix-cache state on this engine. */
   cachePolicy: EngineCachePolicy;
   /** A log line that means "ready to serve". */

@@ -111,6 +111,8 @@ export const vllm: EngineAdapter = {
   metricsPath: '/metrics',
   infoPaths: [],
   versionProbes: [{ path: '/version', field: 'version' }],
+  // --api-key guards /v1/* only (/health, /metrics, /version stay open).
+  authProbePath: '/v1/models',
   cachePolicy: {
     resetEndpoint: { method: 'POST', path: '/reset_prefix_cache' },
     uniquePrefix: true,

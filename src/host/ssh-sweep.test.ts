@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,5 +24,23 @@ describe('sweepStaleControlDirs', () => {
     const other = make('someone-else', { old: true });
     sweepStaleControlDirs(base);
     expect([stale, inUse, fresh, other].map((p) => existsSync(p))).toEqual([false, true, true, true]);
+  });
+});
+
+describe('sweepStaleControlDirs: directories named after their owner', () => {
+  it('removes a dead owner\'s directory at once, sockets and all; keeps a live owner\'s and its own', () => {
+    // A real process id that is gone: a child that has exited.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const mk = (name: string): string => {
+      const p = join(base, name);
+      mkdirSync(p);
+      writeFileSync(join(p, '0123456789abcdef0123456789abcdef01234567'), '');
+      return p;
+    };
+    const orphan = mk(`spectune-ssh-${dead}-AbC123`);
+    const live = mk(`spectune-ssh-${process.ppid}-XyZ789`);
+    const mine = mk(`spectune-ssh-${process.pid}-Qwe456`);
+    sweepStaleControlDirs(base);
+    expect([orphan, live, mine].map((p) => existsSync(p))).toEqual([false, true, true]);
   });
 });

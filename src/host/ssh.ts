@@ -50,6 +50,11 @@ function checkTarget(target: string): void {
 /** Control directories not closed yet, with the options to reach their master: cleaned up at process exit. */
 const openMasters = new Map<string, string[]>();
 let exitHookInstalled = false;
+/** A control directory's name: the owning process id, so that the next run can tell a dead owner's directory. */
+const CONTROL_DIR_PREFIX = 'spectune-ssh-';
+const OWNED_DIR = /^spectune-ssh-(\d+)-[A-Za-z0-9]{6}$/;
+/** The signals whose default action ends the process without an 'exit' event. */
+const FATAL_SIGNALS = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const;
 
 // A process that forgot close() (or is exiting on an error) must not leave masters or directories behind.
 function closeMastersAtExit(): void {
@@ -60,15 +65,46 @@ function closeMastersAtExit(): void {
   openMasters.clear();
 }
 
-// Remove our own empty, old control directories (left by killed processes: no exit hook runs on SIGKILL).
-// rmdir only removes an empty directory, so a directory whose master is running is never touched.
+// On SIGTERM/SIGHUP/SIGINT with no other handler (a command that does not handle signals itself), close the masters
+// and remove their directories, then die of the same signal as before. A command with its own handler (tune) ends
+// through process.exit, which runs the 'exit' hook.
+function closeMastersOnSignal(sig: (typeof FATAL_SIGNALS)[number]): void {
+  const handler = (): void => {
+    if (process.listenerCount(sig) > 1) return;
+    closeMastersAtExit();
+    for (const s of FATAL_SIGNALS) process.removeListener(s, signalHandlers[s]);
+    process.kill(process.pid, sig);
+  };
+  signalHandlers[sig] = handler;
+  process.on(sig, handler);
+}
+const signalHandlers = {} as Record<(typeof FATAL_SIGNALS)[number], () => void>;
+
+// Whether a process id is alive (EPERM: alive, another user's).
+function isAlive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+}
+
+// Remove our own control directories left by killed processes (no hook runs on SIGKILL): a directory whose owning
+// process is gone has its orphan master told to exit (`ssh -O exit` on each socket) and is removed; a directory of
+// the older unnamed form only when empty and old (rmdir never removes one whose master still runs).
 export function sweepStaleControlDirs(base: string): void {
   const uid = process.getuid?.();
-  for (const name of readdirSync(base).filter((n) => n.startsWith('spectune-ssh-'))) {
+  for (const name of readdirSync(base).filter((n) => n.startsWith(CONTROL_DIR_PREFIX))) {
     const path = join(base, name);
     try {
       const st = lstatSync(path);
-      if (st.isDirectory() && st.uid === uid && Date.now() - st.mtimeMs > STALE_CONTROL_DIR_MS) rmdirSync(path);
+      if (!st.isDirectory() || st.uid !== uid) continue;
+      const owner = OWNED_DIR.exec(name);
+      if (owner) {
+        if (Number(owner[1]) === process.pid || isAlive(Number(owner[1]))) continue;
+        for (const sock of readdirSync(path)) {
+          spawnSync('ssh', ['-o', `ControlPath=${join(path, sock)}`, '-O', 'exit', '--', 'spectune-stale-master'], { stdio: 'ignore', timeout: 2000 });
+        }
+        rmSync(path, { recursive: true, force: true });
+      } else if (Date.now() - st.mtimeMs > STALE_CONTROL_DIR_MS) {
+        rmdirSync(path);
+      }
     } catch {
       // in use (not empty) or already gone
     }
@@ -77,22 +113,23 @@ export function sweepStaleControlDirs(base: string): void {
 
 /** Where the private ssh control directories go: $TMPDIR when its path is short enough for a unix socket, else /tmp. */
 export function controlDirBase(): string {
-  return join(tmpdir(), 'spectune-ssh-XXXXXX').length <= MAX_CONTROL_DIR_LENGTH ? tmpdir() : '/tmp';
+  return join(tmpdir(), `${CONTROL_DIR_PREFIX}${process.pid}-XXXXXX`).length <= MAX_CONTROL_DIR_LENGTH ? tmpdir() : '/tmp';
 }
 
-// A private (0700) directory for the control socket, short enough for a unix socket path.
+// A private (0700) directory for the control socket, short enough for a unix socket path, named after this process.
 function makeControlDir(): string {
   const base = controlDirBase();
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', closeMastersAtExit);
+    for (const sig of FATAL_SIGNALS) closeMastersOnSignal(sig);
     sweepStaleControlDirs(base);
   }
   try {
-    return mkdtempSync(join(base, 'spectune-ssh-'));
+    return mkdtempSync(join(base, `${CONTROL_DIR_PREFIX}${process.pid}-`));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
-    throw new ToolError('E_LOCAL_STATE', `ssh control directory ${base}: cannot create spectune-ssh-* in it: ${describeErrno(code)}`, { hint: 'set TMPDIR to a directory you can write (ssh keeps its control socket there)', cause: e });
+    throw new ToolError('E_LOCAL_STATE', `ssh control directory ${base}: cannot create ${CONTROL_DIR_PREFIX}* in it: ${describeErrno(code)}`, { hint: 'set TMPDIR to a directory you can write (ssh keeps its control socket there)', cause: e });
   }
 }
 

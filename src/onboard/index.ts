@@ -9,5 +9,5 @@ export {
   judgeStopTimeout, judgeStartup, judgeStoreDisk, judgeClockSkew, judgeJournal, judgeDropIn, summarizeChecks, recommendedStopSec,
   CONSERVATIVE_ITL_MS, type StopTimeoutFacts, type JournalFacts, type DropInFacts,
 } from './checks.js';
-export { readVersion, judgeEngine, type EngineFacts, type VersionProbe } from './version.js';
+export { readVersion, judgeEngine, judgeApiKey, type EngineFacts, type ApiKeyFacts, type VersionProbe } from './version.js';
 export { formatUnits, formatChecks } from './render.js';

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../errors.js';
 import {
-  chooseUnit, describeCommand, filterEngineLike, formatChecks, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup,
+  chooseUnit, describeCommand, filterEngineLike, formatChecks, judgeApiKey, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup,
   judgeStopTimeout, judgeStoreDisk, measureStartups, parseRunningUnits, proposeConfig, readVersion, recommendedStopSec, renderYaml, summarizeChecks,
   type EngineUnit,
 } from './index.js';
@@ -169,5 +169,18 @@ describe('onboard core purity', () => {
     const forbidden = [/from 'node:(?:fs|fs\/promises|child_process|net|http|https|os)'/, /\bDate\.now\(/, /new Date\(\)/, /process\.(?:env|hrtime)/];
     const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
     expect(files.flatMap((f) => forbidden.filter((re) => re.test(readFileSync(join(dir, f), 'utf8'))).map((re) => `${f}: ${re.source}`))).toEqual([]);
+  });
+});
+
+describe('judgeApiKey: doctor checks the key spectune will send', () => {
+  const f = { url: 'http://h:1/v1/models', sent: false, source: 'no key ($SPECTUNE_API_KEY is not set)', fix: 'export SPECTUNE_API_KEY=<the value of the unit\'s --api-key> before running spectune' };
+  it('a 401 without a key or a 403 with a wrong one is a FAIL with the variable to set', () => {
+    expect(judgeApiKey('s', { ...f, status: 401 })).toMatchObject({ id: 'api-key', status: 'FAIL', summary: 'the engine wants an API key and spectune has no key ($SPECTUNE_API_KEY is not set) (GET http://h:1/v1/models → 401): every benchmark request would fail', fix: f.fix });
+    expect(judgeApiKey('s', { ...f, status: 403, sent: true, source: '$K (target.apiKeyEnv)' })).toMatchObject({ status: 'FAIL', summary: 'the engine refuses the key spectune sends, from $K (target.apiKeyEnv) (GET http://h:1/v1/models → 403)' });
+  });
+  it('a 200 passes (with or without a key); no answer is a WARN', () => {
+    expect(judgeApiKey('s', { ...f, status: 200, sent: true, source: '$K' }).summary).toBe('the engine accepts the key from $K (GET http://h:1/v1/models → 200)');
+    expect(judgeApiKey('s', { ...f, status: 200 }).summary).toBe('the engine asks for no API key (GET http://h:1/v1/models → 200)');
+    expect(judgeApiKey('s', { ...f, status: null }).status).toBe('WARN');
   });
 });

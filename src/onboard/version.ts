@@ -40,3 +40,32 @@ export function judgeEngine(subject: string, f: EngineFacts): CheckResult {
     facts,
   };
 }
+
+/** What an authenticated probe saw: the key spectune sends (where from, and its fix) against the engine's answer. */
+export interface ApiKeyFacts {
+  /** GET <endpoint><the adapter's authProbePath>. */
+  url: string;
+  /** Its status (null: no answer). */
+  status: number | null;
+  /** Whether spectune sent a key. */
+  sent: boolean;
+  /** Where the key comes from ("$SPECTUNE_API_KEY (target.apiKeyEnv)", "no key ($X is not set)"). */
+  source: string;
+  /** Which variable or config key carries the key. */
+  fix: string;
+}
+
+// Whether the engine accepts the key spectune will use: a 401/403 on a path the engine's --api-key protects is a FAIL.
+export function judgeApiKey(subject: string, f: ApiKeyFacts): CheckResult {
+  const facts = { url: f.url, status: f.status, sent: f.sent };
+  if (f.status === 401 || f.status === 403) {
+    const summary = f.sent
+      ? `the engine refuses the key spectune sends, from ${f.source} (GET ${f.url} → ${f.status})`
+      : `the engine wants an API key and spectune has ${f.source} (GET ${f.url} → ${f.status}): every benchmark request would fail`;
+    return { id: 'api-key', subject, status: 'FAIL', summary, fix: f.fix, facts };
+  }
+  if (f.status !== null && f.status >= 200 && f.status < 300) {
+    return { id: 'api-key', subject, status: 'PASS', summary: f.sent ? `the engine accepts the key from ${f.source} (GET ${f.url} → ${f.status})` : `the engine asks for no API key (GET ${f.url} → ${f.status})`, fix: null, facts };
+  }
+  return { id: 'api-key', subject, status: 'WARN', summary: `cannot tell whether the engine accepts spectune's key: GET ${f.url} → ${f.status ?? 'no answer'}`, fix: 'check the endpoint (target.endpoint / --endpoint)', facts };
+}

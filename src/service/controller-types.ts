@@ -6,6 +6,7 @@ import type { ServiceEventSink } from './events.js';
 import type { Host } from '../host/types.js';
 import type { ActionLog } from './action-log.js';
 import type { LeaseOptions } from './lease.js';
+import type { RestartHooks } from './hooks.js';
 import type { Collaborators } from './collaborators.js';
 import type { Version } from './deploy.js';
 import type { ReadyTimeoutError } from './start-deadline.js';
@@ -26,9 +27,14 @@ export interface ServiceControllerOptions {
   by?: string;
   collaborators?: Collaborators;
   prober?: Prober;
+  /** The engine's --api-key, sent on every health, metrics and info probe (without it a keyed engine logs 401s). */
+  apiKey?: string | null;
   pollMs?: number;
   confirmWindowMs?: number;
+  /** How long a restart waits for in-flight requests before it stops anyway (--drain-timeout, target.drainTimeout; default 10 min). */
   maxDrainWaitMs?: number;
+  /** The operator's commands on this machine before each stop and after each ready (target.hooks). */
+  hooks?: RestartHooks;
   /** Commit-confirmed lease for candidates (real systemd hosts only; without it a candidate goes straight to /etc). */
   lease?: LeaseOptions;
   /** Start-up deadline of waitReady and rollback (ms after the start): neither ready nor failed by then = failed, E_TIMEOUT. Default 20 min. */

@@ -16,7 +16,9 @@ import {
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
 import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
 import { startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
-import { httpProber, joinUrl, type Prober } from './health.js';
+import { createHttpProber, joinUrl, readEngineInfo, type Prober } from './health.js';
+import { checkEndpointPort, type EndpointSource } from './endpoint-port.js';
+import { describeHooks, NO_HOOKS, runHooks, type RestartHooks } from './hooks.js';
 import { renderShort } from './journal.js';
 import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.js';
 import { createProgressReporter } from './progress.js';
@@ -67,6 +69,10 @@ export class ServiceController {
   private renewer: LeaseRenewer | null = null;
   /** The unit file's mode, kept by the drop-ins (read at the first deploy). */
   private unitMode: number | undefined;
+  /** The operator's restart hooks (target.hooks). */
+  private readonly hooks: RestartHooks;
+  /** A restart spectune made whose postReady hooks have not run yet. */
+  private postReadyPending = false;
 
   constructor(opts: ServiceControllerOptions) {
     this.unit = normalizeUnitName(opts.unit);
@@ -76,10 +82,11 @@ export class ServiceController {
     this.opts = opts;
     this.onEvent = opts.onEvent ?? ignoreEvents;
     this.actionLog = opts.actionLog ?? createMemoryActionLog();
-    this.prober = opts.prober ?? httpProber;
+    this.prober = opts.prober ?? createHttpProber(opts.apiKey);
     this.adapter = getEngine(opts.engine);
     this.healthUrl = joinUrl(opts.endpoint, this.adapter.healthPath);
     this.collab = opts.collaborators ?? diagnoseCollaborators;
+    this.hooks = opts.hooks ?? NO_HOOKS;
   }
 
   // Unit state, engine settings in force, health (not asked with health: false: a worker rank serves no HTTP).
@@ -89,10 +96,17 @@ export class ServiceController {
     return { host: this.host.name, unit: this.unit, state, execStart: inForce.execStart, settings: inForce.settings, dropIn: !!ourDropIn(inForce.files), versions, health, view: viewUnit(inForce.files) };
   }
 
+  // The engine's info JSON (SGLang /server_info), asked with the key; null when the engine has none or it is unavailable.
+  readInfo(): Promise<unknown | null> {
+    return readEngineInfo(this.opts.endpoint, this.adapter, this.opts.apiKey);
+  }
+
   // Plan a deploy of engine changes on top of what is in force (pure once the unit is read).
   async plan(changes: Changes, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<DeployPlan> {
     const files = await catUnit(this.host, this.unit);
-    return planDeploy(files[0].text, files.slice(1), this.engine, changes, { unit: this.unit, unitPath: files[0].path, lease: this.opts.lease, ...p });
+    const plan = planDeploy(files[0].text, files.slice(1), this.engine, changes, { unit: this.unit, unitPath: files[0].path, lease: this.opts.lease, ...p });
+    const hooks = describeHooks(this.hooks);
+    return hooks.length && !plan.noop ? { ...plan, hooks } : plan;
   }
 
   // Deploy a plan and restart safely (a failed restart puts the previous drop-in back); follow with waitReady().
@@ -121,7 +135,9 @@ export class ServiceController {
   // Safe (re)start: quiesce and drain when the unit is up, then restart, keeping the baseline for waitReady.
   async restart(why: string, stop: StopOptions = {}): Promise<DrainEstimate | null> {
     const state = await showUnit(this.host, this.unit);
+    if (state.activeState === 'active') await runHooks('preStop', this.hooks, (m) => this.log('info', `${this.unit}: ${m}`));
     const drain = state.activeState === 'active' ? await this.drainBeforeStop(state, stop) : null;
+    this.postReadyPending = this.hooks.postReady.length > 0;
     const [cursor, clockOffsetMs] = await Promise.all([lastJournalCursor(this.host, this.unit), measureClockOffsetMs(this.host)]);
     await this.act('restart', why);
     const startedAt = Date.now();
@@ -260,6 +276,12 @@ export class ServiceController {
     return (await this.readInForce()).settings;
   }
 
+  // Fail at once (E_CONFIG_INVALID) when the endpoint's port is not the one the ExecStart in force listens on.
+  async checkEndpointPort(source: EndpointSource): Promise<void> {
+    const port = (await this.currentSettings()).port;
+    checkEndpointPort({ endpoint: this.opts.endpoint, unit: this.unit, execPort: typeof port === 'number' ? port : undefined, defaultPort: this.adapter.defaultPort, source });
+  }
+
   // Emit a log event.
   private log(level: 'info' | 'warn', message: string): void {
     this.onEvent({ type: 'log', ts: Date.now(), level, message });
@@ -285,6 +307,7 @@ export class ServiceController {
       unit: this.unit, timeoutStopMs: state.timeoutStopMs, sleep,
       readMetrics: () => this.prober.metrics(this.opts.endpoint, this.adapter),
       warn: (m) => this.log('warn', m), info: (m) => this.log('info', m),
+      progress: (p) => this.onEvent({ type: 'service:drain', ts: Date.now(), unit: this.unit, ...p }),
     }, { ...stop, maxWaitMs: this.opts.maxDrainWaitMs });
   }
 
@@ -308,6 +331,10 @@ export class ServiceController {
     if (outcome.status === 'stable') return { status: 'stable' };
     if (outcome.status === 'ready') {
       this.onEvent({ type: 'service:ready', ts: Date.now(), unit: this.unit, elapsedMs: outcome.elapsedMs });
+      if (this.postReadyPending) {
+        this.postReadyPending = false;
+        await runHooks('postReady', this.hooks, (m) => this.log('info', `${this.unit}: ${m}`)).catch((e: unknown) => this.log('warn', `${(e as Error).message}: the engine serves; run it by hand`));
+      }
       return { status: 'ready', elapsedMs: outcome.elapsedMs };
     }
     if (outcome.status === 'timeout') return this.failTimedOut(outcome.tracker, deadlineMs ?? outcome.elapsedMs);

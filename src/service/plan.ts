@@ -44,6 +44,8 @@ export interface DeployPlan {
   diff: string;
   steps: PlanStep[];
   warnings: string[];
+  /** The operator's restart hooks, one line each (run on this machine around the restart; never in a dry run). */
+  hooks?: string[];
   /** True when the new drop-in equals the current one. */
   noop: boolean;
 }
@@ -166,5 +168,6 @@ export function renderPlan(plan: DeployPlan): string {
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   lines.push('', plan.diff || '(no difference)', 'steps:');
   plan.steps.forEach((s, i) => lines.push(`  ${i + 1}. ${s.kind === 'write' ? `write ${s.path}` : s.argv.join(' ')}  # ${s.why}`));
+  if (plan.hooks?.length) lines.push('hooks (target.hooks):', ...plan.hooks.map((h) => `  ${h}`));
   return redactText(`${lines.join('\n')}\n`);
 }

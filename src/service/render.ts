@@ -21,7 +21,7 @@ export function formatGroupStatus(ranks: (ServiceStatus & { rank: number })[]): 
 }
 
 // `spectune status` as a few lines.
-export function formatStatus(st: ServiceStatus & { lock?: { text: string } | null }): string {
+export function formatStatus(st: ServiceStatus & { lock?: { text: string } | null; campaigns?: { text: string }[] }): string {
   const s = st.state;
   const lines = [
     `${st.host} ${st.unit}: ${s.activeState} (${s.subState}), pid ${s.mainPid ?? '-'}, restarts ${s.nRestarts ?? '-'}, result ${s.result || '-'}`,
@@ -29,6 +29,7 @@ export function formatStatus(st: ServiceStatus & { lock?: { text: string } | nul
     `  engine settings in force: ${formatSettings(st.settings)}`,
     ...formatUnitView(st.view),
     ...(st.lock !== undefined ? [`  lock: ${st.lock ? `held by ${st.lock.text}` : 'free'}`] : []),
+    ...(st.campaigns ? (st.campaigns.length ? st.campaigns.map((c) => `  campaign: ${c.text}`) : ['  campaign: none running']) : []),
     `  health: ${st.health.url} -> ${st.health.status ?? st.health.error ?? 'no answer'}${st.health.ok ? ' (ok)' : ''}`,
   ];
   if ((s.nRestarts ?? 0) > 0) {
@@ -52,8 +53,13 @@ export function formatVerdict(v: Verdict, d: Diagnosis | null): string {
 }
 
 // One progress line for a service event (null: not shown); takes any event of the stream, so it can be a whole sink.
-export function formatServiceEvent(event: ServiceEvent | { type: string; ts: number }): string | null {
+export function formatServiceEvent(event: ServiceEvent | { type: string; ts: number }, now?: number): string | null {
   const e = event as ServiceEvent;
+  if (e.type === 'service:drain') {
+    const left = Math.max(0, Math.ceil((e.deadlineTs - (now ?? e.ts)) / 1000));
+    const clock = left >= 60 ? `${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s` : `${left}s`;
+    return `spectune: ${e.unit}: draining before the stop: ${e.running} running, ${e.queued} queued; stopping anyway in ${clock} (--drain-timeout)${e.note ? `; ${e.note}` : ''}`;
+  }
   if (e.type === 'service:action') return `spectune: ${e.unit}: ${e.action} (${e.why})`;
   if (e.type === 'service:ready') return `spectune: ${e.unit}: ready after ${(e.elapsedMs / 1000).toFixed(1)} s`;
   if (e.type === 'service:failed') return `spectune: ${e.unit}: start failed: ${e.reason}`;

@@ -38,3 +38,30 @@ describe('prepareStop', () => {
     expect(seen.filter((s) => s === 'metrics')).toHaveLength(3);
   });
 });
+
+describe('prepareStop: the drain countdown', () => {
+  it('reports on a change of the counts, not once per poll, with the deadline of --drain-timeout', async () => {
+    const lines: { running: number; deadlineTs: number; note: string | null }[] = [];
+    const infos: string[] = [];
+    // 20 polls at 3 running, then 2 for 5 polls, then idle.
+    const answers = [...Array(21).fill(metrics(3, 1e6)), ...Array(5).fill(metrics(2, 1e6)), metrics(0)];
+    const t0 = Date.now();
+    await prepareStop({
+      unit: 'u.service', timeoutStopMs: null, readMetrics: async () => answers.shift() ?? metrics(0),
+      warn: () => {}, info: (m) => infos.push(m), sleep: async () => {}, progress: (p) => lines.push(p),
+    }, { maxWaitMs: 120_000 });
+    expect(lines.map((l) => l.running)).toEqual([3, 2]);
+    expect(lines[0].deadlineTs).toBeGreaterThanOrEqual(t0 + 120_000);
+    expect(lines[0].note).toBeNull();
+    expect(infos).toEqual([]);
+  });
+
+  it('says what helps when live traffic never lets it drain: the drain timeout and target.hooks', async () => {
+    const warns: string[] = [];
+    await prepareStop({
+      unit: 'u.service', timeoutStopMs: null, readMetrics: async () => metrics(5, 1e6),
+      warn: (m) => warns.push(m), info: () => {}, sleep: async (ms) => { await new Promise((r) => setTimeout(r, Math.min(ms, 20))); }, progress: () => {},
+    }, { maxWaitMs: 200 });
+    expect(warns.at(-1)).toMatch(/^u\.service: stopping with 5 running and 0 queued requests still in flight after the drain timeout of 1s \(--drain-timeout \/ target.drainTimeout\).*target\.hooks\.preStop and target\.hooks\.postReady$/);
+  });
+});

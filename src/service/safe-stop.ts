@@ -57,13 +57,28 @@ export interface StopContext {
   readMetrics(): Promise<EngineMetrics | null>;
   warn(message: string): void;
   info(message: string): void;
+  /** The drain's progress (the controller turns it into a service:drain event). */
+  progress?(p: { running: number; queued: number; waitedMs: number; deadlineTs: number; note: string | null }): void;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** Poll the engine's in-flight count this often while waiting for the drain. */
 const DRAIN_POLL_MS = 1000;
-/** Never wait longer than this for requests to finish before stopping anyway (with a warning). */
+/** Never wait longer than this for requests to finish before stopping anyway (with a warning); --drain-timeout and
+ *  target.drainTimeout override it. */
 export const MAX_DRAIN_WAIT_MS = 10 * 60_000;
+/** A progress line at most this often while the counts stay the same (a piped log gets no line per poll). */
+export const DRAIN_LINE_EVERY_MS = 15_000;
+/** Still busy after this long: live traffic, most likely; say what helps. */
+const LIVE_TRAFFIC_AFTER_MS = 60_000;
+/** What helps when live traffic never lets the engine drain. */
+export const LIVE_TRAFFIC_NOTE = 'still busy: live traffic keeps arriving? take the host out of the load balancer first with target.hooks.preStop (and back in with target.hooks.postReady), or shorten the wait with --drain-timeout / target.drainTimeout';
+
+// "9m41s" / "41s".
+function formatLeft(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
 
 // Quiesce spectune's own load, then wait until the engine has no request in flight (or the wait bound is hit).
 export async function prepareStop(ctx: StopContext, opts: { quiesce?: () => Promise<void>; signal?: AbortSignal; maxWaitMs?: number }): Promise<DrainEstimate> {
@@ -74,13 +89,29 @@ export async function prepareStop(ctx: StopContext, opts: { quiesce?: () => Prom
   const first = estimateDrain(await ctx.readMetrics(), ctx.timeoutStopMs);
   const risk = describeDrainRisk(ctx.unit, first);
   if (risk) ctx.warn(risk);
-  const deadline = Date.now() + (opts.maxWaitMs ?? MAX_DRAIN_WAIT_MS);
+  const timeoutMs = opts.maxWaitMs ?? MAX_DRAIN_WAIT_MS;
+  const startedAt = Date.now();
+  const deadline = startedAt + timeoutMs;
   let est = first;
+  let lastKey = '';
+  let lastLineAt = 0;
   while ((est.running ?? 0) + (est.queued ?? 0) > 0 && Date.now() < deadline && !opts.signal?.aborted) {
-    ctx.info(`${ctx.unit}: waiting for ${est.running ?? 0} running and ${est.queued ?? 0} queued requests to finish before stopping`);
+    const now = Date.now();
+    const key = `${est.running ?? 0}/${est.queued ?? 0}`;
+    if (key !== lastKey || now - lastLineAt >= DRAIN_LINE_EVERY_MS) {
+      const waitedMs = now - startedAt;
+      const p = { running: est.running ?? 0, queued: est.queued ?? 0, waitedMs, deadlineTs: deadline, note: waitedMs >= LIVE_TRAFFIC_AFTER_MS ? LIVE_TRAFFIC_NOTE : null };
+      if (ctx.progress) ctx.progress(p);
+      else ctx.info(`${ctx.unit}: waiting for ${p.running} running and ${p.queued} queued requests to finish before stopping, ${formatLeft(deadline - now)} left`);
+      lastKey = key;
+      lastLineAt = now;
+    }
     await ctx.sleep(DRAIN_POLL_MS, opts.signal);
     est = estimateDrain(await ctx.readMetrics(), ctx.timeoutStopMs);
   }
-  if ((est.running ?? 0) + (est.queued ?? 0) > 0) ctx.warn(`${ctx.unit}: stopping with ${est.running ?? 0} requests still in flight (waited the maximum)`);
+  if ((est.running ?? 0) + (est.queued ?? 0) > 0 && !opts.signal?.aborted) {
+    ctx.warn(`${ctx.unit}: stopping with ${est.running ?? 0} running and ${est.queued ?? 0} queued requests still in flight after the drain timeout of ${formatLeft(timeoutMs)} `
+      + `(--drain-timeout / target.drainTimeout); if live traffic never lets it drain, take the host out of the load balancer first: target.hooks.preStop and target.hooks.postReady`);
+  }
   return first;
 }

@@ -7,12 +7,13 @@ import type { ParamValue } from '../../engines/types.js';
 import { redactText, redactValue } from '../../redact.js';
 import { DEFAULT_READY_TIMEOUT_MS, describeRollbackTarget, renderPlan, type Changes } from '../../service/index.js';
 import { formatServiceEvent, formatSettings, formatVerdict } from '../../service/render.js';
-import { numberFlag, parseFlags, parseLease, parseReadyTimeout } from '../args.js';
+import { numberFlag, parseDrainTimeout, parseFlags, parseLease, parseReadyTimeout } from '../args.js';
+import { createServiceProgress } from '../service-progress.js';
 import { EXIT, reportError } from '../exit.js';
 import type { CliIo, Command } from '../io.js';
 import { resolveCommandTarget } from '../target.js';
 
-const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S] [--break-lock] [--lease DURATION]
+const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S] [--break-lock] [--lease DURATION] [--drain-timeout DURATION]
   --set KEY=VALUE        an engine setting, as a key (--set speculative_num_steps=4) or as the engine flag
                          (--set --speculative-num-steps=4); repeat for several
   --unset KEY            remove a flag from ExecStart
@@ -21,6 +22,8 @@ const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dr
                          the host's lease still restores known-good when it lapses (--lease 0 to keep it)
   --lease DURATION       the candidate runs provisionally from /run until it is ready; if spectune dies first the
                          host restores known-good within DURATION (default target.lease, else 5m; 0 = off)
+  --drain-timeout D      before the stop, wait at most D for the engine's in-flight requests (a countdown shows
+                         what is left), then stop anyway (default target.drainTimeout, else 10m; 0 = no wait)
   --timeout-stop-sec N   add TimeoutStopSec=N to the drop-in (default: the unit's own)
   --ready-timeout S      start-up deadline in seconds (default ${DEFAULT_READY_TIMEOUT_MS / 1000}); a start neither ready nor
                          failed by then is stopped and rolled back
@@ -36,7 +39,7 @@ examples:
   spectune apply --host root@gpu1 --unit sglang-qwen --set --speculative-num-steps=4 --json`;
 const FLAGS = {
   ...TARGET_FLAGS, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
-  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, 'drain-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Canonical setting key from "speculative_num_steps", "speculative-num-steps" or "--speculative-num-steps".
@@ -79,11 +82,6 @@ function renderOutcome(o: ApplyOutcome, unit: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-// Write progress events to stderr.
-function progressTo(io: CliIo) {
-  return (e: Parameters<typeof formatServiceEvent>[0]) => { const l = formatServiceEvent(e); if (l) io.stderr.write(`${redactText(l)}\n`); };
-}
-
 // Entry point of `spectune apply`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE, false, { dashValues: ['set', 'unset'] });
@@ -92,9 +90,11 @@ export const run: Command = async (argv, io) => {
   const timeoutStopSec = values['timeout-stop-sec'] === undefined ? undefined : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);
   const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
   const target = await resolveCommandTarget(values, io);
+  const drainTimeoutMs = parseDrainTimeout(values['drain-timeout']);
+  const progress = createServiceProgress(io);
   const r = await applyConfig({
-    target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), onEvent: progressTo(io),
-  });
+    target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), drainTimeoutMs, onEvent: progress.onEvent,
+  }).finally(() => progress.close());
   if ('dryRun' in r) {
     if (r.plans.length === 1) io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));
     else io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan, ranks: r.plans }))}\n` : r.plans.map((p) => `# rank${p.rank} ${p.host}\n${renderPlan(p.plan)}`).join('\n'));

@@ -5,13 +5,13 @@ import { runTuneCommand, toTuneJson, type TuneCommandResult } from '../../app/tu
 import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
 import { redactText, redactValue } from '../../redact.js';
 import { chooseRenderMode, createRenderer, formatConfig } from '../render/index.js';
-import { parseFlags, parseLease } from '../args.js';
+import { parseDrainTimeout, parseFlags, parseLease } from '../args.js';
 import { EXIT } from '../exit.js';
 import { handleInterrupts, ignoreBrokenOutput, SIGNAL_EXIT } from '../interrupt.js';
 import type { CliIo, Command } from '../io.js';
 
 const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE] [--break-lock] [--lease DURATION]
-       [--action-log FILE]
+       [--drain-timeout DURATION] [--action-log FILE]
   -c FILE           the campaign config (default ./spectune.yaml; example: examples/spectune.yaml, schema:
                     schema/spectune.schema.json); benchmark.timeouts default to ${Object.entries(DEFAULT_BENCH_TIMEOUTS).map(([k, v]) => `${k} ${v}`).join(', ')}
   --resume          continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
@@ -29,6 +29,9 @@ const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--r
   --action-log FILE one file for the actions of this run (default $SPECTUNE_ACTION_LOG, else the campaign's own,
                     next to the store: <store>.actions/campaign-<id>.jsonl). The store, the action log and the ssh
                     control directory are checked before any host is touched (a failure is one line with the fix)
+  --drain-timeout D before each stop, wait at most D for the engine's in-flight requests, then stop anyway
+                    (default target.drainTimeout, else 10m; 0 = no wait); target.hooks runs commands on this
+                    machine before each stop and after each ready (e.g. the load balancer's drain)
   The campaign holds a lock on each host (/var/lib/spectune/<unit>/lock): a second tune/apply/rollback of the unit
   is refused, naming the owner. --resume breaks the lock of this machine's own killed tune (printed).
   Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop safely: the candidate is rolled back, the lock released,
@@ -47,7 +50,7 @@ const EXIT_INTERRUPTED = 130;
 
 const FLAGS = {
   config: { type: 'string', short: 'c' }, resume: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, restore: { type: 'boolean' },
-  json: { type: 'boolean' }, 'confirm-probes': { type: 'boolean' }, 'ssh-config': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, 'action-log': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' }, 'confirm-probes': { type: 'boolean' }, 'ssh-config': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, 'drain-timeout': { type: 'string' }, 'action-log': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Human summary of the result on stdout.
@@ -55,6 +58,8 @@ function printResult(io: CliIo, r: TuneCommandResult): void {
   const out = { write: (t: string): void => { io.stdout.write(redactText(t)); } };
   if (r.kind === 'dry-run') {
     const p = r.plan;
+    for (const l of p.locks ?? []) out.write(`warning: ${l}\n`);
+    if (p.resume) out.write(`resume:\n${p.resume.map((l) => `  ${l}`).join('\n')}\n`);
     out.write(`baseline (in force): ${formatConfig(p.baseline)}\n`);
     p.proposals.forEach((x, i) => out.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`));
     out.write(p.firstDeploy ? `\nfirst deploy:\n${p.firstDeploy}\n` : 'nothing to deploy\n');
@@ -84,7 +89,7 @@ export const run: Command = async (argv, io) => {
     const r = await runTuneCommand({
       configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
       restore: values.restore === true, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true,
-      breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), actionLogPath: values['action-log'], env: io.env, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
+      breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), drainTimeoutMs: parseDrainTimeout(values['drain-timeout']), actionLogPath: values['action-log'], env: io.env, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
     }).finally(() => renderer.close());
     if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : toTuneJson(r.result)))}\n`);
     else printResult(io, r);

@@ -31,10 +31,18 @@ function formatServiceEvent(e: SpectuneEvent): string | null {
     case 'slurm:job': return `${e.trial === null ? '' : `trial ${e.trial}: `}slurm job ${e.jobId}${e.node ? ` on ${e.node}` : ''}: ${e.state} (${e.message})`;
     case 'service:state': return `service ${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} restarts=${e.nRestarts ?? '-'}`;
     case 'service:ready': return `service ${e.unit}: ready after ${formatDuration(e.elapsedMs)}`;
+    case 'service:drain': return formatDrain(e, e.ts);
     case 'service:failed': return `service ${e.unit}: FAILED ${e.reason}${e.verdict ? ` -> ${verdictLabel(e.verdict)}` : ''}`;
     case 'diagnosis': return `diagnosis: ${verdictLabel(e.verdict)}: ${e.verdict.summary}`;
     default: return null;
   }
+}
+
+// The drain before a stop, counting down to its deadline at `now` (a terminal redraws it every second).
+export function formatDrain(e: Extract<SpectuneEvent, { type: 'service:drain' }>, now: number): string {
+  const s = Math.max(0, Math.ceil((e.deadlineTs - now) / MS_PER_S));
+  const left = s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  return `service ${e.unit}: draining before the stop: ${e.running} running, ${e.queued} queued; stopping anyway in ${left} (--drain-timeout)${e.note ? `; ${e.note}` : ''}`;
 }
 
 // "crash_loop/kv_cache_oom" style label of a verdict.

@@ -62,3 +62,22 @@ describe('renderers', () => {
     expect(chooseRenderMode({ json: false, isTTY: false, env: {} })).toBe('plain');
   });
 });
+
+describe('the drain countdown', () => {
+  const DRAIN: SpectuneEvent = { type: 'service:drain', ts: 10_000, unit: 'u.service', running: 2, queued: 1, waitedMs: 0, deadlineTs: 10_000 + 600_000, note: null };
+  it('tty: one live line that counts down by itself and is gone once the restart goes on', () => {
+    const out = { ...fakeOut(), columns: 400 };
+    let now = 10_000;
+    const r = createTtyRenderer(out, { now: () => now, tick: false });
+    r.onEvent(START);
+    now += 200;
+    r.onEvent(DRAIN);
+    expect(out.chunks.at(-1)).toContain('| service u.service: draining before the stop: 2 running, 1 queued; stopping anyway in 10m00s (--drain-timeout)');
+    now += 61_000;
+    r.onEvent({ type: 'trial:phase', ts: now, trial: 2, phase: 'deploy', expectedMs: null });
+    expect(out.chunks.at(-1)).toContain('stopping anyway in 8m59s');
+    expect(out.chunks.filter((c) => c.includes('draining')).every((c) => !c.endsWith('\n'))).toBe(true);
+    r.onEvent({ type: 'service:action', ts: now, host: 'h', unit: 'u.service', action: 'restart', why: 'x' });
+    expect(out.chunks.at(-1)).not.toContain('draining');
+  });
+});

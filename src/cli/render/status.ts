@@ -1,6 +1,6 @@
 // Pure state behind the live status line: current trial, phase, elapsed vs expected, best so far.
 import type { SpectuneEvent } from '../../tune/events.js';
-import { formatConfig, formatDuration } from './format.js';
+import { formatConfig, formatDrain, formatDuration } from './format.js';
 
 /** What the live line shows; updated by every event. */
 export interface LiveStatus {
@@ -11,11 +11,13 @@ export interface LiveStatus {
   expectedMs: number | null;
   best: string | null;
   bench: string | null;
+  /** The drain before a stop, counted down at render time. */
+  drain: Extract<SpectuneEvent, { type: 'service:drain' }> | null;
 }
 
 // The status before any event.
 export function createLiveStatus(): LiveStatus {
-  return { trial: null, config: '', phase: null, phaseStartTs: null, expectedMs: null, best: null, bench: null };
+  return { trial: null, config: '', phase: null, phaseStartTs: null, expectedMs: null, best: null, bench: null, drain: null };
 }
 
 // Fold one event into the status (returns a new object; the input is not changed).
@@ -25,17 +27,20 @@ export function updateLiveStatus(s: LiveStatus, e: SpectuneEvent): LiveStatus {
     case 'trial:phase': return { ...s, trial: e.trial, phase: e.phase, phaseStartTs: e.ts, expectedMs: e.expectedMs, bench: null };
     case 'bench:progress': return { ...s, bench: `c=${e.concurrency} ${e.done}${e.total === null ? '' : `/${e.total}`}` };
     case 'campaign:best': return { ...s, best: `${e.objective.toFixed(1)} (${formatConfig(e.config)})` };
-    case 'campaign:end': return { ...s, trial: null, phase: null };
+    case 'campaign:end': return { ...s, trial: null, phase: null, drain: null };
+    case 'service:drain': return { ...s, drain: e };
+    case 'service:action': case 'service:state': case 'service:ready': case 'service:failed': return s.drain ? { ...s, drain: null } : s;
     default: return s;
   }
 }
 
 // Render the status as one line at time `now`, or null when nothing is in progress.
 export function renderLiveStatus(s: LiveStatus, now: number): string | null {
-  if (s.trial === null || s.phase === null) return null;
+  const drain = s.drain ? formatDrain(s.drain, now) : null;
+  if (s.trial === null || s.phase === null) return drain;
   const elapsed = s.phaseStartTs === null ? 0 : now - s.phaseStartTs;
   const expected = s.expectedMs === null ? '' : ` / ~${formatDuration(s.expectedMs)}`;
   const bench = s.bench ? ` ${s.bench}` : '';
   const best = s.best ? ` | best ${s.best}` : '';
-  return `trial ${s.trial} ${s.config} [${s.phase} ${formatDuration(elapsed)}${expected}${bench}]${best}`;
+  return `trial ${s.trial} ${s.config} [${s.phase} ${formatDuration(elapsed)}${expected}${bench}]${best}${drain ? ` | ${drain}` : ''}`;
 }

@@ -17,7 +17,7 @@ const DEFAULT_COLUMNS = 100;
 const CLEAR_LINE = '\r\x1b[2K';
 
 /** Events that only move the live line and never get a permanent line of their own. */
-const LIVE_ONLY = new Set<SpectuneEvent['type']>(['bench:progress', 'trial:phase', 'service:state']);
+const LIVE_ONLY = new Set<SpectuneEvent['type']>(['bench:progress', 'trial:phase', 'service:state', 'service:drain']);
 
 /** Options for tests: an injected clock and no background ticker. */
 export interface TtyOptions {
