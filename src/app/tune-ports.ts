@@ -28,6 +28,9 @@ export interface TuneServicePort {
   /** After a failed benchmark: whether the service deployed last is still the same process, active and healthy, so the
    *  failure was not the config's (a network cut, say); optional: a port without it counts every such failure. */
   stayedUp?(): Promise<boolean>;
+  /** After a benchmark under which the service did not stay up: the verdict on the deployed lifetime's end, read from
+   *  the journal since the deploy (null when it cannot be read); optional, like stayedUp. */
+  diagnoseDeath?(): Promise<Verdict | null>;
   /** The winning unit text to print: the drop-in and the resulting ExecStart. */
   describeDeployed(): Promise<string>;
   /** What runs at the end (tuned settings, health, each unit's own and in-force ExecStart), stored for the report;

@@ -96,7 +96,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   const ctl = ctls[0];
   const service = multi
     ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog })
-    : createControllerServicePort(ctl, cfg.target.endpoint);
+    : createControllerServicePort(ctl, cfg.target.endpoint, actionLog);
   const deps: TuneDeps = {
     service: opts.servicePort ?? service,
     bench: createBenchPort(cfg, resolveApiKey(cfg, opts.env)),

@@ -146,6 +146,42 @@ describe('a benchmark that fails while the service stays up (a network cut)', ()
   });
 });
 
+describe('an engine killed during a benchmark (issue 19)', () => {
+  const KILLED = { class: 'external_kill', cause: null, confidence: 'low', summary: 'Killed from outside (status=9/KILL)', evidence: [], ruledOut: [], remediation: [], crashed: true } as const;
+  // Deps whose bench of steps=4 loses `failed` of its 4 requests (the engine died mid-run, systemd restarted it).
+  function killedDeps(world: ReturnType<typeof createWorld>, failed: number, throws = false) {
+    const deps = createFakeDeps(world);
+    const realRun = deps.bench.run;
+    deps.bench.run = async (phase, onEvent, signal) => {
+      const out = await realRun(phase, onEvent, signal);
+      if (phase !== 'bench' || world.current.speculative_num_steps !== 4) return out;
+      if (throws) throw new Error('every request failed: connection reset');
+      const ok = 4 - failed;
+      return { ...out, runs: [{ ...out.runs[0], requests: { ok, failed } } as typeof out.runs[0]] };
+    };
+    deps.service.stayedUp = async () => world.current.speculative_num_steps !== 4;
+    deps.service.diagnoseDeath = async () => ({ ...KILLED, evidence: [], ruledOut: [], remediation: [] });
+    return deps;
+  }
+
+  for (const c of [{ what: 'some requests failed, the rest measured', failed: 2, throws: false }, { what: 'the benchmark threw', failed: 4, throws: true }]) {
+    it(`is a failed trial with the journal's verdict, rolled back, never a violation nor known-good (${c.what})`, async () => {
+      const world = createWorld();
+      const { events, sink } = collect();
+      const res = await runCampaign(killedDeps(world, c.failed, c.throws), TEST_SPEC, { resume: false, restore: false }, sink);
+      const four = res.trials.filter((t) => t.config.speculative_num_steps === 4 && t.kind === 'search');
+      expect(four.map((t) => t.status)).toEqual(['failed']);
+      expect(four[0].verdict?.class).toBe('external_kill');
+      expect(four[0].violations[0]).toMatch(/^the engine died during the benchmark \(external_kill\): /);
+      expect(four[0].objective).toBeNull();
+      expect(world.actions.some((a) => a.startsWith(`recover: trial ${four[0].index + 1} failed: the engine died during the benchmark (external_kill)`))).toBe(true);
+      expect(res.best?.config).not.toEqual({ speculative_num_steps: 4 });
+      expect(events.some((e) => e.type === 'trial:end' && e.trial === four[0].index + 1 && e.status === 'failed' && e.verdict?.class === 'external_kill')).toBe(true);
+      expect(events.some((e) => e.type === 'diagnosis' && e.verdict.class === 'external_kill')).toBe(true);
+    });
+  }
+});
+
 describe('interrupt and resume', () => {
   it('an abort mid-trial rolls back, and resume redoes only that trial', async () => {
     const world = createWorld();
