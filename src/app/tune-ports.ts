@@ -71,6 +71,9 @@ export interface TuneStorePort {
   markActive(campaignId: number, now: number): void;
   saveTrial(campaignId: number, trial: TrialRecord): void;
   saveSamples(campaignId: number, trialIndex: number, samples: RequestSample[]): void;
+  /** The run failed before any trial of the campaign had a result: mark it (aborted, "never started") so that it hides
+   *  no other campaign from report or --resume; a campaign with a trial result is left as it is. Optional. */
+  markNeverStarted?(campaignId: number, why: string): void;
   finishCampaign(campaignId: number, result: { bestTrial: number | null; summary: string; now: number; endState?: EndState | null }): void;
 }
 

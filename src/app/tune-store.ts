@@ -3,7 +3,7 @@ import type { RequestSample } from '../bench/types.js';
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import {
-  createCampaign, getTrial, latestCampaign, listBenchRuns, listRunSegments, listTrials, listVerdicts, markTrialState, recordRunStart,
+  createCampaign, getTrial, latestCampaign, latestStartedCampaign, campaignRan, listBenchRuns, markNeverStarted, NEVER_STARTED, listRunSegments, listTrials, listVerdicts, markTrialState, recordRunStart,
   recordTrialResult, recordTrialStart, touchRun, updateCampaign, type Db, type Trial,
 } from '../store/index.js';
 import { sumActiveMs } from '../tune/active-time.js';
@@ -41,12 +41,16 @@ export function toTrialRecord(db: Db, t: Trial): TrialRecord {
   };
 }
 
-// Reopen the newest unfinished campaign of this name for --resume.
+// Reopen the newest unfinished campaign of this name that ran a trial, for --resume. Campaigns that died before their
+// first trial have nothing to resume: they are skipped (and marked aborted, "never started") instead of hiding it.
 function reopen(db: Db, name: string): StoredCampaign {
-  const c = latestCampaign(db);
-  if (!c || c.name !== name || c.status === 'done' || c.status === 'aborted') {
-    throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no unfinished campaign "${name}" to resume in this store`, { hint: 'run without --resume to start a new campaign' });
+  const c = latestStartedCampaign(db, name);
+  const newest = latestCampaign(db);
+  const empty = newest && newest.id !== c?.id && newest.name === name ? ` (campaign ${newest.id} has no trial result)` : '';
+  if (!c || c.status === 'done' || c.status === 'aborted') {
+    throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no unfinished campaign "${name}" to resume in this store${c ? `: the last one that ran, campaign ${c.id}, is ${c.status}` : ''}${empty}`, { hint: 'run without --resume to start a new campaign' });
   }
+  markNeverStarted(db, { afterId: c.id, name });
   updateCampaign(db, c.id, { status: 'running' });
   const trials = listTrials(db, c.id).map((t) => toTrialRecord(db, t));
   const spans = listRunSegments(db, c.id).map((r) => ({ startedAt: Date.parse(r.startedAt), lastActiveAt: Date.parse(r.lastActiveAt) }));
@@ -95,6 +99,9 @@ export function createSqliteTuneStore(db: Db, engine: EngineName): TuneStorePort
       if (t.status !== 'running') pending.delete(t.index);
     },
     saveSamples(_campaignId, index, samples) { pending.set(index, samples); },
+    markNeverStarted(campaignId, why) {
+      if (!campaignRan(db, campaignId)) updateCampaign(db, campaignId, { status: 'aborted', summary: `${NEVER_STARTED}: ${why}` });
+    },
     finishCampaign(campaignId, r) {
       const best = r.bestTrial === null ? null : ids.get(r.bestTrial) ?? null;
       const endState = r.endState ? { ts: toIso(r.now), ...r.endState } : null;

@@ -212,6 +212,7 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
       return interruptedResult(st, stored.id, baseline ?? null);
     }
     if (e instanceof ToolError && e.code === 'E_STORE_FULL') await recoverAfterStoreFailure(st, e);
+    else if (!st.trials.some((t) => ['ok', 'failed', 'infeasible'].includes(t.status))) deps.store.markNeverStarted?.(stored.id, (e as Error).message);
     throw e;
   }
 }

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { loadReportInput } from '../../src/app/report.js';
 import { runCampaign } from '../../src/app/tune.js';
-import { createSqliteTuneStore } from '../../src/app/tune-store.js';
+import { createSqliteTuneStore, markCampaignInterrupted } from '../../src/app/tune-store.js';
 import {
   closeStore, createCampaign, getCampaign, listRunSegments, listTrials, markTrialState, migrate, MIGRATIONS, openStore, recordTrialResult, recordTrialStart,
 } from '../../src/store/index.js';
@@ -92,5 +93,50 @@ describe('campaign on the SQLite store', () => {
     const again = createSqliteTuneStore(db, 'sglang').openCampaign({ resume: true, name: TEST_SPEC.name, spec: {}, now: now + 3_600_000 });
     expect(again.activeMs).toBe(6 * 60_000);
     closeStore(db);
+  });
+});
+
+describe('campaigns that never started a trial (issue 19)', () => {
+  // Campaign 1 ran trials and was interrupted; campaign 2 died before its first trial (the service was down).
+  async function storeWithDeadCampaign() {
+    const db = openStore(':memory:');
+    const world = createWorld();
+    const ac = new AbortController();
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) { ac.abort(); throw new Error('aborted'); } };
+    const first = await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {}, ac.signal);
+    markCampaignInterrupted(db, first.campaignId, { summary: first.summary });
+    world.beforeBench = undefined;
+    const down = createFakeDeps(world);
+    down.service.waitHealthy = async () => ({ healthy: false, capacity: null, reason: 'unit is failed/failed' });
+    await expect(runCampaign({ ...down, store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {})).rejects.toThrow();
+    return { db, world, first: first.campaignId };
+  }
+
+  it('a run that failed before its first trial is marked aborted, "never started", with the error', async () => {
+    const { db, first } = await storeWithDeadCampaign();
+    const dead = getCampaign(db, first + 1);
+    expect(dead.status).toBe('aborted');
+    expect(dead.summary).toMatch(/^never started: no trial ran: /);
+    expect(listTrials(db, dead.id).map((t) => t.state)).toEqual(['planned']); // the baseline, never measured
+    expect(getCampaign(db, first).status).toBe('interrupted');
+  });
+
+  it('report without an id shows the campaign that ran, not a newer one that never started (even one left "running" by a kill)', async () => {
+    const { db, first } = await storeWithDeadCampaign();
+    createCampaign(db, { name: TEST_SPEC.name, engine: 'sglang', config: {} }); // a SIGKILLed run: "running", no trial
+    expect(loadReportInput(db).campaign.id).toBe(first);
+    expect(loadReportInput(db, first + 2).campaign.status).toBe('running');
+  });
+
+  it('--resume goes on with the campaign that ran, and marks the newer empty ones never started', async () => {
+    const { db, world, first } = await storeWithDeadCampaign();
+    const killed = createCampaign(db, { name: TEST_SPEC.name, engine: 'sglang', config: {} });
+    const res = await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: true, restore: false }, () => {});
+    expect(res.campaignId).toBe(first);
+    expect(res.status).toBe('done');
+    expect(getCampaign(db, killed.id)).toMatchObject({ status: 'aborted', summary: 'never started: no trial ran' });
+    await expect(runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: true, restore: false }, () => {}))
+      .rejects.toThrow(new RegExp(`no unfinished campaign "${TEST_SPEC.name}" to resume in this store: the last one that ran, campaign ${first}, is done`));
   });
 });
