@@ -126,7 +126,7 @@ async function recordDeath(ctx: TrialContext, rec: TrialRecord, what: string): P
 }
 
 // A benchmark that failed while the service stayed up (same process, active, healthy) says nothing about the config:
-// the first such failure of a trial makes it interrupted and redone (said in a warning naming `what` happened); a
+// the first such failure of a trial makes it skipped and redone (said in a warning naming `what` happened); a
 // second one counts against the config.
 async function isNotTheConfigsFault(ctx: TrialContext, rec: TrialRecord, what: string): Promise<boolean> {
   const key = `${rec.kind} ${JSON.stringify(rec.config)} ${rec.reason}`;
@@ -134,7 +134,7 @@ async function isNotTheConfigsFault(ctx: TrialContext, rec: TrialRecord, what: s
   if (!ctx.deps.service.stayedUp || ctx.redoneOnce.has(key)) return false;
   if (!(await ctx.deps.service.stayedUp())) return false;
   ctx.redoneOnce.add(key);
-  const message = `trial ${trialNumber(rec.index)}: ${what}; but the service stayed up and healthy (same process), so it was not the config's fault (a network cut?): the trial is interrupted and redone once`;
+  const message = `trial ${trialNumber(rec.index)}: ${what}; but the service stayed up and healthy (same process), so it was not the config's fault (a network cut?): the trial is skipped and redone once`;
   ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level: 'warn', message });
   return true;
 }

@@ -10,8 +10,8 @@ import { sumActiveMs } from '../tune/active-time.js';
 import type { FeasibilityPrediction, TrialKind, TrialRecord, TrialStatus } from '../tune/types.js';
 import type { StoredCampaign, TuneStorePort } from './tune-ports.js';
 
-/** The error text that marks a trial discarded because spectune died while it was in flight. */
-const INTERRUPTED = 'interrupted; discarded and redone on resume';
+/** The error text of a trial skipped because spectune stopped while it was in flight (one word for it everywhere: skipped). */
+const SKIPPED = 'skipped: spectune stopped during this trial; its result is discarded and the trial redone on resume';
 
 // Map a runner status to the store's final state.
 function toStoreState(s: TrialStatus): 'measured' | 'failed' | 'infeasible' | 'skipped' {
@@ -75,8 +75,14 @@ function saveRecord(db: Db, ids: Map<number, number>, campaignId: number, t: Tri
     state: toStoreState(t.status), objective: t.objective, constraintsOk: t.constraintsOk, constraintNotes: t.violations,
     runs: t.runs, samples, verdict: t.verdict, capacity: t.capacity,
     predictionWrong: t.prediction && t.status !== 'infeasible' ? t.prediction.feasible === (t.status === 'failed') : null,
-    error: t.status === 'discarded' ? INTERRUPTED : t.status === 'failed' ? t.violations.join('; ') : null,
+    error: t.status === 'discarded' ? skippedText(t) : t.status === 'failed' ? t.violations.join('; ') : null,
   });
+}
+
+// Why a trial was skipped, as the store and the report word it: its own reason (a benchmark cut by the network) or
+// spectune stopping during it.
+function skippedText(t: TrialRecord): string {
+  return t.violations.length ? `skipped: ${t.violations.join('; ')}; redone` : SKIPPED;
 }
 
 // The store port over an open SQLite store.

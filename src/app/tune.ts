@@ -4,6 +4,7 @@ import { ToolError } from '../errors.js';
 import { findBest, configKey } from '../tune/best.js';
 import { findBestPerConcurrency } from '../tune/per-concurrency.js';
 import { decideNextStep, findDisqualified, reconcileTrials } from '../tune/step.js';
+import { metricUnit } from '../tune/objective.js';
 import { trialNumber, type NextStep, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import { createTrialRecord, deployAndMeasure, measureTrial, runPhase, type TrialContext } from './trial.js';
 import type { TuneDeps, TuneSpec } from './tune-ports.js';
@@ -53,11 +54,11 @@ function endTrial(st: RunState, rec: TrialRecord): void {
   const before = findBest(st.trials, rule);
   st.trials = [...st.trials.filter((t) => t.index !== rec.index), done];
   deps.store.saveTrial(campaignId, done);
-  onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status: endStatus(done), objective: done.objective, verdict: done.verdict, violations: done.violations });
+  onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status: endStatus(done), objective: done.objective, verdict: done.verdict, violations: done.violations, unit: metricUnit(st.ctx.spec.objective.metric) });
   const after = findBest(st.trials, rule, findDisqualified(st.trials, spec.objective.goal));
   if (after && (!before || after.key !== before.key || after.objective !== before.objective)) {
     const trial = trialNumber(after.trials[after.trials.length - 1].index);
-    onEvent({ type: 'campaign:best', ts: deps.now(), trial, config: after.config, objective: after.objective });
+    onEvent({ type: 'campaign:best', ts: deps.now(), trial, config: after.config, objective: after.objective, unit: metricUnit(st.ctx.spec.objective.metric) });
   }
 }
 
@@ -142,7 +143,7 @@ async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promi
   const { deps, onEvent } = st.ctx;
   for (const t of interrupted) {
     deps.store.saveTrial(st.ctx.campaignId, { ...t, status: 'discarded', endedAt: deps.now() });
-    onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) was interrupted; its result is discarded and it will be redone` });
+    onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) skipped: spectune stopped during it; its result is discarded and it is redone` });
   }
   const health = interrupted.length === 0 ? await deps.service.waitHealthy(st.ctx.signal) : null;
   if (health?.healthy) {

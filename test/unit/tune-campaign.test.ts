@@ -106,7 +106,7 @@ describe('a benchmark that fails while the service stays up (a network cut)', ()
     expect(res.trials.some((t) => t.status === 'failed' && t.config.speculative_num_steps === 4)).toBe(false);
     expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
     expect(events.some((e) => e.type === 'trial:end' && e.trial === four[0].index + 1 && e.status === 'skipped')).toBe(true);
-    expect(events.some((e) => e.type === 'log' && /not the config's fault \(a network cut\?\): the trial is interrupted and redone once/.test(e.message))).toBe(true);
+    expect(events.some((e) => e.type === 'log' && /not the config's fault \(a network cut\?\): the trial is skipped and redone once/.test(e.message))).toBe(true);
     expect(world.actions.filter((a) => a.startsWith('recover'))).toEqual(['recover: trial 11 failed: crash loop']); // only the crash loop of steps=10 rolled back
   });
 

@@ -96,6 +96,26 @@ describe('campaign on the SQLite store', () => {
   });
 });
 
+describe('one word for a trial cut short: skipped (issue 19)', () => {
+  it('the store, the report and the resume log say skipped, never interrupted', async () => {
+    const db = openStore(':memory:');
+    const world = createWorld();
+    const ac = new AbortController();
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) { ac.abort(); throw new Error('aborted'); } };
+    const first = await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {}, ac.signal);
+    world.beforeBench = undefined;
+    const lines: string[] = [];
+    await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: true, restore: false }, (e) => { if (e.type === 'log') lines.push(e.message); });
+    const skipped = listTrials(db, first.campaignId).filter((t) => t.state === 'skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0].error).toBe('skipped: spectune stopped during this trial; its result is discarded and the trial redone on resume');
+    const row = loadReportInput(db, first.campaignId).trials.find((t) => t.seq === skipped[0].seq);
+    expect(row?.error).toMatch(/^skipped: /);
+    expect([...lines, skipped[0].error ?? ''].join('\n')).not.toMatch(/\binterrupted\b/);
+  });
+});
+
 describe('campaigns that never started a trial (issue 19)', () => {
   // Campaign 1 ran trials and was interrupted; campaign 2 died before its first trial (the service was down).
   async function storeWithDeadCampaign() {

@@ -55,6 +55,23 @@ describe('renderers', () => {
     expect(out.chunks.length - before).toBe(0);
   });
 
+  it('shows every objective with its unit, and says why a per-request rate tops the total (issue 19)', () => {
+    const out = fakeOut();
+    const r = createPlainRenderer(out);
+    r.onEvent({ ...END, unit: 'tok/s per request' } as SpectuneEvent);
+    r.onEvent({ type: 'campaign:best', ts: 9000, trial: 2, config: { speculative_num_steps: 4 }, objective: 277.4, unit: 'tok/s per request' });
+    const level = (total: number, per: number) => ({ type: 'bench:level', ts: 9000, run: { concurrency: 1, outputTokensPerSec: total, decodeTokensPerSec: { mean: per }, requests: { ok: 4, failed: 0 } } }) as unknown as SpectuneEvent;
+    r.onEvent(level(201.3, 277.4));
+    r.onEvent(level(880, 60.2));
+    const lines = out.text().trim().split('\n').map((l) => l.replace(/^\[[^\]]*\] /, ''));
+    expect(lines).toEqual([
+      'trial 2: ok objective=277.4 tok/s per request',
+      'best so far: trial 2 speculative_num_steps=4 objective=277.4 tok/s per request',
+      'bench c=1: 201.3 tok/s total, 277.4 tok/s per request (decode only: excludes time to first token and queueing, which the total includes), ok=4 failed=0',
+      'bench c=1: 880.0 tok/s total, 60.2 tok/s per request, ok=4 failed=0',
+    ]);
+  });
+
   it('chooses json, then tty, then plain', () => {
     expect(chooseRenderMode({ json: true, isTTY: true, env: {} })).toBe('json');
     expect(chooseRenderMode({ json: false, isTTY: true, env: {} })).toBe('tty');

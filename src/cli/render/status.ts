@@ -24,7 +24,7 @@ export function updateLiveStatus(s: LiveStatus, e: SpectuneEvent): LiveStatus {
     case 'trial:start': return { ...s, trial: e.trial, config: formatConfig(e.config), phase: 'plan', phaseStartTs: e.ts, expectedMs: null, bench: null };
     case 'trial:phase': return { ...s, trial: e.trial, phase: e.phase, phaseStartTs: e.ts, expectedMs: e.expectedMs, bench: null };
     case 'bench:progress': return { ...s, bench: `c=${e.concurrency} ${e.done}${e.total === null ? '' : `/${e.total}`}` };
-    case 'campaign:best': return { ...s, best: `${e.objective.toFixed(1)} (${formatConfig(e.config)})` };
+    case 'campaign:best': return { ...s, best: `${e.objective.toFixed(1)}${e.unit ? ` ${e.unit}` : ''} (${formatConfig(e.config)})` };
     case 'campaign:end': return { ...s, trial: null, phase: null };
     default: return s;
   }
