@@ -8,7 +8,7 @@ import { metricUnit } from '../tune/objective.js';
 import { trialNumber, type NextStep, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import { createTrialRecord, deployAndMeasure, measureTrial, runPhase, type TrialContext } from './trial.js';
 import type { TuneDeps, TuneSpec } from './tune-ports.js';
-import { finishCampaign, type CampaignResult } from './tune-finish.js';
+import { finishCampaign, findConfigInForce, type CampaignResult } from './tune-finish.js';
 
 export type { CampaignResult } from './tune-finish.js';
 
@@ -138,6 +138,12 @@ async function runSteps(st: RunState): Promise<Extract<NextStep, { kind: 'finish
   }
 }
 
+// Whether the tuned settings in force are those of the last trial that measured (the known-good one spectune marked).
+async function isOnKnownGood(st: RunState): Promise<boolean> {
+  const good = findConfigInForce(st.trials);
+  return good !== null && configKey(await st.ctx.deps.service.readConfig(st.ctx.spec.keys)) === configKey(good);
+}
+
 // On resume: discard the interrupted trial and make sure the service is on a known-good config before going on.
 async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promise<void> {
   const { deps, onEvent } = st.ctx;
@@ -145,7 +151,10 @@ async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promi
     deps.store.saveTrial(st.ctx.campaignId, { ...t, status: 'discarded', endedAt: deps.now() });
     onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) skipped: spectune stopped during it; its result is discarded and it is redone` });
   }
-  const health = interrupted.length === 0 ? await deps.service.waitHealthy(st.ctx.signal) : null;
+  // Already back on known-good (the lease restored it, or nothing was deployed): no restart; the next trial's deploy
+  // is the one restart a resume costs.
+  const onGood = interrupted.every((t) => t.kind === 'baseline') || await isOnKnownGood(st);
+  const health = onGood ? await deps.service.waitHealthy(st.ctx.signal) : null;
   if (health?.healthy) {
     onEvent({ type: 'log', ts: deps.now(), level: 'info', message: 'resume: the service is healthy on its known-good config' });
     return;

@@ -50,6 +50,15 @@ describe('an engine killed during a benchmark', () => {
     expect(md.code, md.stderr).toBe(0);
     expect(md.stdout).not.toContain('No trial failed');
     expect(md.stdout).toMatch(new RegExp(`### Trial ${killed}: [^\\n]*\\n\\n\\*\\*external_kill\\*\\*`));
+
+    // logs --trial N is the campaign's trial N (as the report numbers it): the killed trial shows the kill, the
+    // baseline (trial 1, no deploy) does not.
+    const logsKilled = await runCli(['logs', '-c', config, '--ssh-config', host.sshConfig, '--trial', String(killed)], {});
+    expect(logsKilled.code, logsKilled.stderr).toBe(0);
+    expect(logsKilled.stdout).toMatch(/status=9\/KILL/);
+    const logsBaseline = await runCli(['logs', '-c', config, '--ssh-config', host.sshConfig, '--trial', '1'], {});
+    expect(logsBaseline.code, logsBaseline.stderr).toBe(0);
+    expect(logsBaseline.stdout).not.toMatch(/status=9\/KILL/);
     console.log(`engine killed in trial ${killed}: ${JSON.stringify(end?.violations)}`);
   });
 });

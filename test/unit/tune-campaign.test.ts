@@ -217,6 +217,23 @@ describe('interrupt and resume', () => {
     expect(world.current).toEqual({ speculative_num_steps: 4 });
   });
 
+  it('resume after a kill, with the host already back on known-good (the lease), restarts nothing before the next trial (issue 19)', async () => {
+    const world = createWorld();
+    const deps = createFakeDeps(world);
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) throw new Error('SIGKILL'); };
+    deps.service.recover = async () => { throw new Error('SIGKILL'); }; // spectune dies: no rollback of its own
+    await expect(runCampaign(deps, TEST_SPEC, { resume: false, restore: false }, () => {})).rejects.toThrow('SIGKILL');
+    world.current = { ...world.lastGood }; // the host-side lease restored known-good
+    world.beforeBench = undefined;
+    const deploysBefore = world.deploys;
+    const lines: string[] = [];
+    await runCampaign(createFakeDeps(world), { ...TEST_SPEC, budget: { ...TEST_SPEC.budget, maxTrials: 5 } }, { resume: true, restore: false }, (e) => { if (e.type === 'log') lines.push(e.message); });
+    expect(world.actions.filter((a) => a.startsWith('recover'))).toEqual([]);
+    expect(lines).toContain('resume: the service is healthy on its known-good config');
+    expect(world.deploys - deploysBefore).toBeGreaterThan(0);
+  });
+
   it('an overnight interruption does not spend the hours budget: only running time counts', async () => {
     const world = createWorld();
     const ac = new AbortController();
