@@ -3,7 +3,7 @@ import { findBest, configKey } from '../tune/best.js';
 import { describeBestPerConcurrency, findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
 import { metricUnit } from '../tune/objective.js';
 import { findDisqualified } from '../tune/step.js';
-import type { NextStep, TrialRecord, TuneConfig } from '../tune/types.js';
+import { RESTARTS_COUNTED, type NextStep, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import type { CampaignResult } from '../tune/result.js';
 import type { TrialContext } from './trial.js';
 
@@ -22,10 +22,10 @@ export function findConfigInForce(trials: TrialRecord[]): TuneConfig | null {
 
 // One-line summary of a finished campaign (with why a lower-measured config won, when it did).
 function summarize(best: TrialRecord | null, baseline: TrialRecord | null, restarts: number, trials: number, why: string, note: string | null, unit: string): string {
-  if (!best || best.objective === null) return `${why}; no winner; ${restarts} restarts`;
+  if (!best || best.objective === null) return `${why}; no winner; ${restarts} restarts (${RESTARTS_COUNTED})`;
   const gain = baseline?.objective ? ` (${(((best.objective / baseline.objective) - 1) * 100).toFixed(1)}% vs baseline)` : '';
   const cfg = Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ');
-  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${unit ? ` ${unit}` : ''}${gain}${note ? ` — ${note}` : ''}; ${trials} trials, ${restarts} restarts`;
+  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${unit ? ` ${unit}` : ''}${gain}${note ? ` — ${note}` : ''}; ${trials} trials, ${restarts} restarts (${RESTARTS_COUNTED})`;
 }
 
 // Put the service on `target` unless it is already there; a failed final deploy falls back to the last good config.

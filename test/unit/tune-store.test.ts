@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { loadReportInput } from '../../src/app/report.js';
+import { buildReportModel, summarizeModel } from '../../src/report/index.js';
 import { runCampaign } from '../../src/app/tune.js';
 import { createSqliteTuneStore, markCampaignInterrupted } from '../../src/app/tune-store.js';
 import {
@@ -114,6 +115,25 @@ describe('one word for a trial cut short: skipped (issue 19)', () => {
     expect(row?.error).toMatch(/^skipped: /);
     expect([...lines, skipped[0].error ?? ''].join('\n')).not.toMatch(/\binterrupted\b/);
   });
+});
+
+describe('restarts: one figure, one definition (issue 19)', () => {
+  for (const winnerInForce of [true, false]) {
+    it(`the tune summary and the report count the same restarts, the final deploy included (winner ${winnerInForce ? 'in force at the end' : 'deployed at the end'})`, async () => {
+      const db = openStore(':memory:');
+      const world = createWorld();
+      const deps = createFakeDeps(world);
+      const deploy = deps.service.deploy;
+      // As the real port: one restart per deploy, whatever systemd's crash loop did (its NRestarts are not spectune's).
+      deps.service.deploy = async (c, w, s) => { const o = await deploy(c, w, s); return { ...o, restarts: o.restarts > 0 ? 1 : 0 }; };
+      const spec = winnerInForce ? TEST_SPEC : { ...TEST_SPEC, budget: { ...TEST_SPEC.budget, maxTrials: 11 } };
+      const res = await runCampaign({ ...deps, store: createSqliteTuneStore(db, 'sglang') }, spec, { resume: false, restore: false }, () => {});
+      const m = buildReportModel(loadReportInput(db, res.campaignId));
+      expect(m.counts.restarts).toBe(res.restarts);
+      expect(res.summary).toContain(`${res.restarts} restarts (spectune's deploys, rollbacks and final deploy; systemd's own restarts not counted)`);
+      expect(summarizeModel(m)).toContain(`${res.restarts} restarts (spectune's deploys, rollbacks and final deploy; systemd's own restarts not counted)`);
+    });
+  }
 });
 
 describe('campaigns that never started a trial (issue 19)', () => {

@@ -29,7 +29,7 @@ function formatServiceEvent(e: SpectuneEvent): string | null {
   switch (e.type) {
     case 'service:action': return `service ${e.unit}: ${e.action} (${e.why})`;
     case 'slurm:job': return `${e.trial === null ? '' : `trial ${e.trial}: `}slurm job ${e.jobId}${e.node ? ` on ${e.node}` : ''}: ${e.state} (${e.message})`;
-    case 'service:state': return `service ${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} restarts=${e.nRestarts ?? '-'}`;
+    case 'service:state': return `service ${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} systemd NRestarts=${e.nRestarts ?? '-'}`;
     case 'service:ready': return `service ${e.unit}: ready after ${formatDuration(e.elapsedMs)}`;
     case 'service:failed': return `service ${e.unit}: FAILED ${e.reason}${e.verdict ? ` -> ${verdictLabel(e.verdict)}` : ''}`;
     case 'diagnosis': return `diagnosis: ${verdictLabel(e.verdict)}: ${e.verdict.summary}`;
