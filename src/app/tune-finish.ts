@@ -60,5 +60,5 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   const endState = deps.service.readEndState ? await deps.service.readEndState(spec.keys).catch(() => null) : null;
   deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now(), endState });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
-  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, bestPerConcurrency: perLevel, summary };
+  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, bestPerConcurrency: perLevel, summary, objectiveUnit: metricUnit(spec.objective.metric) };
 }

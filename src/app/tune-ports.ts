@@ -91,6 +91,8 @@ export interface TuneSpec {
   confirmFirstRefusal?: boolean;
   /** The campaign runs on spectune's SIMULATED engine (`spectune demo`); stored with the campaign, shown in every summary and report. */
   simulated?: boolean;
+  /** Where the campaign is stored (shown in the start banner); omitted when not a file. */
+  storePath?: string;
 }
 
 /** Everything runCampaign needs. */

@@ -46,7 +46,7 @@ export function toTrialRecord(db: Db, t: Trial): TrialRecord {
 function reopen(db: Db, name: string): StoredCampaign {
   const c = latestStartedCampaign(db, name);
   const newest = latestCampaign(db);
-  const empty = newest && newest.id !== c?.id && newest.name === name ? ` (campaign ${newest.id} has no trial result)` : '';
+  const empty = newest && newest.id !== c?.id && newest.name === name ? ` (campaign ${newest.id} never started a trial)` : '';
   if (!c || c.status === 'done' || c.status === 'aborted') {
     throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no unfinished campaign "${name}" to resume in this store${c ? `: the last one that ran, campaign ${c.id}, is ${c.status}` : ''}${empty}`, { hint: 'run without --resume to start a new campaign' });
   }

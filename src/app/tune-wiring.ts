@@ -104,5 +104,5 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     store: guardDiskFull(createSqliteTuneStore(db, cfg.target.engine), db.name),
     now: Date.now,
   };
-  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true, ...(opts.simulated ? { simulated: true } : {}) }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
+  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true, ...(opts.simulated ? { simulated: true } : {}), ...(opts.dryRun ? {} : { storePath: db.name }) }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
 }

@@ -207,6 +207,10 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
   const baseline = trials.find((t) => t.kind === 'baseline' && t.status === 'ok');
   const ctx: TrialContext = { deps, spec, campaignId: stored.id, onEvent, signal, baselineRuns: baseline?.runs ?? null, phaseMs: new Map<TrialPhase, number>() };
   const st: RunState = { ctx, trials, activeBeforeMs: stored.activeMs, runStartedAt };
+  onEvent({
+    type: 'campaign:start', ts: deps.now(), campaignId: stored.id, resumed: stored.resumed, store: spec.storePath ?? null, budget: spec.budget,
+    trialsDone: trials.filter((t) => t.status !== 'discarded').length, activeMs: stored.activeMs,
+  });
   if (stored.resumed) {
     const done = trials.filter((t) => t.status !== 'discarded').length;
     const ran = `${(stored.activeMs / MS_PER_MINUTE).toFixed(1)} min of running time spent (interruptions not counted)`;

@@ -19,6 +19,11 @@ export type CampaignEvent =
     /** The objective's unit ("tok/s per request", "ms"): every objective figure is shown with it. */
     unit?: string;
   }
+  /** A run of a campaign begins (new or resumed): the start banner, and the budget the progress lines count down. */
+  | {
+    type: 'campaign:start'; ts: number; campaignId: number; resumed: boolean; store: string | null;
+    budget: { maxTrials: number; maxHours: number }; trialsDone: number; activeMs: number;
+  }
   | { type: 'campaign:best'; ts: number; trial: number; config: Record<string, unknown>; objective: number; unit?: string }
   /** A Slurm trial job changed: submitted, running on a node, ending, ended (with its final state). */
   | { type: 'slurm:job'; ts: number; trial: number | null; jobId: string; node: string | null; state: string; message: string }

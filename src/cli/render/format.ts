@@ -72,6 +72,12 @@ function formatTrialEvent(e: SpectuneEvent): string | null {
       return `trial ${e.trial}: ${status}${obj}${e.verdict ? ` verdict=${verdictLabel(e.verdict)}` : ''}`;
     }
     case 'campaign:best': return `best so far: trial ${e.trial} ${formatConfig(e.config)} objective=${e.objective.toFixed(1)}${e.unit ? ` ${e.unit}` : ''}`;
+    case 'campaign:start': {
+      const store = e.store ? `, store ${e.store}` : '';
+      const budget = `budget ${e.budget.maxTrials} trials, ${e.budget.maxHours} h of running time`;
+      const spent = e.resumed ? `; ${e.trialsDone} trial(s) done, ${formatDuration(e.activeMs)} spent` : '';
+      return `campaign ${e.campaignId} ${e.resumed ? 'resumed' : 'started'}${store}: ${budget}${spent}`;
+    }
     case 'campaign:end': return `campaign ${e.campaignId} done: ${e.summary}`;
     default: return null;
   }
