@@ -20,7 +20,7 @@ describe('formatChatSummary (issue 19)', () => {
       summary: '', objectiveUnit: 'tok/s per request',
     };
     expect(formatChatSummary(c).split('\n')).toEqual([
-      'spectune campaign 7: winner speculative_num_steps=4 277.4 tok/s per request (+18.5 % vs baseline); baseline speculative_num_steps=3 234.0 tok/s per request',
+      'campaign 7 (spectune): winner speculative_num_steps=4 277.4 tok/s per request (+18.5 % vs baseline); baseline speculative_num_steps=3 234.0 tok/s per request',
       "4 trials (2 measured, 1 failed, 0 refused, 1 skipped), 4 restarts (spectune's deploys, rollbacks and final deploy; systemd's own restarts not counted), 3m50s",
       'failures: trial 3 speculative_num_steps=10: crash_loop/kv_cache_oom',
     ]);

@@ -18,7 +18,7 @@ function percent(a: number | null, b: number | null): string | null {
 export function formatChatSummary(c: CampaignResult): string {
   const unit = c.objectiveUnit ? ` ${c.objectiveUnit}` : '';
   const fig = (v: number | null) => (v === null ? '-' : `${v.toFixed(1)}${unit}`);
-  const head = `spectune campaign ${c.campaignId}${c.status === 'done' ? '' : ` (${c.status})`}:`;
+  const head = `campaign ${c.campaignId} (spectune${c.status === 'done' ? '' : `, ${c.status}`}):`;
   const base = c.baseline ? `baseline ${formatConfig(c.baseline.config)} ${fig(c.baseline.objective)}` : 'no baseline measured';
   const pct = percent(c.best?.objective ?? null, c.baseline?.objective ?? null);
   const winner = c.best ? `winner ${formatConfig(c.best.config)} ${fig(c.best.objective)}${pct ? ` (${pct} vs baseline)` : ''}` : 'no winner';
