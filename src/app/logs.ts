@@ -37,10 +37,16 @@ export function trialWindow(dbPath: string, trial: number, campaign?: number): {
   try {
     const c = campaign === undefined ? latestStartedCampaign(db) : getCampaign(db, campaign);
     if (!c) throw new ToolError('E_CAMPAIGN_NOT_FOUND', `--trial ${trial}: the store ${dbPath} holds no campaign with a trial`, { hint: 'run spectune tune first, or --version N for deploy version N' });
-    const t = listTrials(db, c.id).find((x) => x.seq === trial);
+    const all = listTrials(db, c.id);
+    const t = all.find((x) => x.seq === trial);
     if (!t) throw new ToolError('E_INPUT_UNUSABLE', `campaign ${c.id} has no trial ${trial}`, { hint: 'trials are numbered as `spectune report` shows them' });
     const sec = (iso: string) => Math.floor(Date.parse(iso) / 1000);
-    return { since: `@${sec(t.startedAt) - TRIAL_SLACK_S}`, ...(t.finishedAt ? { until: `@${sec(t.finishedAt) + TRIAL_SLACK_S}` } : {}) };
+    // The slack never reaches into the trial before or after (a fast campaign's trials are seconds apart).
+    const prev = all.find((x) => x.seq === trial - 1)?.finishedAt;
+    const next = all.find((x) => x.seq === trial + 1)?.startedAt;
+    const since = Math.max(sec(t.startedAt) - TRIAL_SLACK_S, prev ? sec(prev) : -Infinity);
+    const until = t.finishedAt ? Math.min(sec(t.finishedAt) + TRIAL_SLACK_S, next ? Math.ceil(Date.parse(next) / 1000) : Infinity) : null;
+    return { since: `@${since}`, ...(until === null ? {} : { until: `@${until}` }) };
   } finally {
     closeStore(db);
   }
