@@ -21,6 +21,8 @@ export interface LiveRequest {
   actions?: ActionRecord[];
   /** Give up when the journal sends nothing for this long (default LIVE_IDLE_MS). */
   idleMs?: number;
+  /** Judge the unit's last lifetime (the `diagnose --unit` question: what is it now), not the latest failure. */
+  lastLifetime?: boolean;
 }
 
 /** Kernel lines worth keeping from `journalctl -k`: OOM killer and NVIDIA driver records. */
@@ -93,7 +95,7 @@ export async function collectLiveContext(host: Host, unit: string, since: string
 // Diagnose a unit on a host: context first, then the journal streamed through the diagnoser.
 export async function diagnoseUnit(host: Host, req: LiveRequest): Promise<Diagnosis> {
   const ctx = await collectLiveContext(host, req.unit, req.since);
-  const d = createDiagnoser({ engine: req.engine, actions: req.actions, unit: req.unit, state: ctx.state, kernelLines: ctx.kernelLines || undefined });
+  const d = createDiagnoser({ engine: req.engine, actions: req.actions, unit: req.unit, state: ctx.state, kernelLines: ctx.kernelLines || undefined, lastLifetime: req.lastLifetime });
   const name = `${host.name}:${req.unit}`;
   let text = false;
   const argv = ['journalctl', '-u', req.unit, '-o', 'json', '--since', req.since, '--no-pager'];

@@ -78,7 +78,7 @@ function pumpFile(path: string, push: (n: string, c: Buffer) => void): void {
 async function diagnoseLive(req: DiagnoseRequest, actions: ActionRecord[] | undefined): Promise<Diagnosis> {
   const host = await openHost({ target: req.host, sshConfig: req.sshConfig });
   try {
-    return await diagnoseUnit(host, { unit: req.unit!, since: req.since ?? '10 min ago', engine: req.engine, actions });
+    return await diagnoseUnit(host, { unit: req.unit!, since: req.since ?? '10 min ago', engine: req.engine, actions, lastLifetime: true });
   } finally {
     await host.close();
   }

@@ -9,7 +9,7 @@ import { ToolError } from '../errors.js';
 import { assertSqliteFile, checkOutputFile } from '../local-files.js';
 import { buildReportModel, renderHtml, renderMarkdown, type ReportInput, type ReportModel } from '../report/index.js';
 import {
-  closeStore, getCampaign, latestCampaign, listActions, listBenchRuns, listTrials, listVerdicts, openStore, type Db,
+  closeStore, getCampaign, latestCampaign, latestStartedCampaign, listActions, listBenchRuns, listTrials, listVerdicts, openStore, type Db,
 } from '../store/index.js';
 
 // A campaign's service actions: the store's rows, else its action log next to the store (<store>.actions/campaign-<id>.jsonl).
@@ -25,7 +25,7 @@ function readCampaignActions(db: Db, campaignId: number): ReportInput['actions']
 
 // Load everything a report needs about one campaign (the latest when id is omitted).
 export function loadReportInput(db: Db, campaignId?: number, now: () => Date = () => new Date()): ReportInput {
-  const c = campaignId === undefined ? latestCampaign(db) : getCampaign(db, campaignId);
+  const c = campaignId === undefined ? latestStartedCampaign(db) ?? latestCampaign(db) : getCampaign(db, campaignId);
   if (!c) throw new ToolError('E_CAMPAIGN_NOT_FOUND', 'the store holds no campaign yet', { hint: 'run `spectune tune -c spectune.yaml` first' });
   const trials = listTrials(db, c.id).map((t) => ({
     id: t.id, seq: t.seq, params: t.params, purpose: t.purpose, reason: t.reason, state: t.state, objective: t.objective,

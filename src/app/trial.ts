@@ -92,8 +92,9 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
   const ready = { ...withRestarts, capacity: out.capacity };
   try {
     const measured = await measureTrial(ctx, ready);
-    const failedRequests = measured.runs.some((r) => r.requests.failed > 0);
-    if (measured.objective === null && failedRequests && await isNotTheConfigsFault(ctx, ready, `no request measured (${measured.violations.join('; ')})`)) {
+    const failed = measured.runs.reduce((s, r) => s + r.requests.failed, 0);
+    if (failed > 0 && await engineDied(ctx)) return recordDeath(ctx, ready, `${failed} benchmark request(s) failed`);
+    if (measured.objective === null && failed > 0 && await isNotTheConfigsFault(ctx, ready, `no request measured (${measured.violations.join('; ')})`)) {
       return { ...measured, status: 'discarded' };
     }
     await ctx.deps.service.markGood();
@@ -103,13 +104,30 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
     const code = (e as { code?: string }).code;
     if (ctx.signal?.aborted || code === 'E_STORE_FULL' || code === 'E_LOCAL_STATE') throw e;
     const reason = `benchmark failed: ${(e as Error).message}`;
+    if (await engineDied(ctx)) return recordDeath(ctx, ready, reason);
     if (await isNotTheConfigsFault(ctx, ready, reason)) return { ...ready, status: 'discarded', violations: [reason] };
     return recordFailure(ctx, ready, reason);
   }
 }
 
+// Whether the engine deployed for this trial is gone (died, killed, restarted by systemd) after its benchmark failed;
+// false when the port cannot tell.
+async function engineDied(ctx: TrialContext): Promise<boolean> {
+  const s = ctx.deps.service;
+  return Boolean(s.stayedUp && s.diagnoseDeath) && !(await s.stayedUp!());
+}
+
+// The engine died under the benchmark: a failed trial like a failed start, with the journal's verdict on that
+// lifetime (a kill, an OOM, a CUDA error), rolled back; never a constraint violation of a measured config.
+async function recordDeath(ctx: TrialContext, rec: TrialRecord, what: string): Promise<TrialRecord> {
+  const verdict = await ctx.deps.service.diagnoseDeath!();
+  if (verdict) ctx.onEvent({ type: 'diagnosis', ts: ctx.deps.now(), verdict });
+  const reason = `the engine died during the benchmark (${verdict ? verdict.cause ? `${verdict.class}, cause ${verdict.cause}` : verdict.class : 'no verdict: journal not read'}): ${what}`;
+  return recordFailure(ctx, { ...rec, verdict, runs: [], objective: null }, reason);
+}
+
 // A benchmark that failed while the service stayed up (same process, active, healthy) says nothing about the config:
-// the first such failure of a trial makes it interrupted and redone (said in a warning naming `what` happened); a
+// the first such failure of a trial makes it skipped and redone (said in a warning naming `what` happened); a
 // second one counts against the config.
 async function isNotTheConfigsFault(ctx: TrialContext, rec: TrialRecord, what: string): Promise<boolean> {
   const key = `${rec.kind} ${JSON.stringify(rec.config)} ${rec.reason}`;
@@ -117,7 +135,7 @@ async function isNotTheConfigsFault(ctx: TrialContext, rec: TrialRecord, what: s
   if (!ctx.deps.service.stayedUp || ctx.redoneOnce.has(key)) return false;
   if (!(await ctx.deps.service.stayedUp())) return false;
   ctx.redoneOnce.add(key);
-  const message = `trial ${trialNumber(rec.index)}: ${what}; but the service stayed up and healthy (same process), so it was not the config's fault (a network cut?): the trial is interrupted and redone once`;
+  const message = `trial ${trialNumber(rec.index)}: ${what}; but the service stayed up and healthy (same process), so it was not the config's fault (a network cut?): the trial is skipped and redone once`;
   ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level: 'warn', message });
   return true;
 }

@@ -1,8 +1,9 @@
 // The end state of a campaign: deploy the winner (or restore the original), verify it healthy, print the drop-in.
 import { findBest, configKey } from '../tune/best.js';
 import { describeBestPerConcurrency, findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
+import { metricUnit } from '../tune/objective.js';
 import { findDisqualified } from '../tune/step.js';
-import type { NextStep, TrialRecord, TuneConfig } from '../tune/types.js';
+import { RESTARTS_COUNTED, type NextStep, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import type { CampaignResult } from '../tune/result.js';
 import type { TrialContext } from './trial.js';
 
@@ -20,11 +21,11 @@ export function findConfigInForce(trials: TrialRecord[]): TuneConfig | null {
 }
 
 // One-line summary of a finished campaign (with why a lower-measured config won, when it did).
-function summarize(best: TrialRecord | null, baseline: TrialRecord | null, restarts: number, trials: number, why: string, note: string | null): string {
-  if (!best || best.objective === null) return `${why}; no winner; ${restarts} restarts`;
+function summarize(best: TrialRecord | null, baseline: TrialRecord | null, restarts: number, trials: number, why: string, note: string | null, unit: string): string {
+  if (!best || best.objective === null) return `${why}; no winner; ${restarts} restarts (${RESTARTS_COUNTED})`;
   const gain = baseline?.objective ? ` (${(((best.objective / baseline.objective) - 1) * 100).toFixed(1)}% vs baseline)` : '';
   const cfg = Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ');
-  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${gain}${note ? ` — ${note}` : ''}; ${trials} trials, ${restarts} restarts`;
+  return `${why}; best ${cfg}: ${best.objective.toFixed(1)}${unit ? ` ${unit}` : ''}${gain}${note ? ` — ${note}` : ''}; ${trials} trials, ${restarts} restarts (${RESTARTS_COUNTED})`;
 }
 
 // Put the service on `target` unless it is already there; a failed final deploy falls back to the last good config.
@@ -54,10 +55,10 @@ export async function finishCampaign(ctx: TrialContext, trials: TrialRecord[], s
   const restarts = countRestarts(trials) + landing.restarts;
   const perLevel = findBestPerConcurrency(trials);
   const byLoad = perLevel.length > 1 ? `; ${describeBestPerConcurrency(perLevel)}` : '';
-  const summary = (spec.simulated ? 'SIMULATED engine: ' : '') + summarize(best, baseline, restarts, trials.length, step.why, winnerNote) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config') + byLoad;
+  const summary = (spec.simulated ? 'SIMULATED engine: ' : '') + summarize(best, baseline, restarts, trials.length, step.why, winnerNote, metricUnit(spec.objective.metric)) + (landing.ok ? '' : '; the winner failed to redeploy, the service is on the last good config') + byLoad;
   // The report's "what is running now"; a host that cannot be read now must not lose the campaign's result.
   const endState = deps.service.readEndState ? await deps.service.readEndState(spec.keys).catch(() => null) : null;
   deps.store.finishCampaign(campaignId, { bestTrial: best?.index ?? null, summary, now: deps.now(), endState });
   onEvent({ type: 'campaign:end', ts: deps.now(), campaignId, bestConfig: best?.config ?? null, summary });
-  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, bestPerConcurrency: perLevel, summary };
+  return { campaignId, status: best ? 'done' : 'no-winner', best, baseline, trials, deployed, restarts, winnerNote, bestPerConcurrency: perLevel, summary, objectiveUnit: metricUnit(spec.objective.metric) };
 }

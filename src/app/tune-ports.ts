@@ -28,6 +28,9 @@ export interface TuneServicePort {
   /** After a failed benchmark: whether the service deployed last is still the same process, active and healthy, so the
    *  failure was not the config's (a network cut, say); optional: a port without it counts every such failure. */
   stayedUp?(): Promise<boolean>;
+  /** After a benchmark under which the service did not stay up: the verdict on the deployed lifetime's end, read from
+   *  the journal since the deploy (null when it cannot be read); optional, like stayedUp. */
+  diagnoseDeath?(): Promise<Verdict | null>;
   /** The winning unit text to print: the drop-in and the resulting ExecStart. */
   describeDeployed(): Promise<string>;
   /** What runs at the end (tuned settings, health, each unit's own and in-force ExecStart), stored for the report;
@@ -68,6 +71,9 @@ export interface TuneStorePort {
   markActive(campaignId: number, now: number): void;
   saveTrial(campaignId: number, trial: TrialRecord): void;
   saveSamples(campaignId: number, trialIndex: number, samples: RequestSample[]): void;
+  /** The run failed before any trial of the campaign had a result: mark it (aborted, "never started") so that it hides
+   *  no other campaign from report or --resume; a campaign with a trial result is left as it is. Optional. */
+  markNeverStarted?(campaignId: number, why: string): void;
   finishCampaign(campaignId: number, result: { bestTrial: number | null; summary: string; now: number; endState?: EndState | null }): void;
 }
 
@@ -85,6 +91,8 @@ export interface TuneSpec {
   confirmFirstRefusal?: boolean;
   /** The campaign runs on spectune's SIMULATED engine (`spectune demo`); stored with the campaign, shown in every summary and report. */
   simulated?: boolean;
+  /** Where the campaign is stored (shown in the start banner); omitted when not a file. */
+  storePath?: string;
 }
 
 /** Everything runCampaign needs. */

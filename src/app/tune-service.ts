@@ -2,7 +2,9 @@
 import { getEngine } from '../engines/index.js';
 import type { CapacityFacts, EngineName } from '../engines/types.js';
 import { readEngineInfo } from '../service/health.js';
-import { dropInPath, type ServiceController } from '../service/index.js';
+import type { Verdict } from '../diagnose/types.js';
+import { dropInPath, type ActionLog, type ServiceController } from '../service/index.js';
+import { diagnoseUnit } from './diagnose-live.js';
 import type { TuneConfig } from '../tune/types.js';
 import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
 
@@ -51,10 +53,30 @@ async function deployConfig(ctl: ServiceController, endpoint: string, config: Tu
   return { ready: false, reason: r.reason, verdict: r.verdict, restarts: RESTARTS_PER_DEPLOY };
 }
 
-// The service port over a controller.
-export function createControllerServicePort(ctl: ServiceController, endpoint: string): TuneServicePort {
+// The host's clock as `journalctl --since` takes it ("@1733312345"), so a later read covers the deploy from its start.
+async function hostSince(ctl: ServiceController): Promise<string | null> {
+  const r = await ctl.host.exec(['date', '+%s'], { timeoutMs: 30_000 }).catch(() => null);
+  const s = r?.exitCode === 0 ? r.stdout.trim() : '';
+  return /^\d+$/.test(s) ? `@${Number(s) - 1}` : null;
+}
+
+// The verdict on a deployed lifetime that died under the benchmark: the unit's journal since the deploy, the latest
+// failure in it (not the last lifetime: systemd may have restarted the engine since).
+async function diagnoseSince(ctl: ServiceController, since: string, actionLog?: ActionLog): Promise<Verdict | null> {
+  try {
+    const actions = actionLog ? await actionLog.read({ unit: ctl.unit }) : [];
+    return (await diagnoseUnit(ctl.host, { unit: ctl.unit, since, engine: ctl.engine, actions })).verdict;
+  } catch {
+    return null;
+  }
+}
+
+// The service port over a controller (the action log, when given, attributes stops in a diagnosis).
+export function createControllerServicePort(ctl: ServiceController, endpoint: string, actionLog?: ActionLog): TuneServicePort {
   /** The main PID of the service when the last deploy was ready (null: not known). */
   let readyPid: number | null = null;
+  /** The host time the last deploy began (null: not known), where a diagnosis of its lifetime starts reading. */
+  let deploySince: string | null = null;
   return {
     readConfig: async (keys) => pickConfig(await ctl.currentSettings(), keys),
     async waitHealthy(signal) {
@@ -69,6 +91,7 @@ export function createControllerServicePort(ctl: ServiceController, endpoint: st
     },
     async deploy(config, _why, signal) {
       readyPid = null;
+      deploySince = await hostSince(ctl);
       const out = await deployConfig(ctl, endpoint, config, signal);
       if (out.ready) readyPid = (await ctl.status()).state.mainPid;
       return out;
@@ -76,6 +99,9 @@ export function createControllerServicePort(ctl: ServiceController, endpoint: st
     async stayedUp() {
       const st = await ctl.status();
       return readyPid !== null && st.state.activeState === 'active' && st.state.mainPid === readyPid && st.health.ok;
+    },
+    async diagnoseDeath() {
+      return deploySince ? diagnoseSince(ctl, deploySince, actionLog) : null;
     },
     async recover() {
       await ctl.stopLoop('stop the failing config before rolling back');

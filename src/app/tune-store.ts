@@ -3,15 +3,15 @@ import type { RequestSample } from '../bench/types.js';
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import {
-  createCampaign, getTrial, latestCampaign, listBenchRuns, listRunSegments, listTrials, listVerdicts, markTrialState, recordRunStart,
+  createCampaign, getTrial, latestCampaign, latestStartedCampaign, campaignRan, listBenchRuns, markNeverStarted, NEVER_STARTED, listRunSegments, listTrials, listVerdicts, markTrialState, recordRunStart,
   recordTrialResult, recordTrialStart, touchRun, updateCampaign, type Db, type Trial,
 } from '../store/index.js';
 import { sumActiveMs } from '../tune/active-time.js';
 import type { FeasibilityPrediction, TrialKind, TrialRecord, TrialStatus } from '../tune/types.js';
 import type { StoredCampaign, TuneStorePort } from './tune-ports.js';
 
-/** The error text that marks a trial discarded because spectune died while it was in flight. */
-const INTERRUPTED = 'interrupted; discarded and redone on resume';
+/** The error text of a trial skipped because spectune stopped while it was in flight (one word for it everywhere: skipped). */
+const SKIPPED = 'skipped: spectune stopped during this trial; its result is discarded and the trial redone on resume';
 
 // Map a runner status to the store's final state.
 function toStoreState(s: TrialStatus): 'measured' | 'failed' | 'infeasible' | 'skipped' {
@@ -41,12 +41,16 @@ export function toTrialRecord(db: Db, t: Trial): TrialRecord {
   };
 }
 
-// Reopen the newest unfinished campaign of this name for --resume.
+// Reopen the newest unfinished campaign of this name that ran a trial, for --resume. Campaigns that died before their
+// first trial have nothing to resume: they are skipped (and marked aborted, "never started") instead of hiding it.
 function reopen(db: Db, name: string): StoredCampaign {
-  const c = latestCampaign(db);
-  if (!c || c.name !== name || c.status === 'done' || c.status === 'aborted') {
-    throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no unfinished campaign "${name}" to resume in this store`, { hint: 'run without --resume to start a new campaign' });
+  const c = latestStartedCampaign(db, name);
+  const newest = latestCampaign(db);
+  const empty = newest && newest.id !== c?.id && newest.name === name ? ` (campaign ${newest.id} never started a trial)` : '';
+  if (!c || c.status === 'done' || c.status === 'aborted') {
+    throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no unfinished campaign "${name}" to resume in this store${c ? `: the last one that ran, campaign ${c.id}, is ${c.status}` : ''}${empty}`, { hint: 'run without --resume to start a new campaign' });
   }
+  markNeverStarted(db, { afterId: c.id, name });
   updateCampaign(db, c.id, { status: 'running' });
   const trials = listTrials(db, c.id).map((t) => toTrialRecord(db, t));
   const spans = listRunSegments(db, c.id).map((r) => ({ startedAt: Date.parse(r.startedAt), lastActiveAt: Date.parse(r.lastActiveAt) }));
@@ -71,8 +75,14 @@ function saveRecord(db: Db, ids: Map<number, number>, campaignId: number, t: Tri
     state: toStoreState(t.status), objective: t.objective, constraintsOk: t.constraintsOk, constraintNotes: t.violations,
     runs: t.runs, samples, verdict: t.verdict, capacity: t.capacity,
     predictionWrong: t.prediction && t.status !== 'infeasible' ? t.prediction.feasible === (t.status === 'failed') : null,
-    error: t.status === 'discarded' ? INTERRUPTED : t.status === 'failed' ? t.violations.join('; ') : null,
+    error: t.status === 'discarded' ? skippedText(t) : t.status === 'failed' ? t.violations.join('; ') : null,
   });
+}
+
+// Why a trial was skipped, as the store and the report word it: its own reason (a benchmark cut by the network) or
+// spectune stopping during it.
+function skippedText(t: TrialRecord): string {
+  return t.violations.length ? `skipped: ${t.violations.join('; ')}; redone` : SKIPPED;
 }
 
 // The store port over an open SQLite store.
@@ -95,6 +105,9 @@ export function createSqliteTuneStore(db: Db, engine: EngineName): TuneStorePort
       if (t.status !== 'running') pending.delete(t.index);
     },
     saveSamples(_campaignId, index, samples) { pending.set(index, samples); },
+    markNeverStarted(campaignId, why) {
+      if (!campaignRan(db, campaignId)) updateCampaign(db, campaignId, { status: 'aborted', summary: `${NEVER_STARTED}: ${why}` });
+    },
     finishCampaign(campaignId, r) {
       const best = r.bestTrial === null ? null : ids.get(r.bestTrial) ?? null;
       const endState = r.endState ? { ts: toIso(r.now), ...r.endState } : null;

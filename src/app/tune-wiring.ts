@@ -113,7 +113,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   const ctl = ctls[0];
   const service = multi
     ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog })
-    : createControllerServicePort(ctl, cfg.target.endpoint);
+    : createControllerServicePort(ctl, cfg.target.endpoint, actionLog);
   const deps: TuneDeps = {
     service: opts.servicePort ?? service,
     bench: createBenchPort(cfg, apiKey, resolveApiKeyInfo(cfg.target, opts.env).fix),
@@ -121,5 +121,5 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     store: bindActionLog(guardDiskFull(createSqliteTuneStore(db, cfg.target.engine), db.name), bind),
     now: Date.now,
   };
-  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true, ...(opts.simulated ? { simulated: true } : {}) }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
+  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true, ...(opts.simulated ? { simulated: true } : {}), ...(opts.dryRun ? {} : { storePath: db.name }) }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
 }

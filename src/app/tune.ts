@@ -4,10 +4,11 @@ import { ToolError } from '../errors.js';
 import { findBest, configKey } from '../tune/best.js';
 import { findBestPerConcurrency } from '../tune/per-concurrency.js';
 import { decideNextStep, findDisqualified, reconcileTrials } from '../tune/step.js';
+import { metricUnit } from '../tune/objective.js';
 import { trialNumber, type NextStep, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import { createTrialRecord, deployAndMeasure, measureTrial, runPhase, type TrialContext } from './trial.js';
 import type { TuneDeps, TuneSpec } from './tune-ports.js';
-import { finishCampaign, type CampaignResult } from './tune-finish.js';
+import { finishCampaign, findConfigInForce, type CampaignResult } from './tune-finish.js';
 
 export type { CampaignResult } from './tune-finish.js';
 
@@ -53,11 +54,11 @@ function endTrial(st: RunState, rec: TrialRecord): void {
   const before = findBest(st.trials, rule);
   st.trials = [...st.trials.filter((t) => t.index !== rec.index), done];
   deps.store.saveTrial(campaignId, done);
-  onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status: endStatus(done), objective: done.objective, verdict: done.verdict, violations: done.violations });
+  onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status: endStatus(done), objective: done.objective, verdict: done.verdict, violations: done.violations, unit: metricUnit(st.ctx.spec.objective.metric) });
   const after = findBest(st.trials, rule, findDisqualified(st.trials, spec.objective.goal));
   if (after && (!before || after.key !== before.key || after.objective !== before.objective)) {
     const trial = trialNumber(after.trials[after.trials.length - 1].index);
-    onEvent({ type: 'campaign:best', ts: deps.now(), trial, config: after.config, objective: after.objective });
+    onEvent({ type: 'campaign:best', ts: deps.now(), trial, config: after.config, objective: after.objective, unit: metricUnit(st.ctx.spec.objective.metric) });
   }
 }
 
@@ -137,14 +138,23 @@ async function runSteps(st: RunState): Promise<Extract<NextStep, { kind: 'finish
   }
 }
 
+// Whether the tuned settings in force are those of the last trial that measured (the known-good one spectune marked).
+async function isOnKnownGood(st: RunState): Promise<boolean> {
+  const good = findConfigInForce(st.trials);
+  return good !== null && configKey(await st.ctx.deps.service.readConfig(st.ctx.spec.keys)) === configKey(good);
+}
+
 // On resume: discard the interrupted trial and make sure the service is on a known-good config before going on.
 async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promise<void> {
   const { deps, onEvent } = st.ctx;
   for (const t of interrupted) {
     deps.store.saveTrial(st.ctx.campaignId, { ...t, status: 'discarded', endedAt: deps.now() });
-    onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) was interrupted; its result is discarded and it will be redone` });
+    onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) skipped: spectune stopped during it; its result is discarded and it is redone` });
   }
-  const health = interrupted.length === 0 ? await deps.service.waitHealthy(st.ctx.signal) : null;
+  // Already back on known-good (the lease restored it, or nothing was deployed): no restart; the next trial's deploy
+  // is the one restart a resume costs.
+  const onGood = interrupted.every((t) => t.kind === 'baseline') || await isOnKnownGood(st);
+  const health = onGood ? await deps.service.waitHealthy(st.ctx.signal) : null;
   if (health?.healthy) {
     onEvent({ type: 'log', ts: deps.now(), level: 'info', message: 'resume: the service is healthy on its known-good config' });
     return;
@@ -198,6 +208,10 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
   const baseline = trials.find((t) => t.kind === 'baseline' && t.status === 'ok');
   const ctx: TrialContext = { deps, spec, campaignId: stored.id, onEvent, signal, baselineRuns: baseline?.runs ?? null, phaseMs: new Map<TrialPhase, number>() };
   const st: RunState = { ctx, trials, activeBeforeMs: stored.activeMs, runStartedAt };
+  onEvent({
+    type: 'campaign:start', ts: deps.now(), campaignId: stored.id, resumed: stored.resumed, store: spec.storePath ?? null, budget: spec.budget,
+    trialsDone: trials.filter((t) => t.status !== 'discarded').length, activeMs: stored.activeMs,
+  });
   if (stored.resumed) {
     const done = trials.filter((t) => t.status !== 'discarded').length;
     const ran = `${(stored.activeMs / MS_PER_MINUTE).toFixed(1)} min of running time spent (interruptions not counted)`;
@@ -213,6 +227,7 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
       return interruptedResult(st, stored.id, baseline ?? null);
     }
     if (e instanceof ToolError && (e.code === 'E_STORE_FULL' || e.code === 'E_LOCAL_STATE')) await recoverAfterStoreFailure(st, e);
+    else if (!st.trials.some((t) => ['ok', 'failed', 'infeasible'].includes(t.status))) deps.store.markNeverStarted?.(stored.id, (e as Error).message);
     throw e;
   }
 }

@@ -21,7 +21,7 @@ it('fails with one coded line listing the first problems', async () => {
   const err = (await loadConfig(f).then(() => null, (e: unknown) => e)) as { code: string; message: string };
   expect(err.code).toBe('E_CONFIG_INVALID');
   expect(err.message).not.toContain('\n');
-  expect(err.message).toMatch(/^.*bad\.yaml: target\.hosts: expected at least 1 items, got \[\].*\(\+\d+ more\)$/);
+  expect(err.message).toMatch(/^.*bad\.yaml:1: target\.hosts: expected at least 1 items, got \[\].*\(\+\d+ more\)$/);
 });
 
 it('reports a missing file and broken YAML', async () => {
@@ -44,4 +44,26 @@ it('judges a value with an unknown YAML tag by the schema, without a node warnin
     process.off('warning', onWarning);
   }
   expect(warnings).toEqual([]);
+});
+
+it('names the file and the line of the offending key in every message, and says the schema hint once (issue 19)', async () => {
+  const f = join(dir, 'lines.yaml');
+  const lines = [
+    'target:', '  engine: sglang', '  endpoint: "http://h:30000"', '  hosts:', '    - host: gpu1', '      untt: sglang.service',
+    'space:', '  speculative_num_steps: { min: 1, max: 10 }', '', '# a comment', 'benchmark:', '  concurrency: [1]', '  requets: 4',
+  ];
+  writeFileSync(f, `${lines.join('\n')}\n`);
+  const err = (await loadConfig(f).then(() => null, (e: unknown) => e)) as { message: string; hint?: string };
+  expect(err.message).toContain(`${f}:6: target.hosts.0.untt: unknown key (did you mean unit?)`);
+  expect(err.message).toContain(`${f}:13: benchmark.requets: unknown key (did you mean requests?)`);
+  expect(err.message).not.toContain('schema/spectune.schema.json');
+  expect(err.hint).toBe('see schema/spectune.schema.json and examples/spectune.yaml');
+});
+
+it('places a YAML syntax error as file:line:column, said once', async () => {
+  const f = join(dir, 'syntax.yaml');
+  writeFileSync(f, 'target:\n  engine: sglang\n  hosts: [\n');
+  const err = (await loadConfig(f).then(() => null, (e: unknown) => e)) as { message: string };
+  expect(err.message).toMatch(new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: not valid YAML: `));
+  expect(err.message).not.toMatch(/at line \d+, column \d+/);
 });

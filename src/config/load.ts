@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ToolError } from '../errors.js';
+import { locateMessages } from './locate.js';
 import type { RuleContext } from './rules.js';
 import type { SpectuneConfig } from './types.js';
 import { validateConfig } from './validate.js';
@@ -23,14 +24,20 @@ export async function loadConfig(path: string, ctx: RuleContext = {}): Promise<{
     // logLevel error: YAML warnings (an unknown tag) would print as a node process warning; the schema judges the value.
     json = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text, { logLevel: 'error' });
   } catch (e) {
-    throw new ToolError('E_CONFIG_INVALID', `${path}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`, { cause: e });
+    throw new ToolError('E_CONFIG_INVALID', `${syntaxWhere(path, e)}: not valid ${/\.json$/i.test(path) ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`, { cause: e });
   }
   const result = validateConfig(json, ctx);
   if (!result.ok) {
     const more = result.errors.length > ERRORS_SHOWN ? ` (+${result.errors.length - ERRORS_SHOWN} more)` : '';
-    throw new ToolError('E_CONFIG_INVALID', `${path}: ${result.errors.slice(0, ERRORS_SHOWN).join('; ')}${more}`, {
+    throw new ToolError('E_CONFIG_INVALID', `${locateMessages(path, text, result.errors.slice(0, ERRORS_SHOWN)).join('; ')}${more}`, {
       hint: 'see schema/spectune.schema.json and examples/spectune.yaml',
     });
   }
   return { config: result.config, warnings: result.warnings };
+}
+
+// "spectune.yaml:39:3" for a YAML syntax error the parser placed, else the file alone.
+function syntaxWhere(path: string, e: unknown): string {
+  const pos = (e as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+  return pos ? `${path}:${pos.line}:${pos.col}` : path;
 }

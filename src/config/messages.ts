@@ -102,7 +102,7 @@ export function formatIssue(issue: z.core.$ZodIssue, known: (path: readonly Prop
     const keys = known(issue.path);
     return issue.keys.map((k) => {
       const near = nearestKey(k, keys);
-      return `${where}${k}: unknown key (${near ? `did you mean ${near}?` : 'check the spelling'}; see schema/spectune.schema.json)`;
+      return `${where}${k}: unknown key (${near ? `did you mean ${near}?` : 'check the spelling'})`;
     }).join('\n');
   }
   const got = 'input' in issue ? describeValue(issue.input) : 'nothing';

@@ -22,6 +22,8 @@ export interface DiagnoseOptions {
   unit?: string;
   /** Kernel log lines (journalctl -k), for OOM-killer and NVRM Xid records. */
   kernelLines?: string;
+  /** Judge the last lifetime of the first input (live diagnose of a unit), not the latest failure in the window. */
+  lastLifetime?: boolean;
 }
 
 /** Streaming diagnoser: push chunks of any size (or journal entries read already) from any number of sources, then finish(). */
@@ -54,7 +56,7 @@ export function createDiagnoser(opts: DiagnoseOptions = {}): Diagnoser {
       const collected = collector.finish();
       const state: ServiceState | null = opts.state ? parseSystemctlShow(opts.state) : null;
       const kernelInInput = collected.sources.some((s) => s.kernelLines > 0);
-      return evaluate(collected, { state, actions: opts.actions ?? [], unit: opts.unit ?? null, kernelChecked: kernelSeen || kernelInInput });
+      return evaluate(collected, { state, actions: opts.actions ?? [], unit: opts.unit ?? null, kernelChecked: kernelSeen || kernelInInput, lastLifetime: opts.lastLifetime });
     },
   };
 }

@@ -17,6 +17,8 @@ export interface EvaluateOptions {
   unit: string | null;
   /** True when kernel lines were part of the input, so "no OOM-killer record" is a finding, not a blind spot. */
   kernelChecked: boolean;
+  /** Judge the unit's last lifetime (live diagnose: what happened since its last start), not the latest failure. */
+  lastLifetime?: boolean;
 }
 
 /** Failed starts in one window that make a crash loop (one failure followed by a restart is just a crash). */
@@ -103,6 +105,24 @@ function pickIncident(deaths: Death[], hints: Map<string, number | null>): Death
   return stops[stops.length - 1] ?? deaths[deaths.length - 1];
 }
 
+// Live mode: the last lifetime of the unit (the first source) when it did not crash: an earlier failure in the
+// window is history, not the state (an operator's stop after a healthy run is that stop, not an older OOM).
+function pickLastLifetime(deaths: Death[], firstSource: string | undefined): Death | null {
+  const own = deaths.filter((d) => d.life.source === firstSource);
+  const last = own[own.length - 1];
+  return last && !last.crashed ? last : null;
+}
+
+// "An earlier lifetime in the window (PID 412) ended with kv_cache_oom; ..." for the failures the verdict is not about.
+function earlierFailures(deaths: Death[], chosen: Death): string {
+  const failed = deaths.filter((d) => d.crashed && d.ended && d !== chosen && d.life.id < chosen.life.id);
+  if (!failed.length) return '';
+  const last = failed[failed.length - 1];
+  const classes = [...new Set(failed.map((d) => d.class))].join(', ');
+  const who = last.life.pid !== null ? ` (the last one PID ${last.life.pid})` : '';
+  return ` ${failed.length === 1 ? 'An earlier lifetime' : `${failed.length} earlier lifetimes`} in the window ended with ${classes}${who}; the last start replaced ${failed.length === 1 ? 'it' : 'them'}, so this verdict is about the last lifetime (see lifetimes).`;
+}
+
 // Evaluate collected evidence into the public Diagnosis.
 export function evaluate(c: Collected, opts: EvaluateOptions): Diagnosis {
   assertNotEmpty(c);
@@ -115,9 +135,11 @@ export function evaluate(c: Collected, opts: EvaluateOptions): Diagnosis {
     unowned: c.unowned, state: opts.state, stateLife: own[own.length - 1]?.id ?? null, unit: opts.unit, yearHints: hints,
   };
   const deaths = c.lives.map((l) => judgeLifetime(l, ctx));
-  const loop = findCrashLoop(deaths, c, opts.state);
-  const incident: Incident = loop ?? { kind: 'single', death: pickIncident(deaths, hints), deaths, failed: [], cause: null };
+  const last = opts.lastLifetime ? pickLastLifetime(deaths, firstSource) : null;
+  const loop = last ? null : findCrashLoop(deaths, c, opts.state);
+  const incident: Incident = loop ?? { kind: 'single', death: last ?? pickIncident(deaths, hints), deaths, failed: [], cause: null };
   const verdict = explainVerdict(incident, { ...opts, hints, unowned: c.unowned, suspicious: c.suspicious });
+  if (last) verdict.summary += earlierFailures(deaths, last);
   const processMarkers = c.lives.some((l) => l.pid !== null || l.sawStart || Boolean(l.marks.starting || l.marks.started || l.marks.engine_start));
   Object.assign(verdict, findGaps({ sources: c.sources, kernelChecked: opts.kernelChecked, hasState: opts.state !== null, unit: opts.unit, verdictClass: verdict.class, processMarkers }));
   const byId = new Map(deaths.map((d) => [d.life.id, d]));

@@ -1,6 +1,7 @@
 // Build the report model from loaded store data: table rows, charts, timeline and diagnoses. Pure.
 import type { BenchRun } from '../bench/types.js';
 import type { ParamValue } from '../engines/types.js';
+import { RESTARTS_COUNTED } from '../tune/types.js';
 import { buildKeep, buildRunning } from './end-state.js';
 import { buildLevelBests } from './per-concurrency.js';
 import { formatConfig, formatNumber, formatPercent } from './format.js';
@@ -140,8 +141,10 @@ function buildFailures(input: ReportInput, keys: string[]): FailureModel[] {
   });
 }
 
-// Restarts the campaign cost: each change of deployed config, plus the rollback after each failure.
-function countRestarts(trials: ReportTrial[]): number {
+// Restarts the campaign cost, as its summary counts them: each deploy of another config than the one in force, the
+// rollback after each failure, and the final deploy of the winner (`final`) when it was not in force; systemd's own
+// automatic restarts (NRestarts) are not spectune's and not counted.
+function countRestarts(trials: ReportTrial[], final: Record<string, unknown> | null): number {
   let deployed: string | null = null;
   let n = 0;
   for (const t of trials) {
@@ -152,7 +155,7 @@ function countRestarts(trials: ReportTrial[]): number {
     if (t.state === 'failed') n++;
     else deployed = key;
   }
-  return n;
+  return final && JSON.stringify(final) !== deployed ? n + 1 : n;
 }
 
 /** What every page of a simulated campaign's report says (HTML header and printed footer, Markdown top). */
@@ -188,7 +191,8 @@ export function buildReportModel(input: ReportInput): ReportModel {
     timeline: buildTimeline(input, keys), failures: buildFailures(input, keys),
     counts: {
       trials: t.length, measured: t.filter((x) => x.state === 'measured').length, failed: t.filter((x) => x.state === 'failed').length,
-      infeasible: t.filter((x) => x.state === 'infeasible').length, restarts: countRestarts(t),
+      infeasible: t.filter((x) => x.state === 'infeasible').length,
+      restarts: countRestarts(t, input.campaign.status === 'done' ? (best ?? baseline)?.params ?? null : null),
     },
   };
 }
@@ -196,7 +200,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
 // One sentence for the top of a report.
 export function summarizeModel(m: ReportModel): string {
   const c = m.counts;
-  const head = `${c.trials} trials (${c.measured} measured, ${c.failed} failed, ${c.infeasible} refused as infeasible), ${c.restarts} restarts.`;
+  const head = `${c.trials} trials (${c.measured} measured, ${c.failed} failed, ${c.infeasible} refused as infeasible), ${c.restarts} restarts (${RESTARTS_COUNTED}).`;
   if (!m.best) return `${head} No usable config was measured.`;
   return `${head} Best: ${m.best.config} at ${formatNumber(m.best.objective)} ${m.objective.metric} (${formatPercent(m.best.vsBaseline)} vs baseline).`;
 }

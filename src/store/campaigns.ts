@@ -93,6 +93,36 @@ export function latestCampaign(db: Db): Campaign | null {
   return row ? toCampaign(row) : null;
 }
 
+/** Summary text of a campaign that ended before its first trial (status aborted). */
+export const NEVER_STARTED = 'never started: no trial ran';
+/** SQL condition: campaign `c` started a trial (one in flight counts: a resume goes on with it) and is not marked never started. */
+const STARTED = `EXISTS (SELECT 1 FROM trials t WHERE t.campaign_id = c.id) AND NOT (c.status = 'aborted' AND c.summary LIKE 'never started:%')`;
+
+// Whether a campaign has a trial with a result (measured, failed or refused).
+export function campaignRan(db: Db, id: number): boolean {
+  return Boolean(db.prepare(`SELECT 1 FROM trials t WHERE t.campaign_id = ? AND t.state IN ('measured', 'failed', 'infeasible')`).get(id));
+}
+
+// The most recent campaign that started a trial (optionally of one name), or null: a campaign that died before its
+// first trial (still "running" with no trial, or marked never started) must not hide the one that ran.
+export function latestStartedCampaign(db: Db, name?: string): Campaign | null {
+  const row = db.prepare(
+    `SELECT * FROM campaigns c WHERE ${STARTED} AND (? IS NULL OR c.name = ?) ORDER BY c.id DESC LIMIT 1`,
+  ).get(name ?? null, name ?? null) as CampaignRow | undefined;
+  return row ? toCampaign(row) : null;
+}
+
+// Mark the campaigns after `afterId` (of one name, or all) that never started a trial and are not marked yet as
+// aborted "never started: …"; returns their ids.
+export function markNeverStarted(db: Db, opts: { afterId: number; name?: string; why?: string; ts?: string }): number[] {
+  const rows = db.prepare(
+    `SELECT id FROM campaigns c WHERE c.id > ? AND c.status IN ('running', 'interrupted') AND (? IS NULL OR c.name = ?)
+       AND NOT EXISTS (SELECT 1 FROM trials t WHERE t.campaign_id = c.id) ORDER BY c.id`,
+  ).all(opts.afterId, opts.name ?? null, opts.name ?? null) as { id: number }[];
+  for (const r of rows) updateCampaign(db, r.id, { status: 'aborted', summary: opts.why ?? NEVER_STARTED, ts: opts.ts });
+  return rows.map((r) => r.id);
+}
+
 // All campaigns, newest first.
 export function listCampaigns(db: Db): Campaign[] {
   return (db.prepare('SELECT * FROM campaigns ORDER BY id DESC').all() as CampaignRow[]).map(toCampaign);

@@ -1,7 +1,7 @@
 // Public surface of the store: open it, then pass the Db to repository functions.
 export { openStore, closeStore, migrate, type Db } from './db.js';
 export { guardDiskFull, rethrowStoreError, describeDisk, type DiskFacts } from './full.js';
-export { createCampaign, getCampaign, latestCampaign, listCampaigns, updateCampaign, type Campaign, type CampaignStatus, type CampaignEndState, type UnitSnapshot } from './campaigns.js';
+export { createCampaign, getCampaign, latestCampaign, latestStartedCampaign, campaignRan, listCampaigns, markNeverStarted, NEVER_STARTED, updateCampaign, type Campaign, type CampaignStatus, type CampaignEndState, type UnitSnapshot } from './campaigns.js';
 export {
   recordTrialStart, markTrialState, recordTrialResult, listTrials, getTrial, findUnfinishedTrial, getTrialConfig, FINAL_STATES,
   type Trial, type TrialState, type TrialStartInput, type TrialResultInput, type ConfigSnapshot,

@@ -37,3 +37,12 @@ export function checkConstraints(runs: BenchRun[], specs: ConstraintSpec[], base
 export function isBetter(a: number, b: number, goal: ObjectiveSpec['goal']): boolean {
   return goal === 'maximize' ? a > b : a < b;
 }
+
+// The unit a metric is read in, shown next to every objective figure: "tok/s", "tok/s per request", "ms", "req/s".
+export function metricUnit(metric: string): string {
+  if (metric.startsWith('decodeTokensPerSec')) return 'tok/s per request';
+  if (metric === 'outputTokensPerSec') return 'tok/s';
+  if (metric === 'requestsPerSec') return 'req/s';
+  if (metric === 'acceptLength') return 'tokens/step';
+  return /Ms(\.|$)/.test(metric) ? 'ms' : '';
+}

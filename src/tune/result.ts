@@ -18,4 +18,6 @@ export interface CampaignResult {
   /** The best measured config at each concurrency level (by output tok/s): where speculation pays depends on load. */
   bestPerConcurrency: ConcurrencyBest[];
   summary: string;
+  /** The objective's unit ("tok/s per request"), for summaries that show the figures. */
+  objectiveUnit?: string;
 }

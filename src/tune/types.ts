@@ -21,6 +21,9 @@ export interface FeasibilityPrediction {
   suggestion: string | null;
 }
 
+/** What a campaign's restart figure counts, said next to it in the tune summary and the report (one definition). */
+export const RESTARTS_COUNTED = "spectune's deploys, rollbacks and final deploy; systemd's own restarts not counted";
+
 // The trial number people see (progress, summary, report, store seq): 1-based, where `index` is 0-based.
 export function trialNumber(index: number): number {
   return index + 1;

@@ -48,13 +48,13 @@ describe('service lifecycle: dry run, apply, apply, rollback, logs', () => {
     expect(JSON.parse(rb.stdout)).toMatchObject({ status: 'rolled_back', config: { speculative_num_steps: 4, speculative_eagle_topk: 1 }, verdict: null });
     expect(await sh(u.host, ['cat', `/etc/systemd/system/${u.unit}.d/90-spectune.conf`])).toBe(await sh(u.host, ['cat', `/var/lib/spectune/${u.unit}/dropins/1.conf`]));
 
-    const logs1 = await runCli(['logs', ...u.flags, '--trial', '1'], env);
+    const logs1 = await runCli(['logs', ...u.flags, '--version', '1'], env);
     expect(logs1.code, logs1.stderr).toBe(0);
     expect(logs1.stdout).toMatch(/speculative_num_steps=4, speculative_eagle_topk=1/);
     expect(logs1.stdout).not.toMatch(/speculative_eagle_topk=2/);
-    const logs2 = await runCli(['logs', ...u.flags, '--trial', '2'], env);
+    const logs2 = await runCli(['logs', ...u.flags, '--version', '2'], env);
     expect(logs2.stdout).toMatch(/speculative_eagle_topk=2/);
-    const none = await runCli(['logs', ...u.flags, '--trial', '9'], env);
+    const none = await runCli(['logs', ...u.flags, '--version', '9'], env);
     expect(none.code).toBe(1);
     expect(none.stderr.trim().split('\n')).toHaveLength(1);
   });

@@ -106,7 +106,7 @@ describe('a benchmark that fails while the service stays up (a network cut)', ()
     expect(res.trials.some((t) => t.status === 'failed' && t.config.speculative_num_steps === 4)).toBe(false);
     expect(res.best?.config).toEqual({ speculative_num_steps: 4 });
     expect(events.some((e) => e.type === 'trial:end' && e.trial === four[0].index + 1 && e.status === 'skipped')).toBe(true);
-    expect(events.some((e) => e.type === 'log' && /not the config's fault \(a network cut\?\): the trial is interrupted and redone once/.test(e.message))).toBe(true);
+    expect(events.some((e) => e.type === 'log' && /not the config's fault \(a network cut\?\): the trial is skipped and redone once/.test(e.message))).toBe(true);
     expect(world.actions.filter((a) => a.startsWith('recover'))).toEqual(['recover: trial 11 failed: crash loop']); // only the crash loop of steps=10 rolled back
   });
 
@@ -146,6 +146,42 @@ describe('a benchmark that fails while the service stays up (a network cut)', ()
   });
 });
 
+describe('an engine killed during a benchmark (issue 19)', () => {
+  const KILLED = { class: 'external_kill', cause: null, confidence: 'low', summary: 'Killed from outside (status=9/KILL)', evidence: [], ruledOut: [], remediation: [], crashed: true } as const;
+  // Deps whose bench of steps=4 loses `failed` of its 4 requests (the engine died mid-run, systemd restarted it).
+  function killedDeps(world: ReturnType<typeof createWorld>, failed: number, throws = false) {
+    const deps = createFakeDeps(world);
+    const realRun = deps.bench.run;
+    deps.bench.run = async (phase, onEvent, signal) => {
+      const out = await realRun(phase, onEvent, signal);
+      if (phase !== 'bench' || world.current.speculative_num_steps !== 4) return out;
+      if (throws) throw new Error('every request failed: connection reset');
+      const ok = 4 - failed;
+      return { ...out, runs: [{ ...out.runs[0], requests: { ok, failed } } as typeof out.runs[0]] };
+    };
+    deps.service.stayedUp = async () => world.current.speculative_num_steps !== 4;
+    deps.service.diagnoseDeath = async () => ({ ...KILLED, evidence: [], ruledOut: [], remediation: [] });
+    return deps;
+  }
+
+  for (const c of [{ what: 'some requests failed, the rest measured', failed: 2, throws: false }, { what: 'the benchmark threw', failed: 4, throws: true }]) {
+    it(`is a failed trial with the journal's verdict, rolled back, never a violation nor known-good (${c.what})`, async () => {
+      const world = createWorld();
+      const { events, sink } = collect();
+      const res = await runCampaign(killedDeps(world, c.failed, c.throws), TEST_SPEC, { resume: false, restore: false }, sink);
+      const four = res.trials.filter((t) => t.config.speculative_num_steps === 4 && t.kind === 'search');
+      expect(four.map((t) => t.status)).toEqual(['failed']);
+      expect(four[0].verdict?.class).toBe('external_kill');
+      expect(four[0].violations[0]).toMatch(/^the engine died during the benchmark \(external_kill\): /);
+      expect(four[0].objective).toBeNull();
+      expect(world.actions.some((a) => a.startsWith(`recover: trial ${four[0].index + 1} failed: the engine died during the benchmark (external_kill)`))).toBe(true);
+      expect(res.best?.config).not.toEqual({ speculative_num_steps: 4 });
+      expect(events.some((e) => e.type === 'trial:end' && e.trial === four[0].index + 1 && e.status === 'failed' && e.verdict?.class === 'external_kill')).toBe(true);
+      expect(events.some((e) => e.type === 'diagnosis' && e.verdict.class === 'external_kill')).toBe(true);
+    });
+  }
+});
+
 describe('interrupt and resume', () => {
   it('an abort mid-trial rolls back, and resume redoes only that trial', async () => {
     const world = createWorld();
@@ -179,6 +215,23 @@ describe('interrupt and resume', () => {
     expect(world.actions).toContain('recover: resume after an interrupted trial');
     expect(res.trials.filter((t) => t.status === 'failed').map((t) => t.config)).toEqual([{ speculative_num_steps: 10 }]);
     expect(world.current).toEqual({ speculative_num_steps: 4 });
+  });
+
+  it('resume after a kill, with the host already back on known-good (the lease), restarts nothing before the next trial (issue 19)', async () => {
+    const world = createWorld();
+    const deps = createFakeDeps(world);
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) throw new Error('SIGKILL'); };
+    deps.service.recover = async () => { throw new Error('SIGKILL'); }; // spectune dies: no rollback of its own
+    await expect(runCampaign(deps, TEST_SPEC, { resume: false, restore: false }, () => {})).rejects.toThrow('SIGKILL');
+    world.current = { ...world.lastGood }; // the host-side lease restored known-good
+    world.beforeBench = undefined;
+    const deploysBefore = world.deploys;
+    const lines: string[] = [];
+    await runCampaign(createFakeDeps(world), { ...TEST_SPEC, budget: { ...TEST_SPEC.budget, maxTrials: 5 } }, { resume: true, restore: false }, (e) => { if (e.type === 'log') lines.push(e.message); });
+    expect(world.actions.filter((a) => a.startsWith('recover'))).toEqual([]);
+    expect(lines).toContain('resume: the service is healthy on its known-good config');
+    expect(world.deploys - deploysBefore).toBeGreaterThan(0);
   });
 
   it('an overnight interruption does not spend the hours budget: only running time counts', async () => {

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { loadReportInput } from '../../src/app/report.js';
+import { buildReportModel, summarizeModel } from '../../src/report/index.js';
 import { runCampaign } from '../../src/app/tune.js';
-import { createSqliteTuneStore } from '../../src/app/tune-store.js';
+import { createSqliteTuneStore, markCampaignInterrupted } from '../../src/app/tune-store.js';
 import {
   closeStore, createCampaign, getCampaign, listRunSegments, listTrials, markTrialState, migrate, MIGRATIONS, openStore, recordTrialResult, recordTrialStart,
 } from '../../src/store/index.js';
@@ -92,5 +94,89 @@ describe('campaign on the SQLite store', () => {
     const again = createSqliteTuneStore(db, 'sglang').openCampaign({ resume: true, name: TEST_SPEC.name, spec: {}, now: now + 3_600_000 });
     expect(again.activeMs).toBe(6 * 60_000);
     closeStore(db);
+  });
+});
+
+describe('one word for a trial cut short: skipped (issue 19)', () => {
+  it('the store, the report and the resume log say skipped, never interrupted', async () => {
+    const db = openStore(':memory:');
+    const world = createWorld();
+    const ac = new AbortController();
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) { ac.abort(); throw new Error('aborted'); } };
+    const first = await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {}, ac.signal);
+    world.beforeBench = undefined;
+    const lines: string[] = [];
+    await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: true, restore: false }, (e) => { if (e.type === 'log') lines.push(e.message); });
+    const skipped = listTrials(db, first.campaignId).filter((t) => t.state === 'skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0].error).toBe('skipped: spectune stopped during this trial; its result is discarded and the trial redone on resume');
+    const row = loadReportInput(db, first.campaignId).trials.find((t) => t.seq === skipped[0].seq);
+    expect(row?.error).toMatch(/^skipped: /);
+    expect([...lines, skipped[0].error ?? ''].join('\n')).not.toMatch(/\binterrupted\b/);
+  });
+});
+
+describe('restarts: one figure, one definition (issue 19)', () => {
+  for (const winnerInForce of [true, false]) {
+    it(`the tune summary and the report count the same restarts, the final deploy included (winner ${winnerInForce ? 'in force at the end' : 'deployed at the end'})`, async () => {
+      const db = openStore(':memory:');
+      const world = createWorld();
+      const deps = createFakeDeps(world);
+      const deploy = deps.service.deploy;
+      // As the real port: one restart per deploy, whatever systemd's crash loop did (its NRestarts are not spectune's).
+      deps.service.deploy = async (c, w, s) => { const o = await deploy(c, w, s); return { ...o, restarts: o.restarts > 0 ? 1 : 0 }; };
+      const spec = winnerInForce ? TEST_SPEC : { ...TEST_SPEC, budget: { ...TEST_SPEC.budget, maxTrials: 11 } };
+      const res = await runCampaign({ ...deps, store: createSqliteTuneStore(db, 'sglang') }, spec, { resume: false, restore: false }, () => {});
+      const m = buildReportModel(loadReportInput(db, res.campaignId));
+      expect(m.counts.restarts).toBe(res.restarts);
+      expect(res.summary).toContain(`${res.restarts} restarts (spectune's deploys, rollbacks and final deploy; systemd's own restarts not counted)`);
+      expect(summarizeModel(m)).toContain(`${res.restarts} restarts (spectune's deploys, rollbacks and final deploy; systemd's own restarts not counted)`);
+    });
+  }
+});
+
+describe('campaigns that never started a trial (issue 19)', () => {
+  // Campaign 1 ran trials and was interrupted; campaign 2 died before its first trial (the service was down).
+  async function storeWithDeadCampaign() {
+    const db = openStore(':memory:');
+    const world = createWorld();
+    const ac = new AbortController();
+    let benches = 0;
+    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 4) { ac.abort(); throw new Error('aborted'); } };
+    const first = await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {}, ac.signal);
+    markCampaignInterrupted(db, first.campaignId, { summary: first.summary });
+    world.beforeBench = undefined;
+    const down = createFakeDeps(world);
+    down.service.waitHealthy = async () => ({ healthy: false, capacity: null, reason: 'unit is failed/failed' });
+    await expect(runCampaign({ ...down, store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {})).rejects.toThrow();
+    return { db, world, first: first.campaignId };
+  }
+
+  it('a run that failed before its first trial is marked aborted, "never started", with the error', async () => {
+    const { db, first } = await storeWithDeadCampaign();
+    const dead = getCampaign(db, first + 1);
+    expect(dead.status).toBe('aborted');
+    expect(dead.summary).toMatch(/^never started: no trial ran: /);
+    expect(listTrials(db, dead.id).map((t) => t.state)).toEqual(['planned']); // the baseline, never measured
+    expect(getCampaign(db, first).status).toBe('interrupted');
+  });
+
+  it('report without an id shows the campaign that ran, not a newer one that never started (even one left "running" by a kill)', async () => {
+    const { db, first } = await storeWithDeadCampaign();
+    createCampaign(db, { name: TEST_SPEC.name, engine: 'sglang', config: {} }); // a SIGKILLed run: "running", no trial
+    expect(loadReportInput(db).campaign.id).toBe(first);
+    expect(loadReportInput(db, first + 2).campaign.status).toBe('running');
+  });
+
+  it('--resume goes on with the campaign that ran, and marks the newer empty ones never started', async () => {
+    const { db, world, first } = await storeWithDeadCampaign();
+    const killed = createCampaign(db, { name: TEST_SPEC.name, engine: 'sglang', config: {} });
+    const res = await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: true, restore: false }, () => {});
+    expect(res.campaignId).toBe(first);
+    expect(res.status).toBe('done');
+    expect(getCampaign(db, killed.id)).toMatchObject({ status: 'aborted', summary: 'never started: no trial ran' });
+    await expect(runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: true, restore: false }, () => {}))
+      .rejects.toThrow(new RegExp(`no unfinished campaign "${TEST_SPEC.name}" to resume in this store: the last one that ran, campaign ${first}, is done`));
   });
 });

@@ -5,6 +5,7 @@ import { runTuneCommand, toTuneJson, type TuneCommandResult } from '../../app/tu
 import { DEFAULT_BENCH_TIMEOUTS } from '../../config/index.js';
 import { redactText, redactValue } from '../../redact.js';
 import { chooseRenderMode, createRenderer, formatConfig } from '../render/index.js';
+import { formatChatSummary } from '../render/chat.js';
 import { parseDrainTimeout, parseFlags, parseLease } from '../args.js';
 import { EXIT } from '../exit.js';
 import { handleInterrupts, ignoreBrokenOutput, SIGNAL_EXIT } from '../interrupt.js';
@@ -67,6 +68,7 @@ function printResult(io: CliIo, r: TuneCommandResult): void {
   }
   const c = r.result;
   out.write(`${c.summary}\n`);
+  if (c.status !== 'interrupted') out.write(`\nfor the team chat:\n${formatChatSummary(c)}\n`);
   if (c.deployed) out.write('parallel' in c ? `\nthe winner as a Slurm job (sbatch --parsable < script):\n${c.deployed}\n` : `\nservice now runs:\n${c.deployed}\n`);
   if (c.status === 'interrupted') out.write('interrupted: run `spectune tune --resume` to continue\n');
 }

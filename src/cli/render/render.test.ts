@@ -13,7 +13,7 @@ const PHASE: SpectuneEvent = { type: 'trial:phase', ts: 1500, trial: 2, phase: '
 const END: SpectuneEvent = { type: 'trial:end', ts: 9000, trial: 2, status: 'ok', objective: 277.4, verdict: null };
 
 describe('renderers', () => {
-  it('plain: one line per event with elapsed time, progress dropped', () => {
+  it('plain: one line per event with elapsed time, progress at its first sight of a level', () => {
     const out = fakeOut();
     const r = createPlainRenderer(out);
     for (const e of [START, PHASE, { type: 'bench:progress', ts: 2000, concurrency: 1, done: 1, total: 4, outputTokensPerSec: 10 } as SpectuneEvent, END]) r.onEvent(e);
@@ -21,6 +21,7 @@ describe('renderers', () => {
     expect(lines).toEqual([
       '[  +0.0s] trial 2: speculative_num_steps=4 (climb)',
       '[  +0.5s] trial 2: bench (expected ~20.0s)',
+      '[  +1.0s] bench c=1 1/4 requests, ETA 1.5s',
       '[  +8.0s] trial 2: ok objective=277.4',
     ]);
   });
@@ -42,7 +43,7 @@ describe('renderers', () => {
     now = 4000; r.onEvent({ type: 'bench:progress', ts: 4000, concurrency: 1, done: 2, total: 4, outputTokensPerSec: 200 });
     r.close();
     const text = out.chunks.join('');
-    expect(text).toContain('trial 2 speculative_num_steps=4 [bench 2.5s / ~20.0s c=1 2/4] | best 234.0 (speculative_num_steps=3)');
+    expect(text).toContain('trial 2 speculative_num_steps=4 [bench 2.5s / ~20.0s c=1 2/4 requests, ETA 2.5s] | best 234.0 (speculative_num_steps=3)');
     expect(text).toContain('best so far: trial 1');
   });
 
@@ -53,6 +54,40 @@ describe('renderers', () => {
     const before = out.chunks.length;
     for (let i = 0; i < 50; i++) r.onEvent({ type: 'bench:progress', ts: 5000, concurrency: 1, done: i, total: 50, outputTokensPerSec: 1 });
     expect(out.chunks.length - before).toBe(0);
+  });
+
+  it('shows every objective with its unit, and says why a per-request rate tops the total (issue 19)', () => {
+    const out = fakeOut();
+    const r = createPlainRenderer(out);
+    r.onEvent({ ...END, unit: 'tok/s per request' } as SpectuneEvent);
+    r.onEvent({ type: 'campaign:best', ts: 9000, trial: 2, config: { speculative_num_steps: 4 }, objective: 277.4, unit: 'tok/s per request' });
+    const level = (total: number, per: number) => ({ type: 'bench:level', ts: 9000, run: { concurrency: 1, outputTokensPerSec: total, decodeTokensPerSec: { mean: per }, requests: { ok: 4, failed: 0 } } }) as unknown as SpectuneEvent;
+    r.onEvent(level(201.3, 277.4));
+    r.onEvent(level(880, 60.2));
+    const lines = out.text().trim().split('\n').map((l) => l.replace(/^\[[^\]]*\] /, ''));
+    expect(lines).toEqual([
+      'trial 2: ok objective=277.4 tok/s per request',
+      'best so far: trial 2 speculative_num_steps=4 objective=277.4 tok/s per request',
+      'bench c=1: 201.3 tok/s total, 277.4 tok/s per request (decode only: excludes time to first token and queueing, which the total includes), ok=4 failed=0',
+      'bench c=1: 880.0 tok/s total, 60.2 tok/s per request, ok=4 failed=0',
+    ]);
+  });
+
+  it('start banner, request progress with ETA and budget left; piped: a progress line only every 10 s or on a new level (issue 19)', () => {
+    const out = fakeOut();
+    const r = createPlainRenderer(out);
+    r.onEvent({ type: 'campaign:start', ts: 0, campaignId: 7, resumed: false, store: '/srv/tune.db', budget: { maxTrials: 12, maxHours: 1 }, trialsDone: 0, activeMs: 0 });
+    r.onEvent({ type: 'trial:end', ts: 60_000, trial: 1, status: 'ok', objective: 234, verdict: null });
+    r.onEvent({ type: 'trial:phase', ts: 60_000, trial: 2, phase: 'bench', expectedMs: null });
+    for (let i = 1; i <= 20; i++) r.onEvent({ type: 'bench:progress', ts: 60_000 + i * 1000, concurrency: 1, done: i, total: 40, outputTokensPerSec: 10 });
+    r.onEvent({ type: 'bench:progress', ts: 82_000, concurrency: 16, done: 1, total: 64, outputTokensPerSec: 10 });
+    const lines = out.text().trim().split('\n').map((l) => l.replace(/^\[[^\]]*\] /, ''));
+    expect(lines[0]).toBe('campaign 7 started, store /srv/tune.db: budget 12 trials, 1 h of running time');
+    expect(lines.filter((l) => l.startsWith('bench '))).toEqual([
+      'bench c=1 1/40 requests, ETA 39.0s | budget left: 11 trials, 58m59s',
+      'bench c=1 11/40 requests, ETA 29.0s | budget left: 11 trials, 58m49s',
+      'bench c=16 1/64 requests, ETA 2m06s | budget left: 11 trials, 58m38s',
+    ]);
   });
 
   it('chooses json, then tty, then plain', () => {
