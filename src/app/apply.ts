@@ -53,7 +53,7 @@ export interface RankPlan { rank: number; host: string; plan: DeployPlan }
 // Plan, and unless dry-run, deploy and verify; returns the plans alone for a dry run. A multi-host target deploys to
 // every rank as one group (one verdict over all journals, every rank rolled back); --rank N, one rank.
 export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { dryRun: true; plan: DeployPlan; plans: RankPlan[] }> {
-  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs, leaseMs: req.leaseMs });
+  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs, leaseMs: req.leaseMs, command: 'apply' });
   try {
     const p = req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec };
     // Plan first, read-only: a missing unit or a bad value is refused before anything (the lock included) is written.

@@ -20,7 +20,7 @@ export type RollbackOutcome =
 // its start-up deadline, readyTimeoutMs, default the controller's). A dry run and a no-op change nothing (not even the
 // lock). A multi-host target rolls every rank back as one group (nothing to do only when no rank has anything to do).
 export async function rollbackService(target: ServiceTarget, onEvent: EventSink, opts: { readyTimeoutMs?: number; dryRun?: boolean; to?: Version; breakLock?: boolean } = {}): Promise<RollbackOutcome> {
-  const svc = await openService(target, onEvent, { dryRun: opts.dryRun, readyTimeoutMs: opts.readyTimeoutMs });
+  const svc = await openService(target, onEvent, { dryRun: opts.dryRun, readyTimeoutMs: opts.readyTimeoutMs, command: 'rollback' });
   // Every rank's plan; 'nothing' only when no rank has anything to do.
   const planAll = async () => {
     const all = await svc.group.planRollback(opts.to);
