@@ -5,7 +5,7 @@ import { ToolError } from '../errors.js';
 import type { EngineName } from '../engines/types.js';
 import type { Host } from '../host/types.js';
 import { describeUnitFiles } from '../onboard/discover.js';
-import { judgeCoverage } from '../onboard/group.js';
+import { judgeCoverage, type GroupCoverage } from '../onboard/group.js';
 import { catUnit } from '../service/systemd.js';
 import type { EventSink } from '../tune/events.js';
 
@@ -21,14 +21,18 @@ async function groupSize(ranks: GuardedRank[], engine: EngineName): Promise<numb
   return Math.max(1, ...sizes);
 }
 
+// How the units cover their group (read from each unit's launch line).
+export async function readCoverage(ranks: GuardedRank[], engine: EngineName, command: string): Promise<GroupCoverage> {
+  return judgeCoverage(await groupSize(ranks, engine), ranks.map((r) => ({ rank: r.rank, name: `${r.host.name} ${r.unit}` })), command);
+}
+
 // Refuse a change to part of a multi-node group (E_USAGE, one line with the fix), or, when --rank N picked it on
 // purpose (`rankPicked`), warn that the ranks will differ. `rankFlag`: whether the command has --rank.
 export async function guardGroupChange(ranks: GuardedRank[], engine: EngineName, command: string, o: { rankPicked: boolean; rankFlag: boolean; onEvent: EventSink }): Promise<void> {
-  const named = ranks.map((r) => ({ rank: r.rank, name: `${r.host.name} ${r.unit}` }));
-  const c = judgeCoverage(await groupSize(ranks, engine), named, command);
+  const c = await readCoverage(ranks, engine, command);
   if (c.status === 'whole') return;
   if (o.rankPicked) {
-    o.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `${c.message} (--rank ${c.changed.join(',')} asked for this)` });
+    o.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `--rank ${c.changed.join(',')}: ${command} changes only ${c.listed} of a ${c.count}-node group: the ranks will differ (rank ${c.others.join(', ')} keep${c.others.length === 1 ? 's' : ''} the old config) until the same change reaches every rank` });
     return;
   }
   const list = 'list every rank under target.hosts (`spectune init --host HOST0 --host HOST1` writes them)';

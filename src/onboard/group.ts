@@ -126,8 +126,8 @@ export function judgeGroup(listed: ListedRank[]): GroupJudgement | null {
   return { status: 'PASS', summary: `spectune.yaml lists all ${count} ranks of the group (${multi.map((l) => `rank${l.nodes!.rank} ${l.subject}`).join(', ')})`, fix: null };
 }
 
-/** How a command's target covers a multi-node group. */
-export type GroupCoverage = { status: 'whole' } | { status: 'partial'; count: number; changed: number[]; message: string };
+/** How a command's target covers a multi-node group; `listed`: "rank 0 (th1 sglang.service)", `others`: the ranks left out. */
+export type GroupCoverage = { status: 'whole' } | { status: 'partial'; count: number; changed: number[]; others: number[]; listed: string; message: string };
 
 // Whether a host-changing command changes every rank of the group its units belong to. `count`: the most nodes any
 // of the units' launch lines names; `ranks`: the ranks the command changes.
@@ -135,8 +135,9 @@ export function judgeCoverage(count: number, ranks: { rank: number; name: string
   if (count <= 1 || ranks.length >= count) return { status: 'whole' };
   const changed = ranks.map((r) => r.rank);
   const others = Array.from({ length: count }, (_, i) => i).filter((i) => !changed.includes(i));
+  const listed = ranks.map((r) => `rank ${r.rank} (${r.name})`).join(', ');
   return {
-    status: 'partial', count, changed,
-    message: `${command} changes ${ranks.map((r) => `rank ${r.rank} (${r.name})`).join(', ')} of a ${count}-node group alone: rank ${others.join(', ')} keep${others.length === 1 ? 's' : ''} its config, so the ranks will differ`,
+    status: 'partial', count, changed, others, listed,
+    message: `${command} would change only ${listed} of a ${count}-node group: rank ${others.join(', ')} keep${others.length === 1 ? 's' : ''} ${others.length === 1 ? 'its' : 'their'} config, so the ranks will differ`,
   };
 }
