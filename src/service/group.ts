@@ -228,15 +228,17 @@ export class ServiceGroup {
     const version = await this.groupVersion(plans);
     for (const [i, ctl] of this.ranks.entries()) {
       const plan = plans[i];
-      if (plan && !plan.noop) await ctl.apply(plan, { signal }, { version });
+      // With a group version every rank writes it (a rank whose drop-in already says this too): one number, one config.
+      if (plan && (!plan.noop || version !== undefined)) await ctl.apply(plan, { signal }, { version });
       else await ctl.restart(i === 0 ? why : `restart with rank0 (${why})`, { signal });
     }
   }
 
-  // One version number for the group's change: the largest next free number over the ranks that change, written on
-  // every one of them (a rank's own history never makes the ranks' numbers drift apart for the same config).
+  // One version number for the group's change: the largest next free number over the ranks, written on every rank
+  // when any of them changes (a rank's own history never makes the ranks' numbers drift apart for the same config).
   private async groupVersion(plans: (DeployPlan | null)[]): Promise<number | undefined> {
-    const next = await Promise.all(this.ranks.map((c, i) => (plans[i] && !plans[i]!.noop ? c.prepareVersion(plans[i]!) : Promise.resolve(0))));
+    if (this.ranks.length < 2 || plans.every((p) => !p || p.noop)) return undefined;
+    const next = await Promise.all(this.ranks.map((c, i) => (plans[i] ? c.prepareVersion(plans[i]!) : Promise.resolve(0))));
     return pickGroupVersion(next);
   }
 

@@ -108,6 +108,22 @@ describe('multi-host service port', () => {
     expect(ranks[1].sd.host.files.has(`/var/lib/spectune/${UNIT}/dropins/4.conf`)).toBe(false);
   });
 
+  it('writes the group version on a rank whose drop-in already says the config too (no per-rank drift)', async () => {
+    const { ranks, port } = setup();
+    const steps4 = `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 4')}\n`;
+    // rank1 already runs steps 4 as its version 3 (changed alone before); rank0 has no history.
+    for (let v = 1; v <= 3; v++) ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/dropins/${v}.conf`, v === 3 ? steps4 : `[Service]\n# v${v}\n`);
+    ranks[1].sd.host.files.set(DROPIN, steps4);
+    ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, '3\n');
+    ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, '3\n');
+    const out = await port.deploy({ speculative_num_steps: 4 }, 'trial 1');
+    expect(out).toMatchObject({ ready: true });
+    for (const r of ranks) {
+      expect(r.sd.host.files.get(`/var/lib/spectune/${UNIT}/current`)).toBe('4\n');
+      expect(r.sd.host.files.get(DROPIN)).toBe(steps4);
+    }
+  });
+
   it("refuses to roll the group back when rank1 has a later drop-in that overrides spectune's, naming it, and stops no rank", async () => {
     const { ranks, port } = setup();
     for (const r of ranks) {
