@@ -6,6 +6,7 @@ import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createMultiHostServicePort, mergeGroupVerdict, withoutRankDiagnoses } from '../../src/app/tune-service-multi.js';
 import { orderRanks } from '../../src/config/index.js';
 import { describeRankDifferences, pickGroupVersion, type FailedStart } from '../../src/service/index.js';
+import { renderDropIn } from '../../src/service/unit.js';
 import { DROPIN, EXEC, UNIT } from './service-fakes.js';
 import { abortsOnNccl, comesUp, createRanks, diesOfOom, later } from './tune-multi-fakes.js';
 
@@ -110,7 +111,7 @@ describe('multi-host service port', () => {
 
   it('writes the group version on a rank whose drop-in already says the config too (no per-rank drift)', async () => {
     const { ranks, port } = setup();
-    const steps4 = `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 4')}\n`;
+    const steps4 = renderDropIn({ execStart: EXEC.replace('steps 3', 'steps 4'), environment: {}, timeoutStopSec: null });
     // rank1 already runs steps 4 as its version 3 (changed alone before); rank0 has no history.
     for (let v = 1; v <= 3; v++) ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/dropins/${v}.conf`, v === 3 ? steps4 : `[Service]\n# v${v}\n`);
     ranks[1].sd.host.files.set(DROPIN, steps4);
