@@ -58,7 +58,7 @@ export interface RankPlan { rank: number; host: string; plan: DeployPlan }
 export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { dryRun: true; plan: DeployPlan; plans: RankPlan[] }> {
   // The action log and the ssh control directory are checked before any host is touched.
   preflightService(req.target, { dryRun: req.dryRun, actionLog: true });
-  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs, leaseMs: req.leaseMs, drainTimeoutMs: req.drainTimeoutMs, checkEndpointPort: true });
+  const svc = await openService(req.target, req.onEvent, { dryRun: req.dryRun, readyTimeoutMs: req.readyTimeoutMs, leaseMs: req.leaseMs, drainTimeoutMs: req.drainTimeoutMs, checkEndpointPort: true, command: 'apply' });
   try {
     const p = req.timeoutStopSec === undefined ? {} : { timeoutStopSec: req.timeoutStopSec };
     // Plan first, read-only: a missing unit or a bad value is refused before anything (the lock included) is written.

@@ -17,6 +17,7 @@ import type { UnitState } from '../service/show.js';
 import { catUnit, lastJournalCursor, readClockOffsetMs, showUnit } from '../service/systemd.js';
 import { STATE_ROOT } from '../service/unit.js';
 import { judgeInForce, viewUnit } from '../service/unit-view.js';
+import { judgeGroup, type ListedRank } from '../onboard/group.js';
 import { resolveDoctorPlan, type DoctorHost, type DoctorPlan, type DoctorRequest } from './doctor-target.js';
 import { readStartup } from './onboard-host.js';
 import { resolveHostname } from './service-target.js';
@@ -178,7 +179,7 @@ async function checkStartup(host: Host, subject: string, unit: string, engine: E
 
 // Every check of one host; the clock offset is returned for the skew check. After SSH every check runs on its own
 // (a user who may not read the unit may still lack journal rights: both are reported), except what needs the state.
-async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: CheckResult[]; offsetMs: number | null }> {
+async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: CheckResult[]; offsetMs: number | null; seen?: EngineUnit | null }> {
   const subject = `${h.target ?? 'this machine'} ${h.unit}`;
   const host = await openHost({ target: h.target, sshConfig: plan.sshConfig, sudo: plan.sudo });
   try {
@@ -201,7 +202,7 @@ async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: Che
     if (!engine) checks.push(check('startup', subject, 'SKIP', 'engine unknown (its ready line is engine-specific)'));
     else if (journal.status === 'FAIL') checks.push(check('startup', subject, 'SKIP', 'journal not readable (see the journal check)'));
     else checks.push(await checkStartup(host, subject, h.unit, engine, plan.readyTimeoutMs));
-    return { checks, offsetMs: await readClockOffsetMs(host) };
+    return { checks, offsetMs: await readClockOffsetMs(host), seen };
   } finally {
     await host.close();
   }
@@ -235,11 +236,16 @@ export async function runDoctor(req: DoctorRequest, env: NodeJS.ProcessEnv): Pro
   const plan = await resolveDoctorPlan(req, env);
   const checks: CheckResult[] = [];
   const offsets: { host: string; offsetMs: number | null }[] = [];
-  for (const h of plan.hosts) {
+  const listed: ListedRank[] = [];
+  for (const [i, h] of plan.hosts.entries()) {
     const r = await checkHost(plan, h);
     checks.push(...r.checks);
     offsets.push({ host: h.target ?? 'this machine', offsetMs: r.offsetMs });
+    listed.push({ subject: `${h.target ?? 'this machine'} ${h.unit}`, role: i, nodes: r.seen?.nodes ?? null });
   }
+  // A multi-node unit whose group spectune.yaml lists only in part: a change would split the ranks.
+  const group = judgeGroup(listed);
+  if (group) checks.push({ id: 'group', subject: listed.map((l) => l.subject).join(' + '), status: group.status, summary: group.summary, fix: group.fix });
   if (plan.hosts.length > 1) checks.push(judgeClockSkew(offsets));
   checks.push(checkStoreDisk(plan.store));
   const local = doctorLocalPaths({ store: resolve(plan.store), hosts: plan.hosts, sudo: plan.sudo, env });

@@ -30,7 +30,7 @@ function foldSteps(plan: FoldPlan, backupPath: string): string[] {
 export async function foldService(target: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; breakLock?: boolean } = {}): Promise<FoldOutcome> {
   if (target.ranks.length > 1) throw new ToolError('E_USAGE', 'fold acts on one unit: pass --rank N (or --host/--unit)', { hint: 'fold each rank in turn' });
   preflightService(target, { dryRun: opts.dryRun === true, actionLog: false });
-  const svc = await openService(target, onEvent, { dryRun: opts.dryRun });
+  const svc = await openService(target, onEvent, { dryRun: opts.dryRun, command: 'fold' });
   try {
     const { host, unit } = svc.controller;
     const st = statePaths(unit);

@@ -8,6 +8,8 @@ import { ToolError } from '../errors.js';
 import type { EngineName } from '../engines/types.js';
 import { openHost } from '../host/open.js';
 import { chooseUnit, proposeConfig, type EngineUnit, type InitFacts } from '../onboard/index.js';
+import { assembleGroup, initAddrHost, type FoundRank } from '../onboard/group.js';
+import type { Host } from '../host/types.js';
 import { showUnit } from '../service/systemd.js';
 import { readStartup, discoverEngineUnits } from './onboard-host.js';
 import { resolveHostname } from './service-target.js';
@@ -16,6 +18,8 @@ import { resolveHostname } from './service-target.js';
 export interface InitRequest {
   /** ssh destination; undefined = this machine. */
   host?: string;
+  /** More ssh destinations: the other ranks of a multi-node group (--host given once per rank). */
+  moreHosts?: string[];
   sshConfig?: string;
   sudo?: boolean;
   unit?: string;
@@ -62,30 +66,92 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   }
 }
 
-// Run init: discover, choose, measure, propose, write.
+// A unit's rank as init found it (null: the unit runs on one node).
+function rankOf(host: string | null, u: EngineUnit): FoundRank | null {
+  return u.nodes ? { host, unit: u.unit, group: { form: 'ranks', count: u.nodes.count, rank: u.nodes.rank, initAddr: u.nodes.initAddr ?? null, flags: u.nodes.flags ?? `--nnodes ${u.nodes.count}` } } : null;
+}
+
+// The same group's unit on another host: the unit of that name, else the one engine unit of as many nodes.
+function findPeer(units: EngineUnit[], first: EngineUnit): EngineUnit | null {
+  const count = first.nodes?.count;
+  return units.find((u) => u.unit === first.unit && u.nodes?.count === count) ?? (units.filter((u) => u.nodes?.count === count).length === 1 ? units.find((u) => u.nodes?.count === count)! : null);
+}
+
+// The ssh destination of the init address's host, with the user of the first --host ("root@th1" + 10.0.0.5 → root@10.0.0.5).
+function addrDestination(first: string | undefined, addrHost: string): string {
+  const user = first?.includes('@') ? first.slice(0, first.indexOf('@') + 1) : '';
+  return `${user}${addrHost}`;
+}
+
+// Find the other ranks of a multi-node unit: on the other --hosts given, then at the init address (when no --host
+// names it; unreachable there is a note, not an error); the hosts opened are kept open for the caller to close.
+async function findGroup(req: InitRequest, first: FoundRank, firstUnit: EngineUnit, hosts: Map<string | null, Host>, notes: string[]): Promise<FoundRank[]> {
+  const others: FoundRank[] = [];
+  const probe = async (dest: string, fromAddr: boolean) => {
+    let host: Host;
+    try {
+      host = await openHost({ target: dest, sshConfig: req.sshConfig, sudo: req.sudo });
+    } catch (e) {
+      if (fromAddr && e instanceof ToolError) { notes.push(`the init address host ${dest} was not reachable over ssh (${e.message}): not searched`); return; }
+      throw e;
+    }
+    hosts.set(dest, host);
+    const { units } = await discoverEngineUnits(host, { engine: req.engine }).catch((e: unknown) => { if (fromAddr && e instanceof ToolError) return { units: [] as EngineUnit[] }; throw e; });
+    const peer = findPeer(units, firstUnit);
+    const r = peer ? rankOf(dest, peer) : null;
+    if (r) others.push(r);
+    else if (!fromAddr) notes.push(`${dest}: no engine unit of the same ${first.group.count}-node group (${firstUnit.unit}) runs there`);
+  };
+  for (const h of req.moreHosts ?? []) await probe(h, false);
+  const addr = first.group.initAddr ? initAddrHost(first.group.initAddr) : null;
+  const given = [req.host, ...(req.moreHosts ?? [])].map((h) => h?.replace(/^.*@/, ''));
+  const found = new Set([first.group.rank, ...others.map((o) => o.group.rank)]);
+  if (addr && !found.has(0) && !given.includes(addr) && !['127.0.0.1', 'localhost', '::1'].includes(addr)) await probe(addrDestination(req.host, addr), true);
+  return others;
+}
+
+// Run init: discover, choose, measure, propose, write. A unit of a multi-node group brings its other ranks (found
+// on the --hosts given or at the init address); a group init cannot complete writes nothing and says which --host to add.
 export async function runInit(req: InitRequest): Promise<InitOutcome> {
   assertWritable(req.out, req.force);
-  const host = await openHost({ target: req.host, sshConfig: req.sshConfig, sudo: req.sudo });
+  const hosts = new Map<string | null, Host>();
   try {
+    const host = await openHost({ target: req.host, sshConfig: req.sshConfig, sudo: req.sudo });
+    hosts.set(req.host ?? null, host);
     const { units, notes } = await discoverEngineUnits(host, { unit: req.unit, engine: req.engine });
-    const unit = chooseUnit(units, req.unit, host.name);
-    const state = await showUnit(host, unit.unit);
-    const startup = await readStartup(host, unit.unit, unit.engine).catch((e: unknown) => {
+    const chosen = chooseUnit(units, req.unit, host.name);
+    const first = rankOf(req.host ?? null, chosen);
+    if (!first && req.moreHosts?.length) {
+      throw new ToolError('E_USAGE', `--host given ${req.moreHosts.length + 1} times, but ${chosen.unit} on ${host.name} runs on one node (no --nnodes in its command)`, { hint: 'pass --host once for a one-node unit; several only for the ranks of a multi-node group' });
+    }
+    let group: FoundRank[] | undefined;
+    if (first) {
+      const g = assembleGroup(first, await findGroup(req, first, chosen, hosts, notes));
+      if (g.status === 'incomplete') throw new ToolError('E_USAGE', g.message, { hint: g.hint });
+      group = g.ranks;
+    }
+    // The facts of the unit that serves the endpoint: rank0's (the one asked about when it is one node).
+    const rank0 = group?.[0] ?? { host: req.host ?? null, unit: chosen.unit };
+    const rank0Host = hosts.get(rank0.host)!;
+    const unit = rank0.host === (req.host ?? null) ? chosen : (await discoverEngineUnits(rank0Host, { unit: rank0.unit, engine: req.engine })).units.find((u) => u.unit === rank0.unit) ?? chosen;
+    const state = await showUnit(rank0Host, unit.unit);
+    const startup = await readStartup(rank0Host, unit.unit, unit.engine).catch((e: unknown) => {
       if (!(e instanceof ToolError) || e.code !== 'E_NO_PERMISSION') throw e;
       notes.push(`${e.message}: start-up time not measured (\`spectune doctor\` says how to fix it)`);
       return null;
     });
     const facts: InitFacts = {
-      host: req.host ?? null,
-      endpointHost: await resolveHostname({ target: req.host, sshConfig: req.sshConfig }),
+      host: rank0.host,
+      endpointHost: await resolveHostname({ target: rank0.host ?? undefined, sshConfig: req.sshConfig }),
       unit, startup, timeoutStopMs: state.timeoutStopMs,
-      others: units.filter((u) => u !== unit),
+      others: units.filter((u) => u !== chosen),
       generatedAt: (req.now ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
+      ...(group ? { group: group.map((r) => ({ host: r.host, unit: r.unit, rank: r.group.rank })) } : {}),
     };
     const proposal = proposeConfig(facts);
     if (req.out) await writeAtomically(req.out, proposal.yaml);
     return { found: units, notes, facts, yaml: proposal.yaml, space: proposal.space, written: req.out };
   } finally {
-    await host.close();
+    await Promise.all([...hosts.values()].map((h) => h.close().catch(() => {})));
   }
 }

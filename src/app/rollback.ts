@@ -23,7 +23,7 @@ export type RollbackOutcome =
 export async function rollbackService(target: ServiceTarget, onEvent: EventSink, opts: { readyTimeoutMs?: number; dryRun?: boolean; to?: Version; breakLock?: boolean } = {}): Promise<RollbackOutcome> {
   // The action log and the ssh control directory are checked before any host is touched.
   preflightService(target, { dryRun: opts.dryRun === true, actionLog: true });
-  const svc = await openService(target, onEvent, { dryRun: opts.dryRun, readyTimeoutMs: opts.readyTimeoutMs, checkEndpointPort: true });
+  const svc = await openService(target, onEvent, { dryRun: opts.dryRun, readyTimeoutMs: opts.readyTimeoutMs, checkEndpointPort: true, command: 'rollback' });
   // Every rank's plan; 'nothing' only when no rank has anything to do.
   const planAll = async () => {
     const all = await svc.group.planRollback(opts.to);

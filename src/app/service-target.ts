@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { resolveApiKeyInfo } from '../config/api-key.js';
+import { guardGroupChange } from './group-guard.js';
 import { orderRanks } from '../config/ranks.js';
 import { ToolError } from '../errors.js';
 import { DEFAULT_PORTS, ENGINE_NAMES } from '../engines/registry.js';
@@ -35,7 +36,9 @@ export const TARGET_USAGE = `target (flags win over -c spectune.yaml, read when 
   --action-log FILE         your log of spectune's stops/restarts (default $SPECTUNE_ACTION_LOG, else
                             ${DEFAULT_ACTION_LOG}); checked before any host is touched
   --rank N                  one rank of a multi-host target (0 = rank0, the endpoint); default: every rank of
-                            spectune.yaml's target.hosts, as one group (rank0 first)`;
+                            spectune.yaml's target.hosts, as one group (rank0 first). A command that changes
+                            the host refuses to change part of a multi-node group (--nnodes N) unless --rank N
+                            says so (with --host/--unit: the unit is rank N); it then warns that the ranks differ`;
 
 /** The config file read when -c is not given and it exists in the working directory. */
 const DEFAULT_CONFIG = 'spectune.yaml';
@@ -66,6 +69,8 @@ export interface ServiceTarget {
   apiKey?: string | null;
   /** The units the command acts on, rank0 first: every rank of the config's target, or the one --rank/--host/--unit picks. */
   ranks: RankTarget[];
+  /** --rank N was given: changing that rank alone is on purpose (the group guard warns instead of refusing). */
+  rankPicked?: boolean;
 }
 
 /** One rank's unit: its ssh destination (undefined: this machine) and unit name. */
@@ -91,7 +96,11 @@ async function readConfigTarget(path: string | undefined, env: NodeJS.ProcessEnv
 function pickRanks(all: RankTarget[] | undefined, one: RankTarget, rawRank: string | undefined, explicit: boolean): RankTarget[] {
   if (rawRank === undefined) return explicit || !all?.length ? [one] : all;
   const n = /^\d+$/.test(rawRank) ? Number(rawRank) : NaN;
-  if (explicit || !all?.length) throw new ToolError('E_USAGE', '--rank: needs a multi-host spectune.yaml target (and no --host/--unit)', { hint: 'pass -c spectune.yaml with target.hosts, or --host/--unit alone for one unit' });
+  // --host/--unit name the unit: --rank N says which rank of its group it is (the guard then lets it change alone).
+  if (explicit || !all?.length) {
+    if (!Number.isInteger(n)) throw new ToolError('E_USAGE', `--rank: expected a rank number (0 = rank0), got "${rawRank}"`, { hint: 'e.g. --rank 1 for the first worker' });
+    return [{ ...one, rank: n }];
+  }
   if (!(n < all.length)) throw new ToolError('E_USAGE', `--rank: expected 0..${all.length - 1} (the target has ${all.length} rank${all.length === 1 ? '' : 's'}), got "${rawRank}"`, { hint: 'e.g. --rank 1 for the first worker; leave it out for the whole group' });
   return [all[n]];
 }
@@ -113,7 +122,7 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
     target: ranks[0].target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
     unit: ranks[0].unit, engine, endpoint: str('endpoint') ?? (sameAsConfig ? fromConfig.endpoint : undefined),
     endpointSource: str('endpoint') !== undefined ? '--endpoint' : 'target.endpoint',
-    actionLogPath: resolveActionLogPath(str('action-log'), env), ranks,
+    actionLogPath: resolveActionLogPath(str('action-log'), env), ranks, rankPicked: str('rank') !== undefined,
     ...(sameAsConfig ? { drainTimeoutMs: fromConfig.drainTimeoutMs, hooks: fromConfig.hooks, store: fromConfig.store } : {}),
     apiKey: sameAsConfig && fromConfig.apiKey !== undefined ? fromConfig.apiKey : resolveApiKeyInfo(null, env).key,
   };
@@ -150,11 +159,15 @@ export interface OpenService {
 }
 
 // Open every rank's host and build the controllers and their group; a dry run records nothing (no action log written).
-export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number; leaseMs?: number; drainTimeoutMs?: number; checkEndpointPort?: boolean } = {}): Promise<OpenService> {
+// `command`: a host-changing command (apply, rollback, fold): refused on part of a multi-node group unless --rank.
+export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number; leaseMs?: number; drainTimeoutMs?: number; checkEndpointPort?: boolean; command?: string } = {}): Promise<OpenService> {
   const hosts: Host[] = [];
   const close = () => Promise.all(hosts.map((h) => h.close().catch(() => {}))).then(() => undefined);
   try {
     for (const r of t.ranks) hosts.push(await openHost({ target: r.target, sshConfig: t.sshConfig, sudo: t.sudo }));
+    if (opts.command) {
+      await guardGroupChange(t.ranks.map((r, i) => ({ host: hosts[i], unit: r.unit, rank: r.rank })), t.engine, opts.command, { rankPicked: t.rankPicked === true, rankFlag: true, onEvent });
+    }
     const endpoint = await resolveEndpoint({ ...t, target: t.ranks[0].target, unit: t.ranks[0].unit }, hosts[0]);
     // The old shared log (/var/lib/spectune) is still read for attribution when it exists and is readable.
     const actionLog = opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath, { alsoRead: [LEGACY_ACTION_LOG] });

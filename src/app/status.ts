@@ -6,7 +6,9 @@ import { existsSync } from 'node:fs';
 import type { Host } from '../host/types.js';
 import { describeHolder, lockPath, parseLockRecord } from '../lock/index.js';
 import { listCampaigns, listTrials, openStore } from '../store/index.js';
-import { openService, type ServiceTarget } from './service-target.js';
+import { describeRankDifferences } from '../service/index.js';
+import { readCoverage } from './group-guard.js';
+import { openService, type OpenService, type ServiceTarget } from './service-target.js';
 
 /** One rank's status (a worker's health is not asked: it serves no HTTP). */
 export type RankStatus = ServiceStatus & { rank: number };
@@ -17,6 +19,10 @@ export interface GroupStatus {
   /** rank0 answers its health check (when it is among the ranks) and every other rank is active. */
   healthy: boolean;
   ranks: RankStatus[];
+  /** What differs between the ranks (drop-in version, settings in force), one line each; empty when they agree. */
+  differences: string[];
+  /** Set when the units' launch lines name more nodes than the target lists (a change would split the group). */
+  incomplete: string | null;
 }
 
 // Whether a target is one unit read as before (rank0 alone, or a unit named by --host/--unit).
@@ -25,12 +31,12 @@ export function isSingleUnit(target: ServiceTarget): boolean {
 }
 
 // Read the status of the target service (one unit).
-export async function readServiceStatus(target: ServiceTarget, onEvent: EventSink): Promise<ServiceStatus & { endpoint: string; lock: LockHolder | null; campaigns?: RunningCampaign[] }> {
+export async function readServiceStatus(target: ServiceTarget, onEvent: EventSink): Promise<ServiceStatus & { endpoint: string; lock: LockHolder | null; incomplete: string | null; campaigns?: RunningCampaign[] }> {
   const svc = await openService(target, onEvent);
   try {
-    const [st, lock] = await Promise.all([svc.controller.status(), readLockHolder(svc.host, svc.controller.unit)]);
+    const [st, lock, incomplete] = await Promise.all([svc.controller.status(), readLockHolder(svc.host, svc.controller.unit), describeIncomplete(svc, target)]);
     const campaigns = target.store ? readRunningCampaigns(target.store, lock) : undefined;
-    return { ...st, endpoint: svc.endpoint, lock, ...(campaigns ? { campaigns } : {}) };
+    return { ...st, endpoint: svc.endpoint, lock, incomplete, ...(campaigns ? { campaigns } : {}) };
   } finally {
     await svc.close();
   }
@@ -45,7 +51,8 @@ export async function readGroupStatus(target: ServiceTarget, onEvent: EventSink)
       return { ...(await c.status({ health: rank === 0 })), rank };
     }));
     const healthy = ranks.every((r) => (r.rank === 0 ? r.health.ok : r.state.activeState === 'active'));
-    return { endpoint: svc.endpoint, healthy, ranks };
+    const differences = describeRankDifferences(ranks.map((r) => ({ rank: r.rank, version: r.versions.current, settings: r.settings })));
+    return { endpoint: svc.endpoint, healthy, ranks, differences, incomplete: await describeIncomplete(svc, target) };
   } finally {
     await svc.close();
   }
@@ -69,6 +76,14 @@ export function readRunningCampaigns(store: string, lock: LockHolder | null): Ru
   } finally {
     db.close();
   }
+}
+
+// A warning when the ranks' launch lines name more nodes than the target lists (status is read-only: it says so).
+async function describeIncomplete(svc: OpenService, target: ServiceTarget): Promise<string | null> {
+  if (target.rankPicked) return null;
+  const c = await readCoverage(svc.group.ranks.map((c, i) => ({ host: c.host, unit: c.unit, rank: target.ranks[i].rank })), target.engine, 'status');
+  if (c.status === 'whole') return null;
+  return `the target lists only ${c.listed} of a ${c.count}-node group (rank ${c.others.join(', ')} missing): apply, rollback, fold and tune refuse to change it alone; list every rank under target.hosts (spectune init --host per rank)`;
 }
 
 /** Who holds the unit's host lock (null: nobody). */

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { orderRanks, resolveApiKeyInfo, type SpectuneConfig } from '../config/index.js';
 import { ToolError } from '../errors.js';
+import { guardGroupChange } from './group-guard.js';
 import { assertSqliteFile } from '../local-files.js';
 import type { EventSink } from '../tune/events.js';
 import { openHost, type Host } from '../host/index.js';
@@ -97,6 +98,8 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   try {
     if (procman) hosts.push(procman.host);
     else for (const r of ranks) hosts.push(await openHost({ target: r.host ?? undefined, sshConfig: opts.sshConfig }));
+    // A campaign restarts every rank it lists: a multi-node unit whose other ranks the config leaves out is refused.
+    if (cfg.target.manager === 'systemd' && !opts.servicePort) await guardGroupChange(ranks.map((r, i) => ({ host: hosts[i], unit: r.unit, rank: i })), cfg.target.engine, 'tune', { rankPicked: false, rankFlag: false, onEvent: opts.onEvent });
   } catch (e) {
     await closeHosts();
     throw e;

@@ -5,6 +5,7 @@ import { normalizeUnitName } from '../unit-name.js';
 import { DEFAULT_PORTS, getEngine, readExecStart, splitShellCommands } from '../engines/index.js';
 import type { EngineName, EngineSettings, ParamValue } from '../engines/types.js';
 import { effectiveEnvironment, effectiveListValue, type UnitFile } from '../service/unit.js';
+import { readNodeGroup } from './group.js';
 import type { EngineUnit, UnitSource } from './types.js';
 
 /** Speculative settings, by canonical key (speculative_enabled is derived, not a setting). */
@@ -45,13 +46,14 @@ export function describeCommand(unit: string, source: UnitSource, command: strin
   const s = r.effective;
   const model = literal(s[getEngine(r.engine).modelKey]);
   const port = literal(s.port);
-  const nnodes = Number(literal(s.nnodes) ?? NaN);
+  const group = readNodeGroup(r.engine, r.argv, env);
   return {
     unit, source, engine: r.engine, command, model: model === undefined ? null : String(model),
     port: typeof port === 'number' ? port : DEFAULT_PORTS[r.engine], portIsDefault: typeof port !== 'number',
     settings: s, speculative: speculativeOf(s), speculativeEnabled: s.speculative_enabled === true,
     apiKeySet: r.argv.some((a) => /^--api-key(=|$)/.test(a)),
-    nodes: Number.isInteger(nnodes) && nnodes > 1 ? { count: nnodes, rank: Number(literal(s.node_rank) ?? 0) } : null,
+    nodes: group?.form === 'ranks' ? { count: group.count, rank: group.rank, initAddr: group.initAddr, flags: group.flags } : null,
+    headNote: group?.form === 'head' ? group.note : null,
     warnings: [...new Set([...r.problems.map((p) => p.message), ...r.warnings])],
   };
 }

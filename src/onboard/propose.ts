@@ -18,6 +18,8 @@ export interface InitFacts {
   others: EngineUnit[];
   /** When init ran (ISO), for the header. */
   generatedAt: string;
+  /** A multi-node group: every rank found (rank order; `host`/`endpointHost` are rank0's), written under hosts:. */
+  group?: { host: string | null; unit: string; rank: number }[];
 }
 
 /** Output tokens per benchmark request: long enough for steady decode, short enough for quick trials. */
@@ -59,20 +61,23 @@ function header(f: InitFacts, stopNeed: number): string[] {
     `Start-up time: ${st}. TimeoutStopSec: ${stop}${typeof f.timeoutStopMs === 'number' && f.timeoutStopMs !== Infinity && f.timeoutStopMs / 1000 < stopNeed ? ` — shorter than the ${stopNeed} s a ${OUTPUT_TOKENS}-token request may need to drain: see \`spectune doctor\`` : ''}.`,
     ...(f.others.length ? [`Other engine units on this host (not tuned here; pick with --unit): ${f.others.map((o) => `${o.unit} (${o.engine}${o.source === 'docker' ? ', docker' : ''})`).join(', ')}`] : []),
     ...u.warnings.map((w) => `Warning from the ${u.engine} adapter: ${w}`),
-    ...(u.nodes ? [`This unit is rank ${u.nodes.rank} of ${u.nodes.count} nodes: add the other host under target.hosts with role rank1 (tune deploys to both).`] : []),
+    ...(f.group && u.nodes ? [`Multi-node group (${u.nodes.flags ?? `--nnodes ${u.nodes.count}`}): ${f.group.map((r) => `rank${r.rank} ${r.host ?? 'this machine'} ${r.unit}`).join(', ')}; every command changes all ranks as one (--rank N: one, and the ranks then differ).`] : []),
+    ...(u.nodes && !f.group ? [`This unit is rank ${u.nodes.rank} of ${u.nodes.count} nodes: list every rank under target.hosts (spectune init --host per rank writes them).`] : []),
+    ...(u.headNote ? [`Multi-node: ${u.headNote}.`] : []),
   ];
 }
 
 // The target section.
 function target(f: InitFacts): Record<string, YamlValue | Commented> {
   const u = f.unit;
-  const host: Record<string, YamlValue> = { ...(f.host ? { host: f.host } : {}), unit: u.unit, ...(u.nodes ? { role: u.nodes.rank === 0 ? 'rank0' : 'rank1' } : {}) };
+  const one = (host: string | null, unit: string, rank: number | null): Record<string, YamlValue> => ({ ...(host ? { host } : {}), unit, ...(rank !== null ? { role: `rank${rank}` } : {}) });
+  const hosts = f.group ? f.group.map((r) => one(r.host, r.unit, r.rank)) : [one(f.host, u.unit, u.nodes ? u.nodes.rank : null)];
   const endpointHost = f.endpointHost.includes(':') ? `[${f.endpointHost}]` : f.endpointHost;
   return {
     engine: { comment: [`read from ExecStart by the ${u.engine} adapter`], value: u.engine },
     endpoint: { comment: [`the unit's --port${u.portIsDefault ? ' (absent: the engine default)' : ''} on ${f.endpointHost}, as this machine reaches it`], value: `http://${endpointHost}:${u.port}` },
     ...(u.apiKeySet ? { apiKeyEnv: { comment: ['the unit passes --api-key: export the key in this variable before `spectune tune` (it is never copied into this file)'], value: 'SPECTUNE_API_KEY' } } : {}),
-    hosts: { comment: ['where the unit runs; spectune deploys through a drop-in, the unit file itself is never edited'], value: [host] },
+    hosts: { comment: [f.group ? 'every rank of the group (rank0 serves the endpoint); spectune deploys through a drop-in on each, the unit files are never edited' : 'where the unit runs; spectune deploys through a drop-in, the unit file itself is never edited'], value: hosts },
   };
 }
 

@@ -24,8 +24,10 @@ export interface EngineUnit {
   speculativeEnabled: boolean;
   /** The command carries an API key (never copied anywhere; only its presence). */
   apiKeySet: boolean;
-  /** Multi-node: total nodes and this unit's rank, when the command says. */
-  nodes: { count: number; rank: number } | null;
+  /** Multi-node: total nodes, this unit's rank and the init address, when the command says (SGLang, vLLM). */
+  nodes: { count: number; rank: number; initAddr?: string | null; flags?: string } | null;
+  /** Multi-node where only this unit runs the engine (vLLM over Ray, llama.cpp --rpc): what that means for tuning. */
+  headNote?: string | null;
   /** Problems the adapter found (removed flags, -md without --spec-type, variables it cannot resolve). */
   warnings: string[];
   /** docker: compose project/service when labelled. */

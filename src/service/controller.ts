@@ -14,7 +14,7 @@ import {
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
-import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
+import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, prepareVersion, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
 import { startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
 import { createHttpProber, joinUrl, readEngineInfo, type Prober } from './health.js';
 import { checkEndpointPort, type EndpointSource } from './endpoint-port.js';
@@ -28,7 +28,7 @@ import type { UnitState } from './show.js';
 import { sleep } from './sleep.js';
 import { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, asTimeoutVerdict, formatSeconds, readLastSeen } from './start-deadline.js';
 import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
-import { viewUnit } from './unit-view.js';
+import { laterForeignDropIns, viewUnit } from './unit-view.js';
 import { DROPIN_NAME, dropInPath, isOperatorsOwnConfig, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
@@ -105,18 +105,28 @@ export class ServiceController {
   async plan(changes: Changes, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<DeployPlan> {
     const files = await catUnit(this.host, this.unit);
     const plan = planDeploy(files[0].text, files.slice(1), this.engine, changes, { unit: this.unit, unitPath: files[0].path, lease: this.opts.lease, ...p });
+    // Every file in force, and each later drop-in not spectune's that would override what this plan deploys.
+    const later = laterForeignDropIns(files).map((l) => `${this.host.name}: ${l.path} sorts after spectune's drop-in and sets ${l.keys.join(', ')}: it overrides what this plan deploys (move it, or rename it below 90-)`);
+    const viewed = { ...plan, filesInForce: viewUnit(files).files, warnings: [...plan.warnings, ...later] };
     const hooks = describeHooks(this.hooks);
-    return hooks.length && !plan.noop ? { ...plan, hooks } : plan;
+    return hooks.length && !plan.noop ? { ...viewed, hooks } : viewed;
+  }
+
+  // The version number this plan would get here (records the baseline first): a group writes the largest on all ranks.
+  async prepareVersion(plan: DeployPlan): Promise<number> {
+    this.unitMode ??= await readUnitMode(this.host, plan.unitPath);
+    return prepareVersion(this.host, plan, this.unitMode);
   }
 
   // Deploy a plan and restart safely (a failed restart puts the previous drop-in back); follow with waitReady().
-  async apply(plan: DeployPlan, stop: StopOptions = {}): Promise<{ version: number; drain: DrainEstimate | null }> {
+  // `o.version`: the group's one version number for this change.
+  async apply(plan: DeployPlan, stop: StopOptions = {}, o: { version?: number } = {}): Promise<{ version: number; drain: DrainEstimate | null }> {
     if ((await this.readInForce()).execStart !== plan.currentExecStart) {
       throw new ToolError('E_INPUT_UNUSABLE', `${this.unit} changed since the plan was made`, { hint: 'plan again' });
     }
     this.unitMode ??= await readUnitMode(this.host, plan.unitPath);
     const lease = plan.lease ?? undefined;
-    const { version, previous } = await applyDeploy(plan, this.host, this.onEvent, { lease, mode: this.unitMode });
+    const { version, previous } = await applyDeploy(plan, this.host, this.onEvent, { lease, mode: this.unitMode, version: o.version });
     if (lease && !this.renewer) this.renewer = startRenewing(this.host, this.unit, lease, (m) => this.log('warn', m));
     try {
       // Inside: an action log that cannot be written (E_LOCAL_STATE) puts the previous drop-in back like a failed restart.

@@ -106,14 +106,22 @@ export async function readUnitMode(host: Host, unitPath: string): Promise<number
   return m ? parseInt(m[1], 8) & 0o666 : FILE_MODE;
 }
 
+// The number the plan's drop-in gets on this host if deployed now (the baseline recorded first, as applyDeploy
+// would): a group takes the largest over its ranks and writes that one number on every rank.
+export async function prepareVersion(host: Host, plan: DeployPlan, mode = FILE_MODE): Promise<number> {
+  await recordBaseline(host, plan, mode);
+  return nextVersion(host, plan.unit);
+}
+
 // Perform a plan up to daemon-reload (the restart is the controller's, after the drain check); returns the new
 // version and the one it replaced (to put back if the restart cannot even be issued).
 // With a lease the candidate is provisional: the lease is armed first, then the drop-in goes to /run (a reboot
 // forgets it) and /etc keeps known-good; markVersionGood confirms it.
-export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: ServiceEventSink, o: { lease?: LeaseOptions; mode?: number } = {}): Promise<{ version: number; previous: Version }> {
+// `o.version`: the group's one number for this change (never below this host's next free one).
+export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: ServiceEventSink, o: { lease?: LeaseOptions; mode?: number; version?: number } = {}): Promise<{ version: number; previous: Version }> {
   const mode = o.mode ?? FILE_MODE;
   const previous = await recordBaseline(host, plan, mode);
-  const version = await nextVersion(host, plan.unit);
+  const version = Math.max(o.version ?? 0, await nextVersion(host, plan.unit));
   await host.writeFile(versionPath(plan.unit, version), plan.dropInText, { mode });
   let where = plan.dropInPath;
   if (o.lease) {

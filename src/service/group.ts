@@ -56,6 +56,30 @@ export function mergeGroupVerdict(group: Verdict | null, failed: FailedStart, fa
   return { ...group, class: 'crash_loop', cause: group.class, summary: `crash loop on ${failedName}: each start dies of ${group.class}. ${summary}` };
 }
 
+// The group's version number from each rank's next free one (0: the rank does not change): the largest, so that no
+// rank reuses a number it already kept; undefined when no rank changes.
+export function pickGroupVersion(next: number[]): number | undefined {
+  const m = Math.max(0, ...next);
+  return m > 0 ? m : undefined;
+}
+
+/** Settings that are each rank's own (where it listens), not the group's config. */
+const PER_RANK_KEYS = new Set(['host', 'port']);
+
+// What differs between the ranks of a group (their drop-in version, and each engine setting in force outside the
+// per-rank ones), one line each; empty when they run the same config.
+export function describeRankDifferences(ranks: { rank: number; version: Version | null; settings: Record<string, unknown> }[]): string[] {
+  if (ranks.length < 2) return [];
+  const out: string[] = [];
+  const each = (f: (r: (typeof ranks)[number]) => unknown) => ranks.map((r) => `rank${r.rank} ${f(r) === undefined ? '(not set)' : String(f(r))}`).join(', ');
+  if (new Set(ranks.map((r) => String(r.version))).size > 1) out.push(`drop-in version differs: ${each((r) => r.version ?? 'none recorded')}`);
+  const keys = [...new Set(ranks.flatMap((r) => Object.keys(r.settings)))].filter((k) => !PER_RANK_KEYS.has(k)).sort();
+  for (const k of keys) {
+    if (new Set(ranks.map((r) => JSON.stringify(r.settings[k]))).size > 1) out.push(`${k} differs: ${each((r) => r.settings[k])}`);
+  }
+  return out;
+}
+
 // Drop the controllers' own per-rank diagnosis events: the group emits the one verdict that counts.
 export function withoutRankDiagnoses(onEvent: ServiceEventSink): ServiceEventSink {
   return (e) => { if (e.type !== 'diagnosis') onEvent(e); };
@@ -112,7 +136,15 @@ export class ServiceGroup {
 
   // Plan the same engine changes on every rank (each on its own unit: its rank flags stay its own).
   plan(changes: Changes, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<DeployPlan[]> {
-    return Promise.all(this.ranks.map((c) => c.plan(changes, p)));
+    return Promise.all(this.ranks.map((c, i) => c.plan(changes, p).catch((e: unknown) => { throw this.onRank(e, i); })));
+  }
+
+  // A rank's refusal named with its rank and host (one rank's foreign drop-in refuses the whole group's change).
+  private onRank(e: unknown, i: number): unknown {
+    if (this.ranks.length < 2 || !(e instanceof ToolError)) return e;
+    const host = this.ranks[i].host.name;
+    const message = e.message.startsWith(`${host}: `) ? e.message.slice(host.length + 2) : e.message;
+    return new ToolError(e.code, `rank${i} ${host}: ${message}`, { hint: e.hint, cause: e });
   }
 
   // Deploy the plans (one per rank; a noop plan still restarts its rank), restart in rank order and follow every
@@ -146,13 +178,16 @@ export class ServiceGroup {
 
   // What a rollback would do on every rank.
   planRollback(to?: Version): Promise<RollbackPlan[]> {
-    return Promise.all(this.ranks.map((c) => c.planRollback(to)));
+    return Promise.all(this.ranks.map((c, i) => c.planRollback(to).catch((e: unknown) => { throw this.onRank(e, i); })));
   }
 
   // Stop every rank, then roll every rank back at once (a worker retries reaching rank0's store until it listens);
   // done when rank0 is ready and every worker still runs (a worker still starting gets WORKER_SETTLE_MS). A worker's
   // rollback never sees a ready line (no endpoint), so it is followed only until rank0 is ready or it fails.
   async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string } = {}): Promise<{ version: Version; elapsedMs: number }> {
+    // Refuse before stopping anything: a rank whose later drop-in (not spectune's) overrides spectune's would not
+    // return to known-good, and the group would be left stopped.
+    await this.planRollback(w.to);
     await this.stopAll(w.why ?? 'stop the failing config before rolling back');
     const ac = linkedAbort(w.signal);
     const waits = this.ranks.map((c, i) => endOf(i, () => c.rollback({ signal: ac.signal, readyTimeoutMs: w.readyTimeoutMs, to: w.to }), ac.signal));
@@ -190,11 +225,21 @@ export class ServiceGroup {
   // connect to), then the workers right after it, without waiting for rank0's readiness: rank0 cannot become ready
   // before all ranks joined, and an old worker that lost its peer must not outlive it.
   private async restartInOrder(plans: (DeployPlan | null)[], why: string, signal?: AbortSignal): Promise<void> {
+    const version = await this.groupVersion(plans);
     for (const [i, ctl] of this.ranks.entries()) {
       const plan = plans[i];
-      if (plan && !plan.noop) await ctl.apply(plan, { signal });
+      // With a group version every rank writes it (a rank whose drop-in already says this too): one number, one config.
+      if (plan && (!plan.noop || version !== undefined)) await ctl.apply(plan, { signal }, { version });
       else await ctl.restart(i === 0 ? why : `restart with rank0 (${why})`, { signal });
     }
+  }
+
+  // One version number for the group's change: the largest next free number over the ranks, written on every rank
+  // when any of them changes (a rank's own history never makes the ranks' numbers drift apart for the same config).
+  private async groupVersion(plans: (DeployPlan | null)[]): Promise<number | undefined> {
+    if (this.ranks.length < 2 || plans.every((p) => !p || p.noop)) return undefined;
+    const next = await Promise.all(this.ranks.map((c, i) => (plans[i] ? c.prepareVersion(plans[i]!) : Promise.resolve(0))));
+    return pickGroupVersion(next);
   }
 
   // Follow every rank's start at once: ready when rank0 is ready (workers serve no HTTP: they count as failed when

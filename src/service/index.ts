@@ -11,6 +11,6 @@ export { normalizeUnitName, dropInPath, splitCatOutput, type UnitFile } from './
 export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';
 export { estimateDrain, describeDrainRisk, type DrainEstimate } from './safe-stop.js';
 export { diagnoseCollaborators, type Collaborators } from './collaborators.js';
-export { createServiceGroup, mergeGroupVerdict, nameOfRank, withoutRankDiagnoses, ServiceGroup, type GroupReady, type ServiceGroupOptions } from './group.js';
+export { createServiceGroup, describeRankDifferences, pickGroupVersion, mergeGroupVerdict, nameOfRank, withoutRankDiagnoses, ServiceGroup, type GroupReady, type ServiceGroupOptions } from './group.js';
 export { describeHooks, runHooks, NO_HOOKS, type RestartHooks } from './hooks.js';
 export { checkEndpointPort, urlPort, type EndpointSource } from './endpoint-port.js';

@@ -48,6 +48,8 @@ export interface DeployPlan {
   hooks?: string[];
   /** True when the new drop-in equals the current one. */
   noop: boolean;
+  /** Every file in force now, in systemd's order (the controller fills it in from the unit it read). */
+  filesInForce?: { path: string; kind: string }[];
 }
 
 /** Which unit the plan is for and what else the drop-in sets. */
@@ -161,11 +163,17 @@ function newEngineWarnings(before: string, after: string, env: Record<string, st
   return readExecStart(after, env, { engine }).problems.filter((p) => !old.has(p.message)).map((p) => `${p.flag}: ${p.message}`);
 }
 
-// Render a plan for --dry-run: warnings, the diff and the steps.
+// A file's owner in a plan's list of files in force.
+function describeFileKind(kind: string): string {
+  return kind === 'unit' ? 'unit file' : kind === 'foreign' ? "not spectune's" : kind === 'spectune-trial' ? "spectune's trial drop-in" : "spectune's";
+}
+
+// The plan as text for --dry-run: warnings, files in force, the diffs and the steps.
 export function renderPlan(plan: DeployPlan): string {
   const lines = [`plan for ${plan.unit}${plan.noop ? ' (no change: the drop-in already says this)' : ''}:`];
   if (plan.lease) lines.push(`provisional for ${Math.round(plan.lease.ms / 1000)} s: the host restores known-good unless spectune confirms the candidate (commit-confirmed lease)`);
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
+  if (plan.filesInForce) lines.push('files in force now (systemd order):', ...plan.filesInForce.map((f, i) => `  ${i + 1}. ${f.path}  [${describeFileKind(f.kind)}]`));
   lines.push('', plan.diff || '(no difference)', 'steps:');
   plan.steps.forEach((s, i) => lines.push(`  ${i + 1}. ${s.kind === 'write' ? `write ${s.path}` : s.argv.join(' ')}  # ${s.why}`));
   if (plan.hooks?.length) lines.push('hooks (target.hooks):', ...plan.hooks.map((h) => `  ${h}`));

@@ -11,13 +11,18 @@ export function formatSettings(s: EngineSettings): string {
   return Object.keys(s).sort().map((k) => `${k}=${s[k]}`).join(' ') || '(none read)';
 }
 
-// `spectune status` of a group: each rank's lines under a "rankN" head; a worker's health line says it has none.
-export function formatGroupStatus(ranks: (ServiceStatus & { rank: number })[]): string {
+// `spectune status` of a group: each rank's lines under a "rankN" head; a worker's health line says it has none;
+// then a warning for each difference between the ranks (and for a group the target lists only in part).
+export function formatGroupStatus(ranks: (ServiceStatus & { rank: number })[], g: { differences?: string[]; incomplete?: string | null } = {}): string {
+  const warnings = [
+    ...(g.differences?.length ? [`warning: the ranks run different configs: ${g.differences.join('; ')}`, '  (a change applied to one rank alone, or a failed rank; `spectune apply` without --rank changes every rank)'] : []),
+    ...(g.incomplete ? [`warning: ${g.incomplete}`] : []),
+  ];
   return ranks.map((r) => {
     const text = formatStatus(r).split('\n');
     const lines = r.rank === 0 ? text : text.map((l) => (l.startsWith('  health: ') ? '  health: not asked (a worker rank serves no HTTP; active = up)' : l));
     return `rank${r.rank}: ${lines.join('\n')}`;
-  }).join('');
+  }).join('') + (warnings.length ? redactText(`${warnings.join('\n')}\n`) : '');
 }
 
 // `spectune status` as a few lines.

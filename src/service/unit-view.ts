@@ -74,6 +74,15 @@ export function viewUnit(files: UnitFile[]): UnitView {
   };
 }
 
+// Drop-ins that are not spectune's, sort after spectune's drop-in name (systemd applies them later) and set a key
+// spectune's drop-in sets: what would override a deploy, whether or not spectune's drop-in exists yet.
+export function laterForeignDropIns(files: UnitFile[], ourName = DROPIN_NAME): { path: string; keys: string[] }[] {
+  return files.slice(1).filter((f, i) => classify(f, i + 1) === 'foreign' && (f.path.split('/').pop() ?? '') > ourName).map((f) => {
+    const set = new Set(parseUnitFile(f).filter((e) => e.section === 'Service').map((e) => e.key));
+    return { path: f.path, keys: SPECTUNE_KEYS.filter((k) => set.has(k)) };
+  }).filter((x) => x.keys.length > 0);
+}
+
 // The changed flags of an ExecStart diff ("-x 1, +x 2"), for a one-line summary.
 export function summarizeExecDiff(diff: string): string {
   const changed = diff.split('\n').slice(2).filter((l) => l.startsWith('-') || l.startsWith('+'));

@@ -57,7 +57,11 @@ describe('resolveTarget', () => {
     expect((await resolveTarget({ config: file, unit: 'other' }, {})).endpoint).toBeUndefined();
     await expect(resolveTarget({ config: file, rank: '2' }, {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('expected 0..1') });
     await expect(resolveTarget({ config: file, rank: 'x' }, {})).rejects.toMatchObject({ code: 'E_USAGE' });
-    await expect(resolveTarget({ config: file, rank: '1', host: 'root@h' }, {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('no --host/--unit') });
+    // --host/--unit name the unit and --rank N says which rank of its group it is: changing it alone is on purpose.
+    const named = await resolveTarget({ config: file, rank: '1', host: 'root@h' }, {});
+    expect(named).toMatchObject({ ranks: [{ target: 'root@h', unit: 'sglang-qwen.service', rank: 1 }], rankPicked: true });
+    expect(t.rankPicked).toBe(false);
+    await expect(resolveTarget({ rank: 'x', host: 'root@h', unit: 'u' }, {})).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('expected a rank number') });
   });
 
   it('takes flags, validates the unit and defaults the engine and action log', async () => {

@@ -24,6 +24,8 @@ export class ScriptedSystemd {
   clockSkewMs = 0;
   private n = 0;
   script: ((s: ScriptedSystemd) => void)[] = [];
+  /** Drop-ins that are not spectune's, listed by `systemctl cat` after spectune's (e.g. an operator's 95-operator.conf). */
+  foreign: { path: string; text: string }[] = [];
 
   constructor() {
     const h = this.host;
@@ -61,7 +63,7 @@ export class ScriptedSystemd {
 
   private cat(): string {
     const drop = this.host.files.get(DROPIN);
-    return `# /etc/systemd/system/${UNIT}\n${UNIT_TEXT}${drop ? `\n# ${DROPIN}\n${drop}` : ''}`;
+    return `# /etc/systemd/system/${UNIT}\n${UNIT_TEXT}${drop ? `\n# ${DROPIN}\n${drop}` : ''}${this.foreign.map((f) => `\n# ${f.path}\n${f.text}`).join('')}`;
   }
 
   private readJournal(argv: string[]): string {

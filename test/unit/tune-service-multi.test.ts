@@ -5,7 +5,8 @@ import type { Verdict } from '../../src/diagnose/types.js';
 import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createMultiHostServicePort, mergeGroupVerdict, withoutRankDiagnoses } from '../../src/app/tune-service-multi.js';
 import { orderRanks } from '../../src/config/index.js';
-import type { FailedStart } from '../../src/service/index.js';
+import { describeRankDifferences, pickGroupVersion, type FailedStart } from '../../src/service/index.js';
+import { renderDropIn } from '../../src/service/unit.js';
 import { DROPIN, EXEC, UNIT } from './service-fakes.js';
 import { abortsOnNccl, comesUp, createRanks, diesOfOom, later } from './tune-multi-fakes.js';
 
@@ -91,6 +92,58 @@ describe('multi-host service port', () => {
     }
   });
 
+  it('writes one version number on every rank (the largest next one), even when their histories differ', async () => {
+    const { ranks, port } = setup();
+    // rank0 kept versions 1-5, rank1 1-3 (it missed two changes): the next change is version 6 on both.
+    for (const [i, r] of ranks.entries()) {
+      for (let v = 1; v <= (i === 0 ? 5 : 3); v++) r.sd.host.files.set(`/var/lib/spectune/${UNIT}/dropins/${v}.conf`, `[Service]\n# v${v}\n`);
+      r.sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, 'none\n');
+      r.sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, 'none\n');
+    }
+    const out = await port.deploy({ speculative_num_steps: 4 }, 'trial 1');
+    expect(out).toMatchObject({ ready: true });
+    for (const r of ranks) {
+      expect(r.sd.host.files.get(`/var/lib/spectune/${UNIT}/current`)).toBe('6\n');
+      expect(r.sd.host.files.get(`/var/lib/spectune/${UNIT}/dropins/6.conf`)).toContain('--speculative-num-steps 4');
+    }
+    expect(ranks[1].sd.host.files.has(`/var/lib/spectune/${UNIT}/dropins/4.conf`)).toBe(false);
+  });
+
+  it('writes the group version on a rank whose drop-in already says the config too (no per-rank drift)', async () => {
+    const { ranks, port } = setup();
+    const steps4 = renderDropIn({ execStart: EXEC.replace('steps 3', 'steps 4'), environment: {}, timeoutStopSec: null });
+    // rank1 already runs steps 4 as its version 3 (changed alone before); rank0 has no history.
+    for (let v = 1; v <= 3; v++) ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/dropins/${v}.conf`, v === 3 ? steps4 : `[Service]\n# v${v}\n`);
+    ranks[1].sd.host.files.set(DROPIN, steps4);
+    ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, '3\n');
+    ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, '3\n');
+    const out = await port.deploy({ speculative_num_steps: 4 }, 'trial 1');
+    expect(out).toMatchObject({ ready: true });
+    for (const r of ranks) {
+      expect(r.sd.host.files.get(`/var/lib/spectune/${UNIT}/current`)).toBe('4\n');
+      expect(r.sd.host.files.get(DROPIN)).toBe(steps4);
+    }
+  });
+
+  it("refuses to roll the group back when rank1 has a later drop-in that overrides spectune's, naming it, and stops no rank", async () => {
+    const { ranks, port } = setup();
+    for (const r of ranks) {
+      r.sd.host.files.set(DROPIN, `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 4')}\n`);
+      r.sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, 'none\n');
+      r.sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, '1\n');
+    }
+    const operator = `/etc/systemd/system/${UNIT}.d/95-operator.conf`;
+    ranks[1].sd.foreign = [{ path: operator, text: `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 10')}\n` }];
+    const err = await port.recover('trial failed').then(() => null, (e: Error & { code?: string; hint?: string }) => e);
+    expect(err?.code).toBe('E_FOREIGN_OVERRIDE');
+    expect(err?.message).toContain(`rank1 root@th-b: ${operator} comes after spectune's drop-in`);
+    expect(err?.hint).toContain(`move ${operator}`);
+    for (const r of ranks) {
+      expect(r.sd.host.execs()).not.toContainEqual(['systemctl', 'stop', UNIT]);
+      expect(r.sd.state.active).toBe('active');
+    }
+  });
+
   it('describes what is deployed on every rank', async () => {
     const { port } = setup();
     const text = await port.describeDeployed();
@@ -122,6 +175,21 @@ describe('multi-host helpers', () => {
     expect(merged.summary).toContain('th1 u failed first');
     expect(mergeGroupVerdict({ ...VERDICT('unknown', '?'), crashed: false }, failed, 'th1 u')).toBe(failed.verdict);
     expect(mergeGroupVerdict(null, failed, 'th1 u')).toBe(failed.verdict);
+  });
+
+  it('picks the largest next version for the group, none when no rank changes', () => {
+    expect(pickGroupVersion([6, 4])).toBe(6);
+    expect(pickGroupVersion([0, 3])).toBe(3);
+    expect(pickGroupVersion([0, 0])).toBeUndefined();
+  });
+
+  it('names every difference between the ranks (version and settings), not their own host and port', () => {
+    const same = { speculative_num_steps: 4, port: 30000 };
+    expect(describeRankDifferences([{ rank: 0, version: 6, settings: same }, { rank: 1, version: 6, settings: { ...same, port: 30001 } }])).toEqual([]);
+    expect(describeRankDifferences([{ rank: 0, version: 15, settings: same }, { rank: 1, version: 14, settings: { speculative_num_steps: 5 } }])).toEqual([
+      'drop-in version differs: rank0 15, rank1 14', 'speculative_num_steps differs: rank0 4, rank1 5',
+    ]);
+    expect(describeRankDifferences([{ rank: 0, version: 1, settings: same }])).toEqual([]);
   });
 
   it('drops per-rank diagnosis events only', () => {
