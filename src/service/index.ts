@@ -9,3 +9,4 @@ export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';
 export { estimateDrain, describeDrainRisk, type DrainEstimate } from './safe-stop.js';
 export { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 export { createServiceGroup, mergeGroupVerdict, nameOfRank, withoutRankDiagnoses, ServiceGroup, type GroupReady, type ServiceGroupOptions } from './group.js';
+export { isLostHost } from './lost-host.js';
