@@ -155,10 +155,11 @@ export class ServiceGroup {
   async unreachableRanks(): Promise<number[]> {
     const r = await Promise.all(this.ranks.map(async (c, i) => {
       try {
+        // Any answer counts, even a failed command; only no answer (a timeout, ssh's own failure) is a lost rank.
         const x = await c.host.exec(['true'], { timeoutMs: PROBE_TIMEOUT_MS });
-        return x.timedOut || x.exitCode !== 0 ? i : -1;
-      } catch {
-        return i;
+        return x.timedOut ? i : -1;
+      } catch (e) {
+        return isLostHost(e) ? i : -1;
       }
     }));
     const lost = r.filter((i) => i >= 0);
@@ -355,6 +356,7 @@ export class ServiceGroup {
 
   // The ranks whose provisional candidate is gone (the lease lapsed); renews the others' leases on the way.
   private async lapsedRanks(): Promise<string[]> {
+    if (!this.o.lease) return [];
     const lapsed = await Promise.all(this.ranks.map(async (c, i) => {
       const ok = await c.candidateStillInForce();
       if (ok) this.renewedAt[i] = Date.now();
