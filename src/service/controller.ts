@@ -184,7 +184,8 @@ export class ServiceController {
   // drop-in) is in force, the unit's state; used to look before acting (resume).
   async look(): Promise<RankLook> {
     const [versions, files, state] = await Promise.all([readVersions(this.host, this.unit), catUnit(this.host, this.unit), showUnit(this.host, this.unit)]);
-    const onGood = !hasTrial(files) && versions.current === versions.good;
+    // No `current` marker: spectune never deployed here, the unit's own config runs ('none').
+    const onGood = !hasTrial(files) && (versions.current ?? 'none') === (versions.good ?? 'none');
     return { host: this.host.name, unit: this.unit, current: versions.current, good: versions.good, onGood, state };
   }
 

@@ -183,7 +183,7 @@ export async function groupProblems(g: CutGroup, unit: string, port: number): Pr
   for (const [name, s] of [['rank0', a], ['rank1', b]] as const) {
     if (s.active !== 'active') p.push(`${name} is ${s.active}`);
     if (s.trial) p.push(`${name} still runs a candidate (runtime drop-in)`);
-    if (s.current !== s.good) p.push(`${name} current ${s.current} is not known-good ${s.good}`);
+    if ((s.current || 'none') !== (s.good || 'none')) p.push(`${name} current ${s.current} is not known-good ${s.good}`); // no marker: the unit's own config
     if (s.dropIn !== s.goodText) p.push(`${name}: the drop-in in force is not the kept known-good version ${s.good}`);
   }
   if (maskRank(a.dropIn) !== maskRank(b.dropIn)) p.push(`the ranks run different configs:\n${a.dropIn}\n---\n${b.dropIn}`);
