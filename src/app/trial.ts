@@ -3,6 +3,7 @@ import type { EventSink } from '../tune/events.js';
 import type { TrialPhase } from '../tune/events.js';
 import { checkConstraints, evaluateObjective } from '../tune/objective.js';
 import { trialNumber, type TrialKind, type TrialRecord, type TuneConfig } from '../tune/types.js';
+import { isLostHost } from '../service/index.js';
 import type { TuneDeps, TuneSpec } from './tune-ports.js';
 
 /** Rolling back after a failure costs one more restart of the service. */
@@ -101,8 +102,9 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
     return measured;
   } catch (e) {
     // Ctrl-C, or a store that cannot save (full disk): not the config's fault; the campaign stops and resumes it.
+    // A lost host or a lapsed lease (the group retried and rolled back already) is no verdict on the config either.
     const code = (e as { code?: string }).code;
-    if (ctx.signal?.aborted || code === 'E_STORE_FULL' || code === 'E_LOCAL_STATE') throw e;
+    if (ctx.signal?.aborted || code === 'E_STORE_FULL' || code === 'E_LOCAL_STATE' || code === 'E_LEASE_LAPSED' || isLostHost(e)) throw e;
     const reason = `benchmark failed: ${(e as Error).message}`;
     if (await engineDied(ctx)) return recordDeath(ctx, ready, reason);
     if (await isNotTheConfigsFault(ctx, ready, reason)) return { ...ready, status: 'discarded', violations: [reason] };

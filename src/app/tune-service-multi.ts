@@ -4,7 +4,7 @@
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';
-import { createServiceGroup, nameOfRank, type ActionLog, type Collaborators, type ServiceController, type ServiceGroup } from '../service/index.js';
+import { createServiceGroup, isLostHost, nameOfRank, type ActionLog, type Collaborators, type LeaseOptions, type ServiceController, type ServiceGroup } from '../service/index.js';
 import type { TuneConfig } from '../tune/types.js';
 import { createControllerServicePort, pickConfig, readCapacityOf, readUnitSnapshot } from './tune-service.js';
 import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
@@ -24,6 +24,8 @@ export interface MultiServiceOptions {
   actionLog?: ActionLog;
   collaborators?: Collaborators;
   echoWindowMs?: number;
+  /** The commit-confirmed lease over the whole group (armed on every rank before the first one changes). */
+  lease?: LeaseOptions;
 }
 
 /** The multi-host port's state between calls. */
@@ -31,11 +33,16 @@ class MultiServicePort implements TuneServicePort {
   private readonly group: ServiceGroup;
   private readonly endpoint: string;
   private readonly engine: EngineName;
+  private readonly onEvent: EventSink;
+  /** When the last deploy began, and each rank's main PID once it was ready (null: not ready). */
+  private deployedAt = 0;
+  private readyPids: (number | null)[] | null = null;
 
   constructor(o: MultiServiceOptions) {
     if (o.ranks.length < 2) throw new ToolError('E_CONFIG_INVALID', 'multi-host service: expected two or more ranks', { hint: 'use the single-host port for one host' });
-    this.group = createServiceGroup({ ranks: o.ranks, onEvent: o.onEvent, actionLog: o.actionLog, collaborators: o.collaborators, echoWindowMs: o.echoWindowMs });
+    this.group = createServiceGroup({ ranks: o.ranks, onEvent: o.onEvent, actionLog: o.actionLog, collaborators: o.collaborators, echoWindowMs: o.echoWindowMs, lease: o.lease });
     this.endpoint = o.endpoint;
+    this.onEvent = o.onEvent;
     this.engine = o.engine;
   }
 
@@ -51,15 +58,51 @@ class MultiServicePort implements TuneServicePort {
   }
 
   async deploy(config: TuneConfig, why: string, signal?: AbortSignal): Promise<DeployOutcome> {
-    const plans = await this.group.plan(config);
-    if (plans.every((p) => p.noop) && await this.group.isUp()) return { ready: true, capacity: await readCapacityOf(this.group.rank0), restarts: 0 };
-    const out = await this.group.deploy(plans, `apply ${JSON.stringify(config)} (${why})`, signal);
-    if (out.status === 'ready') return { ready: true, capacity: await readCapacityOf(this.group.rank0), restarts: RESTARTS_PER_DEPLOY };
+    this.deployedAt = Date.now();
+    this.readyPids = null;
+    if (await this.isInForceAndUp(config)) return this.ready(0);
+    const out = await this.group.deployChanges(config, `apply ${JSON.stringify(config)} (${why})`, signal);
+    if (out.status === 'ready') return this.ready(RESTARTS_PER_DEPLOY);
     return { ready: false, reason: `${nameOfRank(this.group.ranks[out.rank])}: ${out.failed.reason}`, verdict: out.verdict, restarts: RESTARTS_PER_DEPLOY };
   }
 
-  async recover(): Promise<void> {
-    await this.group.rollback();
+  // Whether every rank already runs the config and the group is up (a rank that does not answer: not known, no).
+  private async isInForceAndUp(config: TuneConfig): Promise<boolean> {
+    try {
+      return (await this.group.plan(config)).every((p) => p.noop) && await this.group.isUp();
+    } catch (e) {
+      if (isLostHost(e)) return false;
+      throw e;
+    }
+  }
+
+  // A ready group: its capacity, and every rank's main PID (to tell later whether it stayed up).
+  private async ready(restarts: number): Promise<DeployOutcome> {
+    this.readyPids = (await this.group.look()).map((l) => l.state.mainPid);
+    return { ready: true, capacity: await readCapacityOf(this.group.rank0), restarts };
+  }
+
+  // Look before acting: a group whose every rank runs its known-good config, up, with rank0 healthy is left as it is
+  // (no restart); otherwise every rank is rolled back (a lost host retried while the lease allows).
+  async recover(why: string): Promise<void> {
+    const look = await this.group.look();
+    const goodAndUp = look.every((l) => l.onGood && (l.state.activeState === 'active' || l.state.activeState === 'activating'));
+    if (goodAndUp && (await this.waitHealthy()).healthy) {
+      const versions = look.map((l, i) => `rank${i} ${l.host} version ${l.current ?? 'none'}`).join(', ');
+      this.onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${why}: every rank already runs its known-good config and the group is healthy (${versions}): not restarted` });
+      return;
+    }
+    await this.group.rollback({ why: `${why}: stop the group before rolling every rank back` });
+  }
+
+  // A failed benchmark is not the config's fault when a rank was lost meanwhile (a network cut), or when every rank
+  // is still the same process as when the group was ready, and rank0 healthy.
+  async stayedUp(): Promise<boolean> {
+    if (this.group.lostSince(this.deployedAt)) return true;
+    if (!this.readyPids) return false;
+    const look = await this.group.look();
+    const same = look.every((l, i) => l.state.activeState === 'active' && l.state.mainPid === this.readyPids![i]);
+    return same && (await this.group.rank0.status()).health.ok;
   }
 
   async markGood(): Promise<void> {

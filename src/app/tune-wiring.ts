@@ -115,7 +115,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease, apiKey, maxDrainWaitMs: cfg.target.drainTimeoutMs, hooks: cfg.target.hooks }));
   const ctl = ctls[0];
   const service = multi
-    ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog })
+    ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog, lease })
     : createControllerServicePort(ctl, cfg.target.endpoint, actionLog);
   const deps: TuneDeps = {
     service: opts.servicePort ?? service,

@@ -55,6 +55,16 @@ export interface ServiceStatus {
   view: UnitView;
 }
 
+/** One rank as it is now: versions, whether it runs known-good (no candidate in force, current = good), its state. */
+export interface RankLook {
+  host: string;
+  unit: string;
+  current: Version | null;
+  good: Version | null;
+  onGood: boolean;
+  state: UnitState;
+}
+
 /** A unit's launch commands: the operator's own ExecStart, the one in force, spectune's drop-in (null when absent). */
 export interface ExecStarts {
   operator: string | null;

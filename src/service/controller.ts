@@ -10,12 +10,13 @@ import type { Host } from '../host/types.js';
 import { createMemoryActionLog, type ActionLog } from './action-log.js';
 import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 import {
-  RollbackFailedError, type ExecStarts, type FailedStart, type ReadyResult, type RollbackPlan, type RollbackResult, type ServiceControllerOptions,
+  RollbackFailedError, type ExecStarts, type FailedStart, type RankLook, type ReadyResult, type RollbackPlan, type RollbackResult, type ServiceControllerOptions,
   type ServiceStatus, type StopOptions,
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
 import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, prepareVersion, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
-import { startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
+import { leasePaths, startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
+import { expectOk } from '../host/command-result.js';
 import { createHttpProber, joinUrl, readEngineInfo, type Prober } from './health.js';
 import { checkEndpointPort, type EndpointSource } from './endpoint-port.js';
 import { describeHooks, NO_HOOKS, runHooks, type RestartHooks } from './hooks.js';
@@ -24,19 +25,25 @@ import { planDeploy, readSettings, type Changes, type DeployPlan } from './plan.
 import { createProgressReporter } from './progress.js';
 import { watchStart, type Baseline, type Tracker } from './readiness.js';
 import { prepareStop, type DrainEstimate } from './safe-stop.js';
-import type { UnitState } from './show.js';
+import { isStartingOrUp, type UnitState } from './show.js';
 import { sleep } from './sleep.js';
 import { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, asTimeoutVerdict, formatSeconds, readLastSeen } from './start-deadline.js';
-import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readKernelLog, showUnit } from './systemd.js';
+import { catUnit, controlUnit, lastJournalCursor, measureClockOffsetMs, readJournalAfter, readKernelLog, showUnit } from './systemd.js';
 import { laterForeignDropIns, viewUnit } from './unit-view.js';
 import { DROPIN_NAME, dropInPath, isOperatorsOwnConfig, effectiveEnvironment, effectiveListValue, normalizeUnitName, versionPath, type UnitFile } from './unit.js';
 
 export { RollbackFailedError } from './controller-types.js';
 export { DEFAULT_READY_TIMEOUT_MS, ReadyTimeoutError, type LastSeen } from './start-deadline.js';
-export type { ExecStarts, FailedStart, ReadyResult, RollbackPlan, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
+export type { ExecStarts, FailedStart, RankLook, ReadyResult, RollbackPlan, RollbackResult, ServiceControllerOptions, ServiceStatus, StopOptions } from './controller-types.js';
 
 /** How a follow ends when nothing fails: a monitoring window, or a start-up deadline. */
 type FollowMode = { monitorMs: number } | { deadlineMs: number };
+
+/** systemd's line when a stop ran past TimeoutStopSec and it killed the unit. */
+const STOP_TIMEOUT_LINE = /State 'stop-sigterm' timed out\. Killing\./;
+
+/** The candidate check is one quick command; longer means the host is not answering. */
+const LEASE_CHECK_TIMEOUT_MS = 30_000;
 
 /** How long checkLoop watches a running unit: several RestartSec periods and a start-up of a fast-failing engine. */
 const LOOP_CHECK_MS = 10_000;
@@ -152,6 +159,7 @@ export class ServiceController {
     await this.act('restart', why);
     const startedAt = Date.now();
     await controlUnit(this.host, 'restart', this.unit);
+    await this.reportStopTimeout(cursor);
     const after = await showUnit(this.host, this.unit);
     this.baseline = { mainPid: after.mainPid, nRestarts: after.nRestarts, cursor, clockOffsetMs, startedAt, sawStart: true };
     return drain;
@@ -187,9 +195,45 @@ export class ServiceController {
 
   // Stop a crash loop (or a failed start): systemctl stop, then reset-failed so the next start is clean.
   async stopLoop(why = 'stop the crash loop'): Promise<void> {
+    const cursor = await lastJournalCursor(this.host, this.unit);
     await this.act('stop', why);
     await controlUnit(this.host, 'stop', this.unit);
+    await this.reportStopTimeout(cursor);
     await controlUnit(this.host, 'reset-failed', this.unit);
+  }
+
+  // A stop that ran past TimeoutStopSec ends in systemd's SIGKILL: say so (from the journal), never hide it.
+  private async reportStopTimeout(cursor: string | null): Promise<void> {
+    const entries = await readJournalAfter(this.host, this.unit, cursor).catch(() => []);
+    const line = entries.find((e) => STOP_TIMEOUT_LINE.test(e.message));
+    if (!line) return;
+    this.log('warn', `${this.host.name} ${this.unit}: the stop timed out: systemd logged "${line.message.trim()}" (the engine was killed with SIGKILL after TimeoutStopSec)`);
+  }
+
+  // The rank as it is now, read-only: the version in force and the known-good one, whether a candidate (runtime
+  // drop-in) is in force, the unit's state; used to look before acting (resume).
+  async look(): Promise<RankLook> {
+    const [versions, files, state] = await Promise.all([readVersions(this.host, this.unit), catUnit(this.host, this.unit), showUnit(this.host, this.unit)]);
+    // No `current` marker: spectune never deployed here, the unit's own config runs ('none').
+    const onGood = !hasTrial(files) && (versions.current ?? 'none') === (versions.good ?? 'none');
+    return { host: this.host.name, unit: this.unit, current: versions.current, good: versions.good, onGood, state };
+  }
+
+  // Put the known-good config back and restart without waiting for readiness (a rank whose peer is unreachable cannot
+  // become ready before the peer is back); nothing happens when the rank already runs known-good and is up.
+  async revertToGood(why: string): Promise<Version> {
+    const look = await this.look();
+    const target: Version = look.good ?? 'none';
+    if (look.onGood && isStartingOrUp(look.state)) return target;
+    const files = await catUnit(this.host, this.unit);
+    refuseForeignOverride(this.host.name, this.unit, files);
+    const etc = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`))?.text ?? null;
+    await restoreVersion(this.host, this.unit, target, etc, { leased: !!this.opts.lease || hasTrial(files), mode: this.unitMode });
+    this.stopRenewing();
+    await this.act('rollback', `returned to ${describeRollbackTarget(target)} (${why})`);
+    await this.restart(`rollback to version ${target} (${why})`);
+    this.baseline = null;
+    return target;
   }
 
   // What rollback() would do, read-only: the version (`to`, default the last known-good), the drop-in change, or
@@ -240,6 +284,28 @@ export class ServiceController {
     const r = w.worker ? await this.waitRunning({ signal: w.signal }) : await this.waitReady({ signal: w.signal, timeoutMs: w.readyTimeoutMs });
     if (r.status === 'ready') return { status: 'rolled_back', version: target, elapsedMs: r.elapsedMs };
     throw new RollbackFailedError(`${this.host.name}: rollback of ${this.unit} to version ${target} failed too: ${r.verdict.summary}`, r.verdict);
+  }
+
+  // Whether a provisional candidate is still in force (its runtime drop-in there: the lease did not lapse); renews
+  // the lease on the way. True when nothing is provisional.
+  async candidateStillInForce(): Promise<boolean> {
+    const p = leasePaths(this.unit);
+    const r = await this.host.exec(['sh', '-c', 'if [ -e "$1" ]; then [ -e "$2" ] && touch -c -- "$3"; fi', 'spectune-check', p.provisional, p.trial, p.lease], { timeoutMs: LEASE_CHECK_TIMEOUT_MS });
+    expectOk({ ...r, exitCode: r.exitCode === 1 ? 0 : r.exitCode }, `check the candidate of ${this.unit}`);
+    return r.exitCode === 0;
+  }
+
+  // Go back to a given version and mark it known-good again (undoes a confirmation the rest of the group missed);
+  // restarts without waiting for readiness.
+  async rollbackTo(version: Version): Promise<void> {
+    const files = await catUnit(this.host, this.unit);
+    const etc = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`))?.text ?? null;
+    await restoreVersion(this.host, this.unit, version, etc, { leased: !!this.opts.lease || hasTrial(files), mode: this.unitMode });
+    await markVersionGood(this.host, this.unit, { mode: this.unitMode });
+    this.stopRenewing();
+    await this.act('rollback', `returned to ${describeRollbackTarget(version)} (the rest of the group did not confirm)`);
+    await this.restart(`rollback to version ${version}`);
+    this.baseline = null;
   }
 
   // Mark what is deployed now as the last known-good version.

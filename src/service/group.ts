@@ -10,9 +10,11 @@ import type { ActionLog } from './action-log.js';
 import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 import type { ServiceController } from './controller.js';
 import {
-  RollbackFailedError, type FailedStart, type ReadyResult, type RollbackPlan, type StopOptions,
+  RollbackFailedError, type FailedStart, type RankLook, type ReadyResult, type RollbackPlan, type StopOptions,
 } from './controller-types.js';
 import type { Version } from './deploy.js';
+import { armLease, releaseLease, renewLease, type LeaseOptions } from './lease.js';
+import { backoffMs, isLostHost, LEASE_MARGIN_MS, lostHostError } from './lost-host.js';
 import type { Changes, DeployPlan } from './plan.js';
 import { isStartingOrUp } from './show.js';
 import { lastJournalCursor, measureClockOffsetMs, readJournalAfter, readKernelLog, showUnit } from './systemd.js';
@@ -22,6 +24,12 @@ const ECHO_WINDOW_MS = 3000;
 /** After a rollback, how long a worker still starting (activating) gets to become active once rank0 is ready. */
 const WORKER_SETTLE_MS = 30_000;
 const WORKER_POLL_MS = 250;
+/** A reachability probe (`true` over ssh) that takes longer than this counts the rank as unreachable. */
+const PROBE_TIMEOUT_MS = 5000;
+/** Without a lease, how long a group change waits for a lost rank to answer again. */
+const NO_LEASE_WAIT_MS = 60_000;
+/** The group renews every rank's lease this many times per lease length. */
+const RENEWALS_PER_LEASE = 5;
 
 /** What a group is built from; ranks[0] is rank0 (the endpoint), the rest are workers. */
 export interface ServiceGroupOptions {
@@ -31,6 +39,10 @@ export interface ServiceGroupOptions {
   actionLog?: ActionLog;
   collaborators?: Collaborators;
   echoWindowMs?: number;
+  /** The commit-confirmed lease over the whole group: armed on every rank before the first one changes. */
+  lease?: LeaseOptions;
+  /** Waits between retries (tests may shorten them). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The outcome of a group start: ready, or the first rank that failed (the others stopped) with the group verdict. */
@@ -123,12 +135,128 @@ export class ServiceGroup {
   readonly ranks: ServiceController[];
   private readonly o: ServiceGroupOptions;
   private readonly onEvent: ServiceEventSink;
+  /** When each rank's lease was last armed or renewed (ms; 0: never): how long a retry on it may go on. */
+  private readonly renewedAt: number[];
+  /** When a rank last failed to answer (a renewal or a probe), ms; 0: never. */
+  private lostAt = 0;
+  private renewTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(o: ServiceGroupOptions) {
     if (o.ranks.length < 1) throw new ToolError('E_CONFIG_INVALID', 'service group: expected one or more ranks', { hint: 'list the hosts under target.hosts' });
     this.ranks = o.ranks;
     this.o = o;
     this.onEvent = o.onEvent ?? ignoreEvents;
+    this.renewedAt = o.ranks.map(() => 0);
+  }
+
+  /** Whether a rank failed to answer since `sinceMs` (a failure then says nothing about the config). */
+  lostSince(sinceMs: number): boolean {
+    return this.lostAt >= sinceMs;
+  }
+
+  // Plan the same changes on every rank and deploy them as one: the lease armed on every rank first; a lost host
+  // (ssh timeout, refused, unreachable) is retried with backoff while its lease allows, then every rank still
+  // reachable goes back to known-good (the lost one's own lease does the same on its host) and E_SSH_UNREACHABLE.
+  async deployChanges(changes: Changes, why: string, signal?: AbortSignal, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<GroupReady> {
+    for (;;) {
+      try {
+        if (this.o.lease) await this.armAll(this.o.lease);
+        const plans = await this.plan(changes, p);
+        return await this.deploy(plans, why, signal);
+      } catch (e) {
+        if (!isLostHost(e) || signal?.aborted) throw e;
+        await this.retryOrRevert(e as Error, `the group change (${why})`);
+      }
+    }
+  }
+
+  // Every rank as it is now (versions, candidate in force, unit state), for looking before acting.
+  look(): Promise<RankLook[]> {
+    return Promise.all(this.ranks.map((c) => c.look()));
+  }
+
+  // The ranks that do not answer a short command now.
+  async unreachableRanks(): Promise<number[]> {
+    const r = await Promise.all(this.ranks.map(async (c, i) => {
+      try {
+        // Any answer counts, even a failed command; only no answer (a timeout, ssh's own failure) is a lost rank.
+        const x = await c.host.exec(['true'], { timeoutMs: PROBE_TIMEOUT_MS });
+        return x.timedOut ? i : -1;
+      } catch (e) {
+        return isLostHost(e) ? i : -1;
+      }
+    }));
+    const lost = r.filter((i) => i >= 0);
+    if (lost.length) this.lostAt = Date.now();
+    return lost;
+  }
+
+  // After a lost host: wait (with backoff) until every rank answers, while the lost ranks' leases allow; when they
+  // do not come back in time, every reachable rank goes back to known-good and the error says what happened.
+  private async retryOrRevert(e: Error, what: string): Promise<void> {
+    this.lostAt = Date.now();
+    const first = await this.unreachableRanks();
+    const leaseMs = this.o.lease?.ms ?? NO_LEASE_WAIT_MS;
+    const deadline = Math.max(Date.now() + PROBE_TIMEOUT_MS, Math.min(...(first.length ? first : [0]).map((i) => (this.renewedAt[i] || Date.now()) + leaseMs - LEASE_MARGIN_MS)));
+    const names = (ids: number[]) => ids.map((i) => `${this.ranks[i].host.name} (rank${i})`).join(', ');
+    this.log('warn', `${e.message}: ${first.length ? `${names(first)} lost` : 'a rank did not answer'} during ${what}; retrying until ${new Date(deadline).toISOString().slice(11, 19)} (the lease allows)`);
+    for (let attempt = 0; ; attempt++) {
+      const lost = await this.unreachableRanks();
+      if (!lost.length) { this.log('info', `every rank answers again: retrying ${what}`); return; }
+      if (Date.now() + backoffMs(attempt) > deadline) {
+        const reverted = await this.revertReachable(lost, what);
+        throw lostHostError(`${names(lost)} lost during ${what} and not back within the lease (${Math.round(leaseMs / 1000)} s): ${reverted}; ${names(lost)}: its own lease restores known-good on its host`);
+      }
+      this.log('info', `${names(lost)} still unreachable: next try in ${backoffMs(attempt) / 1000} s`);
+      await (this.o.sleep ?? pause)(backoffMs(attempt));
+    }
+  }
+
+  // Every reachable rank back to its known-good config (restarted unless it already runs it), without waiting for a
+  // readiness that needs the lost peer; returns what was done, in words.
+  private async revertReachable(lost: number[], what: string): Promise<string> {
+    this.stopGroupRenewal();
+    const done = await Promise.all(this.ranks.map(async (c, i) => {
+      if (lost.includes(i)) return null;
+      try {
+        return `${c.host.name} (rank${i}) on ${describeVersion(await c.revertToGood(`a peer was lost during ${what}`))}`;
+      } catch (err) {
+        return `${c.host.name} (rank${i}) could not be rolled back: ${(err as Error).message}`;
+      }
+    }));
+    return done.filter(Boolean).join(', ') || 'no rank was reachable';
+  }
+
+  // Arm the lease on every rank before the first one changes (retried while a rank is lost; nothing changed yet),
+  // then keep renewing it on every rank until the group confirms or rolls back.
+  private async armAll(lease: LeaseOptions): Promise<void> {
+    await Promise.all(this.ranks.map(async (c, i) => {
+      await armLease(c.host, c.unit, lease);
+      this.renewedAt[i] = Date.now();
+    }));
+    this.startGroupRenewal(lease);
+  }
+
+  // Renew every rank's lease every lease/5, recording when each last succeeded.
+  private startGroupRenewal(lease: LeaseOptions): void {
+    if (this.renewTimer) return;
+    const every = Math.max(1000, Math.floor(lease.ms / RENEWALS_PER_LEASE));
+    this.renewTimer = setInterval(() => {
+      this.ranks.forEach((c, i) => {
+        renewLease(c.host, c.unit).then((ok) => { if (ok) this.renewedAt[i] = Date.now(); else this.lostAt = Date.now(); }, () => { this.lostAt = Date.now(); });
+      });
+    }, every);
+    this.renewTimer.unref?.();
+  }
+
+  private stopGroupRenewal(): void {
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
+  }
+
+  // Emit a log event.
+  private log(level: 'info' | 'warn', message: string): void {
+    this.onEvent({ type: 'log', ts: Date.now(), level, message });
   }
 
   /** rank0: the unit that serves the endpoint. */
@@ -154,6 +282,9 @@ export class ServiceGroup {
     await this.restartInOrder(plans, why, signal);
     const out = await this.awaitAll(signal);
     if (out.status === 'ready') return out;
+    // A start that failed while a rank did not answer says nothing about the config: a lost host, retried.
+    const lost = await this.unreachableRanks();
+    if (lost.length) throw lostHostError(`${lost.map((i) => `${this.ranks[i].host.name} (rank${i})`).join(', ')} did not answer when the group start failed (${out.failed.reason})`);
     return { ...out, verdict: await this.diagnose(marks, out.rank, out.failed) };
   }
 
@@ -184,10 +315,24 @@ export class ServiceGroup {
   // Stop every rank, then roll every rank back at once (a worker retries reaching rank0's store until it listens);
   // done when rank0 is ready and every worker still runs (a worker still starting gets WORKER_SETTLE_MS). A worker's
   // rollback never sees a ready line (no endpoint), so it is followed only until rank0 is ready or it fails.
+  // A lost host is retried with backoff while the lease allows; then the reachable ranks go back to known-good
+  // without waiting for the lost peer (E_SSH_UNREACHABLE); the ranks are never stopped for a lost host.
   async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string } = {}): Promise<{ version: Version; elapsedMs: number }> {
+    for (;;) {
+      try {
+        return await this.rollbackOnce(w);
+      } catch (e) {
+        if (!isLostHost(e) || w.signal?.aborted) throw e;
+        await this.retryOrRevert(e as Error, 'the rollback of the group');
+      }
+    }
+  }
+
+  private async rollbackOnce(w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string }): Promise<{ version: Version; elapsedMs: number }> {
     // Refuse before stopping anything: a rank whose later drop-in (not spectune's) overrides spectune's would not
     // return to known-good, and the group would be left stopped.
     await this.planRollback(w.to);
+    this.stopGroupRenewal();
     await this.stopAll(w.why ?? 'stop the failing config before rolling back');
     const ac = linkedAbort(w.signal);
     const waits = this.ranks.map((c, i) => endOf(i, () => c.rollback({ signal: ac.signal, readyTimeoutMs: w.readyTimeoutMs, to: w.to }), ac.signal));
@@ -195,6 +340,8 @@ export class ServiceGroup {
     ac.abort(new Error(first && 'r' in first ? 'rank0 is ready' : 'a rank failed its rollback'));
     await Promise.all(waits);
     if (!first || !('r' in first)) {
+      // A rank that did not answer is no failed rollback: the caller retries; a diagnosed failure stops the group.
+      if (first && 'error' in first && isLostHost(first.error)) throw first.error;
       await this.stopAll('rollback of the group failed').catch(() => {});
       throw first && 'error' in first ? first.error : new RollbackFailedError('rollback of the group ended without a verdict', null);
     }
@@ -208,9 +355,49 @@ export class ServiceGroup {
     await Promise.all(this.ranks.map((c) => c.stopLoop(why)));
   }
 
-  // Mark what every rank runs now as its known-good version.
+  // Mark what every rank runs now as its known-good version, on every rank or none: first every rank's candidate
+  // must still be in force (its lease not lapsed; a lost host is retried while the lease allows), then all are
+  // confirmed at once. A rank whose lease lapsed meanwhile (its host restored known-good) means no rank keeps the
+  // candidate: every rank goes back to the known-good it had before (E_LEASE_LAPSED).
   async markGood(): Promise<void> {
-    await Promise.all(this.ranks.map((c) => c.markGood()));
+    for (;;) {
+      try {
+        const lapsed = await this.lapsedRanks();
+        if (lapsed.length) {
+          this.stopGroupRenewal();
+          await this.rollback({ why: 'a rank lost its candidate before the group confirmed it' });
+          throw new ToolError('E_LEASE_LAPSED', `${lapsed.join(', ')}: the lease lapsed before the group confirmed the candidate: every rank went back to known-good`, {
+            hint: 'spectune could not renew it in time (network cut or a pause); run the command again (tune: --resume)',
+          });
+        }
+        break;
+      } catch (e) {
+        if (!isLostHost(e)) throw e;
+        await this.retryOrRevert(e as Error, 'the confirmation of the group');
+      }
+    }
+    const before = await Promise.all(this.ranks.map((c) => c.look()));
+    this.stopGroupRenewal();
+    const ends = await Promise.allSettled(this.ranks.map((c) => c.markGood()));
+    const failed = ends.map((r, i) => (r.status === 'rejected' ? i : -1)).filter((i) => i >= 0);
+    if (!failed.length) return;
+    // Confirmed on some ranks only: put every rank back on the known-good it had before, so that none runs a config
+    // its peer does not.
+    const why = (ends[failed[0]] as PromiseRejectedResult).reason as Error;
+    this.log('warn', `the confirmation failed on ${failed.map((i) => nameOfRank(this.ranks[i])).join(', ')} (${why.message}): every rank goes back to its previous known-good`);
+    await Promise.all(this.ranks.map((c, i) => c.rollbackTo(before[i].good ?? 'none').catch(() => {})));
+    throw why;
+  }
+
+  // The ranks whose provisional candidate is gone (the lease lapsed); renews the others' leases on the way.
+  private async lapsedRanks(): Promise<string[]> {
+    if (!this.o.lease) return [];
+    const lapsed = await Promise.all(this.ranks.map(async (c, i) => {
+      const ok = await c.candidateStillInForce();
+      if (ok) this.renewedAt[i] = Date.now();
+      return ok ? null : nameOfRank(c);
+    }));
+    return lapsed.filter((x): x is string => x !== null);
   }
 
   // Mark each rank's journal before a group start.
@@ -298,6 +485,11 @@ export class ServiceGroup {
     this.onEvent({ type: 'diagnosis', ts: Date.now(), verdict });
     return verdict;
   }
+}
+
+// A version in words ("known-good version 3", "the unit's own config").
+function describeVersion(v: Version): string {
+  return v === 'none' ? "the unit's own config" : `known-good version ${v}`;
 }
 
 // Build a group over controllers, rank0 first.

@@ -14,3 +14,4 @@ export { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 export { createServiceGroup, describeRankDifferences, pickGroupVersion, mergeGroupVerdict, nameOfRank, withoutRankDiagnoses, ServiceGroup, type GroupReady, type ServiceGroupOptions } from './group.js';
 export { describeHooks, runHooks, NO_HOOKS, type RestartHooks } from './hooks.js';
 export { checkEndpointPort, urlPort, type EndpointSource } from './endpoint-port.js';
+export { isLostHost } from './lost-host.js';

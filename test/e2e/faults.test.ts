@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
 /** The faults of issue 11, one module each under bench/faults/. */
-const FAULTS = ['sigkill', 'netcut', 'reboot', 'disk-full', 'two-operators', 'fuzz', 'secrets'];
+const FAULTS = ['sigkill', 'netcut', 'reboot', 'disk-full', 'two-operators', 'fuzz', 'secrets', 'group'];
 
 describe('fault suite (short)', () => {
   it('has a row for every fault, each recovered with nothing lost', () => {
