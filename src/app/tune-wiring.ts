@@ -92,7 +92,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   // With several ranks the group port emits the one verdict over all journals; the per-rank ones would contradict it.
   const onEvent = multi ? withoutRankDiagnoses(opts.onEvent) : opts.onEvent;
   const lease = cfg.target.leaseMs > 0 ? { ms: cfg.target.leaseMs } : undefined;
-  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease }));
+  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease, drainOutputTokens: cfg.benchmark.outputTokens }));
   const ctl = ctls[0];
   const service = multi
     ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog })

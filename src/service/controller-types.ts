@@ -29,6 +29,8 @@ export interface ServiceControllerOptions {
   pollMs?: number;
   confirmWindowMs?: number;
   maxDrainWaitMs?: number;
+  /** Output tokens a request in flight may still produce, for the drain estimate (default ASSUMED_OUTPUT_TOKENS). */
+  drainOutputTokens?: number;
   /** Commit-confirmed lease for candidates (real systemd hosts only; without it a candidate goes straight to /etc). */
   lease?: LeaseOptions;
   /** Start-up deadline of waitReady and rollback (ms after the start): neither ready nor failed by then = failed, E_TIMEOUT. Default 20 min. */

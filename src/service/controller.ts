@@ -281,6 +281,7 @@ export class ServiceController {
       unit: this.unit, timeoutStopMs: state.timeoutStopMs, sleep,
       readMetrics: () => this.prober.metrics(this.opts.endpoint, this.adapter),
       warn: (m) => this.log('warn', m), info: (m) => this.log('info', m),
+      known: { assumedOutputTokens: this.opts.drainOutputTokens },
     }, { ...stop, maxWaitMs: this.opts.maxDrainWaitMs });
   }
 

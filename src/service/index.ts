@@ -6,6 +6,7 @@ export { DEFAULT_LEASE_MS, leasePaths, renderLeaseScript, TRIAL_DROPIN_NAME, typ
 export { createFileActionLog, createMemoryActionLog, resolveActionLogPath, DEFAULT_ACTION_LOG, type ActionLog } from './action-log.js';
 export { normalizeUnitName, dropInPath, splitCatOutput, type UnitFile } from './unit.js';
 export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';
-export { estimateDrain, describeDrainRisk, type DrainEstimate } from './safe-stop.js';
+export { estimateDrain, describeDrainRisk, type DrainEstimate, type DrainKnown } from './safe-stop.js';
+export { estimateDrainMs, adviseTimeoutStopSec, ASSUMED_OUTPUT_TOKENS, MARGIN_TEXT, type DrainLoad, type DrainFigures } from './drain.js';
 export { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 export { createServiceGroup, mergeGroupVerdict, nameOfRank, withoutRankDiagnoses, ServiceGroup, type GroupReady, type ServiceGroupOptions } from './group.js';
