@@ -37,9 +37,10 @@ function ranks(): RankDiagnosis[] {
   ];
 }
 
-// The group diagnosis: both journals at once, rank0's first.
-function group() {
-  return diagnoseLogs([{ name: rankSource(0, 'llm-two'), content: RANK0 }, { name: rankSource(1, 'llm-one'), content: RANK1 }], { state: RANK0_STATE, unit: UNIT, engine: 'sglang' });
+// The group diagnosis: both journals at once, rank0's first, with rank0's state (as on the test hosts, where rank0's
+// unit had restarted twice before: NRestarts=2).
+function group(state = RANK0_STATE.replace('NRestarts=0', 'NRestarts=2')) {
+  return diagnoseLogs([{ name: rankSource(0, 'llm-two'), content: RANK0 }, { name: rankSource(1, 'llm-one'), content: RANK1 }], { state, unit: UNIT, engine: 'sglang' });
 }
 
 describe('group diagnosis', () => {
@@ -52,12 +53,15 @@ describe('group diagnosis', () => {
   });
 
   it('the group verdict is rank 0\'s stop timeout, every evidence line names host and rank, the link is in the summary', () => {
+    // Both journals through one diagnoser read rank 1's single abort with rank 0's NRestarts as a crash loop.
+    expect([group().verdict.class, group().verdict.cause]).toEqual(['crash_loop', 'distributed_error']);
     const d = joinRanks(group(), ranks());
     expect(d.verdict.class).toBe('stop_timeout');
     expect(d.verdict.evidence.length).toBeGreaterThan(0);
     for (const e of d.verdict.evidence) expect([e.host, e.rank, e.source?.startsWith(`rank${e.rank} ${e.host}`)]).toEqual([expect.any(String), expect.any(Number), true]);
     expect(d.verdict.evidence.some((e) => e.host === 'llm-two' && e.rank === 0 && /stop-sigterm' timed out/.test(e.text))).toBe(true);
-    expect(d.verdict.summary).toMatch(/^group of 2 ranks \(rank 0 llm-two, rank 1 llm-one\): /);
+    expect(d.verdict.summary).toMatch(/^group of 2 ranks \(rank 0 llm-two, rank 1 llm-one\), rank 0 \(llm-two\) ended first: /);
+    expect(d.verdict.evidence.some((e) => e.host === 'llm-one' && e.rank === 1 && /Watchdog caught collective operation timeout/.test(e.text))).toBe(true);
     expect(d.verdict.summary).toContain('Linked: rank 1 (llm-one) aborted (distributed_error) because rank 0 (llm-two) was stopped');
     expect(d.ranks?.map((r) => [r.rank, r.host, r.class])).toEqual([[0, 'llm-two', 'stop_timeout'], [1, 'llm-one', 'crash_loop']]);
   });
@@ -72,6 +76,13 @@ describe('group diagnosis', () => {
     expect(d.verdict.links?.[0]).toMatchObject({ becauseRank: 0, becauseClass: 'stop_timeout' });
     expect(d.verdict.evidence.every((e) => e.host === 'llm-one' && e.rank === 1)).toBe(true);
     expect(d.verdict.evidence.some((e) => /Watchdog caught collective operation timeout/.test(e.text))).toBe(true);
+  });
+
+  it('a group verdict that names its own failure stays, with the link added', () => {
+    const d = joinRanks(group(RANK0_STATE), ranks());
+    expect(d.verdict.class).toBe('stop_timeout');
+    expect(d.verdict.summary).toMatch(/^group of 2 ranks \(rank 0 llm-two, rank 1 llm-one\): Stop timeout.* Linked: rank 1 \(llm-one\) aborted/);
+    for (const e of d.verdict.evidence) expect(e.host === 'llm-two' ? e.rank : e.host === 'llm-one' ? e.rank : null).not.toBeNull();
   });
 
   it('no link when the worker died first or of its own cause', () => {

@@ -90,15 +90,28 @@ export function joinRanks(group: Diagnosis | null, ranks: RankDiagnosis[], pick?
   const links = linkRanks(ranks);
   const bySource = new Map(ranks.map((r) => [r.source, r]));
   const own = pick === undefined ? null : ranks.find((r) => r.rank === pick) ?? null;
-  const base = own ? own.diagnosis : group ?? ranks[0].diagnosis;
-  const soleRank = !own && ranks.length === 1 ? ranks[0] : own;
-  let verdict = { ...base.verdict, evidence: base.verdict.evidence.map((e) => tagLine(e, bySource, soleRank)) };
+  // A group verdict that is a worker's abort linked to one rank's end is about that end: that rank's own verdict answers,
+  // with the workers' decisive lines added (a single abort mixed with another host's NRestarts is no crash loop).
+  const echo = !group || ECHO_CLASSES.has(group.verdict.class) || ECHO_CLASSES.has(group.verdict.cause ?? 'unknown');
+  const root = !own && links.length && echo ? ranks.find((r) => r.rank === links[0].becauseRank) ?? null : null;
+  const base = own ? own.diagnosis : root ? root.diagnosis : group ?? ranks[0].diagnosis;
+  const soleRank = own ?? root ?? (ranks.length === 1 ? ranks[0] : null);
+  const echoes = root ? links.flatMap((l) => echoLines(ranks.find((r) => r.rank === l.rank)!)) : [];
+  let verdict = { ...base.verdict, evidence: [...base.verdict.evidence.map((e) => tagLine(e, bySource, soleRank)), ...echoes] };
   const mine = own ? links.filter((l) => l.rank === own.rank) : links;
   if (own && mine.length && verdict.class === 'crash_loop' && ECHO_CLASSES.has(verdict.cause ?? 'unknown') && Number(verdict.facts?.failed_starts ?? 1) <= 1) {
     verdict = { ...verdict, class: verdict.cause!, cause: null, summary: `one ${verdict.cause} in the window, not a crash loop: ${mine[0].text}.` };
   }
   if (mine.length) verdict = { ...verdict, summary: `${verdict.summary} Linked: ${mine.map((l) => l.text).join('; ')}.`, links: mine };
   const hosts = ranks.map((r) => `rank ${r.rank} ${r.host}`).join(', ');
-  const heading = own ? `rank ${own.rank} (${own.host}), read with ${hosts}` : `group of ${ranks.length} ranks (${hosts})`;
+  const heading = own ? `rank ${own.rank} (${own.host}), read with ${hosts}` : root ? `group of ${ranks.length} ranks (${hosts}), rank ${root.rank} (${root.host}) ended first` : `group of ${ranks.length} ranks (${hosts})`;
   return { ...base, verdict: { ...verdict, summary: `${heading}: ${verdict.summary}` }, lifetimes: tagLives(base.lifetimes, soleRank), ranks: summaries(ranks) };
+}
+
+/** A linked worker's evidence lines quoted in the group verdict (its decisive line and how it ended). */
+const ECHO_LINES = 2;
+
+// A linked worker's first evidence lines, named with its host and rank.
+function echoLines(r: RankDiagnosis): EvidenceLine[] {
+  return r.diagnosis.verdict.evidence.slice(0, ECHO_LINES).map((e) => tagLine(e, new Map(), r));
 }
