@@ -5,7 +5,7 @@ import { ToolError } from '../errors.js';
 import { assertSqliteFile } from '../local-files.js';
 import type { EventSink } from '../tune/events.js';
 import { openHost, type Host } from '../host/index.js';
-import { createFileActionLog, createMemoryActionLog, createServiceController, resolveActionLogPath, type ServiceController } from '../service/index.js';
+import { createFileActionLog, createMemoryActionLog, createServiceController, resolveActionLogPath, tagRankEvents, type ServiceController } from '../service/index.js';
 import { guardDiskFull, openStore, type Db } from '../store/index.js';
 import { createBenchPort } from './tune-bench.js';
 import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
@@ -92,7 +92,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   // With several ranks the group port emits the one verdict over all journals; the per-rank ones would contradict it.
   const onEvent = multi ? withoutRankDiagnoses(opts.onEvent) : opts.onEvent;
   const lease = cfg.target.leaseMs > 0 ? { ms: cfg.target.leaseMs } : undefined;
-  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease, drainOutputTokens: cfg.benchmark.outputTokens }));
+  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent: multi ? tagRankEvents(onEvent, i, hosts[i].name) : onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease, drainOutputTokens: cfg.benchmark.outputTokens }));
   const ctl = ctls[0];
   const service = multi
     ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog })

@@ -9,4 +9,5 @@ export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';
 export { estimateDrain, describeDrainRisk, type DrainEstimate, type DrainKnown } from './safe-stop.js';
 export { estimateDrainMs, adviseTimeoutStopSec, ASSUMED_OUTPUT_TOKENS, MARGIN_TEXT, type DrainLoad, type DrainFigures } from './drain.js';
 export { diagnoseCollaborators, type Collaborators } from './collaborators.js';
+export { tagRankEvents, type RankTag } from './events.js';
 export { createServiceGroup, mergeGroupVerdict, nameOfRank, withoutRankDiagnoses, ServiceGroup, type GroupReady, type ServiceGroupOptions } from './group.js';
