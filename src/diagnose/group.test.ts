@@ -63,7 +63,7 @@ describe('group diagnosis', () => {
     expect(d.verdict.summary).toMatch(/^group of 2 ranks \(rank 0 llm-two, rank 1 llm-one\), rank 0 \(llm-two\) ended first: /);
     expect(d.verdict.evidence.some((e) => e.host === 'llm-one' && e.rank === 1 && /Watchdog caught collective operation timeout/.test(e.text))).toBe(true);
     expect(d.verdict.summary).toContain('Linked: rank 1 (llm-one) aborted (distributed_error) because rank 0 (llm-two) was stopped');
-    expect(d.ranks?.map((r) => [r.rank, r.host, r.class])).toEqual([[0, 'llm-two', 'stop_timeout'], [1, 'llm-one', 'crash_loop']]);
+    expect(d.ranks?.map((r) => [r.rank, r.host, r.class, r.cause])).toEqual([[0, 'llm-two', 'stop_timeout', null], [1, 'llm-one', 'distributed_error', null]]);
   });
 
   it('--rank 1: one linked abort, not a crash loop of its own (NRestarts=3 counts restarts outside the window)', () => {

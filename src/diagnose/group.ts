@@ -77,9 +77,18 @@ function tagLives(lives: Lifetime[], own: RankDiagnosis | null): Lifetime[] {
   return own ? lives.map((l) => ({ ...l, source: l.source ?? own.source })) : lives;
 }
 
-// One line per rank: its own verdict.
-function summaries(ranks: RankDiagnosis[]): RankSummary[] {
-  return ranks.map((r) => ({ rank: r.rank, host: r.host, unit: r.unit, class: r.diagnosis.verdict.class, cause: r.diagnosis.verdict.cause, summary: r.diagnosis.verdict.summary }));
+// Whether a rank's own verdict is only its linked abort read as a crash loop (one failed start in the window).
+function loneEcho(v: Diagnosis['verdict'], linked: boolean): boolean {
+  return linked && v.class === 'crash_loop' && ECHO_CLASSES.has(v.cause ?? 'unknown') && Number(v.facts?.failed_starts ?? 1) <= 1;
+}
+
+// One line per rank: its own verdict (a lone linked abort as the abort it is).
+function summaries(ranks: RankDiagnosis[], links: RankLink[]): RankSummary[] {
+  return ranks.map((r) => {
+    const v = r.diagnosis.verdict;
+    const echo = loneEcho(v, links.some((l) => l.rank === r.rank));
+    return { rank: r.rank, host: r.host, unit: r.unit, class: echo ? v.cause! : v.class, cause: echo ? null : v.cause, summary: v.summary };
+  });
 }
 
 // The group's diagnosis: the verdict over every rank's journal (or, with `pick`, that rank's own verdict), every
@@ -99,13 +108,13 @@ export function joinRanks(group: Diagnosis | null, ranks: RankDiagnosis[], pick?
   const echoes = root ? links.flatMap((l) => echoLines(ranks.find((r) => r.rank === l.rank)!)) : [];
   let verdict = { ...base.verdict, evidence: [...base.verdict.evidence.map((e) => tagLine(e, bySource, soleRank)), ...echoes] };
   const mine = own ? links.filter((l) => l.rank === own.rank) : links;
-  if (own && mine.length && verdict.class === 'crash_loop' && ECHO_CLASSES.has(verdict.cause ?? 'unknown') && Number(verdict.facts?.failed_starts ?? 1) <= 1) {
+  if (own && loneEcho(verdict, mine.length > 0)) {
     verdict = { ...verdict, class: verdict.cause!, cause: null, summary: `one ${verdict.cause} in the window, not a crash loop: ${mine[0].text}.` };
   }
   if (mine.length) verdict = { ...verdict, summary: `${verdict.summary} Linked: ${mine.map((l) => l.text).join('; ')}.`, links: mine };
   const hosts = ranks.map((r) => `rank ${r.rank} ${r.host}`).join(', ');
   const heading = own ? `rank ${own.rank} (${own.host}), read with ${hosts}` : root ? `group of ${ranks.length} ranks (${hosts}), rank ${root.rank} (${root.host}) ended first` : `group of ${ranks.length} ranks (${hosts})`;
-  return { ...base, verdict: { ...verdict, summary: `${heading}: ${verdict.summary}` }, lifetimes: tagLives(base.lifetimes, soleRank), ranks: summaries(ranks) };
+  return { ...base, verdict: { ...verdict, summary: `${heading}: ${verdict.summary}` }, lifetimes: tagLives(base.lifetimes, soleRank), ranks: summaries(ranks, links) };
 }
 
 /** A linked worker's evidence lines quoted in the group verdict (its decisive line and how it ended). */

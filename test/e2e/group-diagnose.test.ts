@@ -131,6 +131,7 @@ describe('seeds 1 and 2 on a two-host group, diagnosed once for the group', () =
     // The text report: host and rank on every evidence line, and the link.
     const text = await runCli(['diagnose', ...flags(), '--since', since, '--actions', actionLog], {});
     expect(text.code, text.stderr).toBe(0);
+    console.log(text.stdout);
     const evidence = text.stdout.slice(text.stdout.indexOf('Evidence:'), text.stdout.indexOf('\n\n', text.stdout.indexOf('Evidence:'))).split('\n').slice(1);
     expect(evidence.length).toBeGreaterThan(0);
     for (const l of evidence) expect(l).toMatch(new RegExp(`^  rank(0 ${rank0.name}|1 ${rank1.name})`));
