@@ -6,6 +6,7 @@ import type { EngineName } from '../engines/types.js';
 import { openHost } from '../host/index.js';
 import { describeReadError } from '../local-files.js';
 import { normalizeUnitName } from '../unit-name.js';
+import { diagnoseRanks } from './diagnose-group.js';
 import { diagnoseUnit } from './diagnose-live.js';
 
 /** What to diagnose: files (or stdin), or a live unit on a host. */
@@ -21,6 +22,10 @@ export interface DiagnoseRequest {
   host?: string;
   since?: string;
   sshConfig?: string;
+  /** Live mode over a group: every rank's unit (rank0 first); each journal is read and the verdict names host and rank. */
+  ranks?: { target: string | undefined; unit: string; rank: number }[];
+  /** With `ranks`: answer for this rank (its own verdict, linked to the others'). */
+  pick?: number;
 }
 
 /** Read size for streaming files: 64 KiB strings stay in V8's young generation (1 MiB ones cost an mmap each). */
@@ -84,11 +89,23 @@ async function diagnoseLive(req: DiagnoseRequest, actions: ActionRecord[] | unde
   }
 }
 
+// Diagnose a group live: open every rank's host, read and join, close them all.
+async function diagnoseGroupLive(req: DiagnoseRequest, actions: ActionRecord[] | undefined): Promise<Diagnosis> {
+  const hosts = [];
+  try {
+    for (const r of req.ranks!) hosts.push({ host: await openHost({ target: r.target, sshConfig: req.sshConfig }), unit: normalizeUnitName(r.unit), rank: r.rank });
+    return await diagnoseRanks(hosts, { since: req.since ?? '10 min ago', engine: req.engine, actions, pick: req.pick });
+  } finally {
+    await Promise.all(hosts.map((h) => h.host.close().catch(() => {})));
+  }
+}
+
 // Run a diagnosis for the CLI (or any caller): files/stdin streamed in bounded memory, or live mode.
 export async function runDiagnose(given: DiagnoseRequest): Promise<Diagnosis> {
   // One unit-name rule for every command: `--unit sglang-qwen` means sglang-qwen.service here too.
   const req = given.unit ? { ...given, unit: normalizeUnitName(given.unit) } : given;
   const actions = req.actionsFile ? parseActionLog(await readText(req.actionsFile)).actions : undefined;
+  if (req.ranks && req.ranks.length > 1) return diagnoseGroupLive(req, actions);
   if (req.unit && (req.host || !req.files.length && !req.stdin)) return diagnoseLive(req, actions);
   const d = createDiagnoser({
     engine: req.engine, unit: req.unit, actions,

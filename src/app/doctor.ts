@@ -10,7 +10,7 @@ import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import {
   describeUnitFiles, judgeApiKey, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup, judgeStopTimeout, judgeStoreDisk,
-  readVersion, summarizeChecks, type CheckResult, type EngineUnit,
+  readVersion, summarizeChecks, type CheckResult, type EngineUnit, type StopTimeoutFacts,
 } from '../onboard/index.js';
 import { httpProber, joinUrl } from '../service/health.js';
 import type { UnitState } from '../service/show.js';
@@ -155,11 +155,23 @@ async function checkApiKey(plan: DoctorPlan, endpoint: string, subject: string, 
   return judgeApiKey(subject, { url, status: r?.status ?? null, sent: plan.apiKey.key !== null, source: plan.apiKey.source, fix: plan.apiKey.fix });
 }
 
-// Engine health and version at the endpoint (rank0), then whether it accepts spectune's key.
-async function checkEngine(plan: DoctorPlan, h: DoctorHost, subject: string, engine: EngineName, seen: EngineUnit | null): Promise<CheckResult[]> {
+// The endpoint of rank0: the plan's, else http://<host>:<the unit's --port>.
+async function endpointOf(plan: DoctorPlan, h: DoctorHost, engine: EngineName, seen: EngineUnit | null): Promise<string> {
   const port = seen?.port ?? getEngine(engine).defaultPort;
   const hostName = await resolveHostname({ target: h.target, sshConfig: plan.sshConfig });
-  const endpoint = (plan.endpoint ?? `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${port}`).replace(/\/+$/, '');
+  return (plan.endpoint ?? `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${port}`).replace(/\/+$/, '');
+}
+
+// What the engine reports in flight and its decode rate (rank0; GET /metrics), or null when it does not answer.
+async function readLoad(plan: DoctorPlan, h: DoctorHost, engine: EngineName, seen: EngineUnit | null): Promise<StopTimeoutFacts['load']> {
+  const m = await httpProber.metrics(await endpointOf(plan, h, engine, seen), getEngine(engine)).catch(() => null);
+  if (!m || (m.runningRequests === null && m.queuedRequests === null)) return null;
+  return { running: m.runningRequests ?? 0, queued: m.queuedRequests ?? 0, genThroughput: m.genThroughput, maxRunning: m.maxRunningRequests };
+}
+
+// Engine health and version at the endpoint (rank0), then whether it accepts spectune's key.
+async function checkEngine(plan: DoctorPlan, h: DoctorHost, subject: string, engine: EngineName, seen: EngineUnit | null): Promise<CheckResult[]> {
+  const endpoint = await endpointOf(plan, h, engine, seen);
   const health = await httpProber.health(joinUrl(endpoint, getEngine(engine).healthPath));
   const version = health.ok ? await probeVersion(endpoint, engine, plan.apiKey.key) : null;
   const result = judgeEngine(subject, { engine, healthUrl: health.url, healthStatus: health.status, healthError: health.error, version, detectedEngine: seen?.engine ?? null });
@@ -196,8 +208,9 @@ async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: Che
     } else if (h.role === 'rank0') {
       checks.push(...await checkEngine(plan, h, subject, engine, seen));
     }
+    const load = engine && h.role === 'rank0' ? await readLoad(plan, h, engine, seen) : null;
     checks.push(unit.state
-      ? judgeStopTimeout(subject, { unit: h.unit, timeoutStopMs: unit.state.timeoutStopMs, outputTokens: plan.outputTokens, itlMs: plan.itlMs })
+      ? judgeStopTimeout(subject, { unit: h.unit, timeoutStopMs: unit.state.timeoutStopMs, outputTokens: plan.outputTokens, itlMs: plan.itlMs, load })
       : check('stop-timeout', subject, 'SKIP', 'unit state not readable (see the systemctl check)'));
     if (!engine) checks.push(check('startup', subject, 'SKIP', 'engine unknown (its ready line is engine-specific)'));
     else if (journal.status === 'FAIL') checks.push(check('startup', subject, 'SKIP', 'journal not readable (see the journal check)'));

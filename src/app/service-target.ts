@@ -13,7 +13,7 @@ import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
 import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, LEGACY_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
-import { DEFAULT_LEASE_MS, createServiceController, type EndpointSource, type RestartHooks, createServiceGroup, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
+import { DEFAULT_LEASE_MS, createServiceController, type EndpointSource, type RestartHooks, createServiceGroup, tagRankEvents, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
 import { effectiveEnvironment, effectiveListValue, normalizeUnitName } from '../service/unit.js';
@@ -175,7 +175,7 @@ export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { 
     const rankEvents = t.ranks.length > 1 ? withoutRankDiagnoses(onEvent) : onEvent;
     const leaseMs = opts.leaseMs ?? t.leaseMs ?? DEFAULT_LEASE_MS;
     const lease = leaseMs > 0 ? { ms: leaseMs } : undefined;
-    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: rankEvents, readyTimeoutMs: opts.readyTimeoutMs, lease, apiKey: t.apiKey, maxDrainWaitMs: opts.drainTimeoutMs ?? t.drainTimeoutMs, hooks: t.hooks }));
+    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: t.ranks.length > 1 || r.rank > 0 ? tagRankEvents(rankEvents, r.rank, hosts[i].name) : rankEvents, readyTimeoutMs: opts.readyTimeoutMs, lease, apiKey: t.apiKey, maxDrainWaitMs: opts.drainTimeoutMs ?? t.drainTimeoutMs, hooks: t.hooks }));
     const group = createServiceGroup({ ranks: ctls, onEvent, actionLog });
     // A command that waits for the engine fails at once on an explicit endpoint whose port the unit does not listen on.
     if (opts.checkEndpointPort && t.endpoint) await ctls[0].checkEndpointPort(t.endpointSource ?? 'target.endpoint');

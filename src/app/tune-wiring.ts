@@ -6,7 +6,7 @@ import { guardGroupChange } from './group-guard.js';
 import { assertSqliteFile } from '../local-files.js';
 import type { EventSink } from '../tune/events.js';
 import { openHost, type Host } from '../host/index.js';
-import { actionLogOverride, createCampaignActionLog, createFileActionLog, createMemoryActionLog, createServiceController, type ActionLog, type ServiceController } from '../service/index.js';
+import { actionLogOverride, createCampaignActionLog, createFileActionLog, createMemoryActionLog, createServiceController, tagRankEvents, type ActionLog, type ServiceController } from '../service/index.js';
 import { guardDiskFull, openStore, type Db } from '../store/index.js';
 import { createBenchPort } from './tune-bench.js';
 import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
@@ -112,7 +112,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   // The lease is a transient systemd timer on the host: a `manager: process` target has no systemd to hold it.
   const lease = cfg.target.leaseMs > 0 && cfg.target.manager !== 'process' ? { ms: cfg.target.leaseMs } : undefined;
   const apiKey = resolveApiKey(cfg, opts.env);
-  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease, apiKey, maxDrainWaitMs: cfg.target.drainTimeoutMs, hooks: cfg.target.hooks }));
+  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent: multi ? tagRankEvents(onEvent, i, hosts[i].name) : onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease, apiKey, maxDrainWaitMs: cfg.target.drainTimeoutMs, hooks: cfg.target.hooks, drainOutputTokens: cfg.benchmark.outputTokens }));
   const ctl = ctls[0];
   const service = multi
     ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog, lease })

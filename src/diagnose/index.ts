@@ -8,3 +8,4 @@ export { ALL_RULES, rulesForEngine } from './rules/index.js';
 export { parseActionLog, parseSystemctlShow, type ServiceState } from './state.js';
 export { renderDiagnosis } from './render.js';
 export type * from './types.js';
+export { joinRanks, linkRanks, rankSource, type RankDiagnosis } from './group.js';

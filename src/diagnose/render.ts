@@ -62,6 +62,8 @@ export function renderDiagnosis(d: Diagnosis): string {
     const parts = [`pid ${l.pid ?? '?'}`, `lines ${l.firstLine}-${l.lastLine}`, l.ready ? 'ready' : 'not ready', `${l.requestsServed} requests`, l.exit ? `exit ${l.exit}` : 'no exit seen', l.cause ? `died of ${l.cause}` : ''];
     lines.push(`  #${i + 1}${l.source ? ` ${l.source}` : ''} ${parts.filter(Boolean).join(', ')}`);
   });
+  if (d.ranks?.length) lines.push('', 'Ranks:', ...d.ranks.map((r) => `  rank ${r.rank} ${r.host} ${r.unit}: ${r.class}${r.cause ? ` (cause: ${r.cause})` : ''}`));
+  if (v.links?.length) lines.push('', 'Linked:', ...v.links.map((l) => `  ${l.text}`));
   if (v.ruledOut.length) lines.push('', 'Ruled out:', ...v.ruledOut.map((r) => `  ${r.class}: ${r.why}`));
   if (v.remediation.length) lines.push('', 'What to change:', ...v.remediation.map(remedy));
   if (v.missing?.length) lines.push('', 'What the input lacked:', ...v.missing.map((m) => `  - ${m}`));

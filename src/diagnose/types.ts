@@ -20,6 +20,33 @@ export interface EvidenceLine {
   line: number;
   text: string;
   source?: string;
+  /** The host of the line, when the diagnosis read a group of ranks. */
+  host?: string;
+  /** The rank of the line (0 = rank0, the endpoint), when the diagnosis read a group of ranks. */
+  rank?: number;
+}
+
+/** A worker's end linked to the rank that ended before it ("rank 1 aborted because rank 0 was stopped"). */
+export interface RankLink {
+  rank: number;
+  host: string;
+  class: DiagnosisClass;
+  becauseRank: number;
+  becauseHost: string;
+  becauseClass: DiagnosisClass;
+  /** Seconds between the two ends. */
+  afterSec: number;
+  text: string;
+}
+
+/** One rank's own verdict in a group diagnosis. */
+export interface RankSummary {
+  rank: number;
+  host: string;
+  unit: string;
+  class: DiagnosisClass;
+  cause: DiagnosisClass | null;
+  summary: string;
 }
 
 /** A concrete change the operator (or the tuner) can make. */
@@ -57,6 +84,8 @@ export interface Verdict {
   missing?: string[];
   /** What to collect next to close those gaps: exact commands. */
   collect?: string[];
+  /** A group's workers' aborts linked to the rank that ended first, and its cause. */
+  links?: RankLink[];
 }
 
 /** One frame of a Python traceback. */
@@ -107,6 +136,8 @@ export interface Diagnosis {
   lifetimes: Lifetime[];
   /** What was read per input: line counts by format (proof that no line was dropped). */
   inputs?: InputSummary[];
+  /** A group of ranks: each rank's own verdict. */
+  ranks?: RankSummary[];
 }
 
 /** Lines read from one input, by recognised format. */

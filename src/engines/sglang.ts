@@ -74,6 +74,7 @@ function readSglangInfoCapacity(info: unknown): CapacityFacts | null {
   const j = (info && typeof info === 'object' ? info : {}) as Record<string, unknown>;
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const facts: CapacityFacts = { maxTotalNumTokens: num(j.max_total_num_tokens), maxRunningRequests: num(j.max_running_requests), contextLen: num(j.context_length) };
+  if (j.simulated === true) facts.simulated = true;
   return Object.values(facts).some((v) => v !== undefined) ? facts : null;
 }
 

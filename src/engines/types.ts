@@ -26,6 +26,8 @@ export type EngineSettings = Record<string, ParamValue>;
 
 /** Capacity facts an engine logs at start-up (SGLang's capacity line, vLLM's KV cache line, ...). */
 export interface CapacityFacts {
+  /** The engine's info says it is simulated (spectune sim's /server_info: `simulated: true`). */
+  simulated?: boolean;
   maxTotalNumTokens?: number;
   maxRunningRequests?: number;
   contextLen?: number;

@@ -1,4 +1,5 @@
 // The judgement of each preflight check of `spectune doctor` (pure): facts in, PASS/WARN/FAIL with the fix out.
+import { adviseTimeoutStopSec, estimateDrainMs, MARGIN_TEXT, type DrainLoad } from '../service/drain.js';
 import type { CheckResult, StartupReading } from './types.js';
 
 /** Inter-token latency assumed when none was measured: a large model on a busy GPU at high concurrency. */
@@ -34,14 +35,34 @@ export interface StopTimeoutFacts {
   outputTokens: number;
   /** Measured inter-token latency (ms), or null to use the conservative estimate. */
   itlMs: number | null;
+  /** What the engine reports now (in flight, decode rate), when it answered: the ITL and the drain come from it. */
+  load?: Omit<DrainLoad, 'assumedOutputTokens' | 'remainingTokens'> | null;
+}
+
+// The per-request ITL the engine's measured decode rate implies at a full batch (the aggregate rate shared by
+// max_running_requests requests: slower per request than at today's batch, so a conservative figure), or null.
+export function measuredItlMs(load: StopTimeoutFacts['load']): number | null {
+  if (!load || !load.genThroughput || load.genThroughput <= 0 || load.running <= 0) return null;
+  const batch = Math.max(load.running, load.maxRunning ?? load.running);
+  return Math.ceil((batch * 1000) / load.genThroughput);
 }
 
 // TimeoutStopSec against the longest request: a shorter one SIGKILLs the drain (the seed-1 stop_timeout trap).
 export function judgeStopTimeout(subject: string, f: StopTimeoutFacts): CheckResult {
-  const itl = f.itlMs ?? CONSERVATIVE_ITL_MS;
-  const need = recommendedStopSec(f.outputTokens, itl);
-  const basis = `${f.outputTokens} output tokens × ${itl} ms ITL ${f.itlMs === null ? '(conservative estimate; pass --itl-ms with your measured p99 ITL)' : '(measured)'}`;
-  const facts = { timeoutStopSec: f.timeoutStopMs === null ? null : f.timeoutStopMs / 1000, recommendedSec: need, outputTokens: f.outputTokens, itlMs: itl, itlMeasured: f.itlMs !== null };
+  const fromEngine = f.itlMs === null ? measuredItlMs(f.load) : null;
+  const itl = f.itlMs ?? fromEngine ?? CONSERVATIVE_ITL_MS;
+  // Requests in flight now: their drain, estimated from the engine's figures, must fit too.
+  const inFlight = f.load && f.load.running + f.load.queued > 0 ? estimateDrainMs({ ...f.load, assumedOutputTokens: f.outputTokens }) : null;
+  const need = Math.max(recommendedStopSec(f.outputTokens, itl), inFlight ? adviseTimeoutStopSec(inFlight.drainMs) : 0);
+  const source = f.itlMs !== null ? '(measured)'
+    : fromEngine !== null ? `(measured by the engine: ${Math.round(f.load!.genThroughput!)} tok/s over a batch of up to ${Math.max(f.load!.running, f.load!.maxRunning ?? 0)})`
+      : '(conservative estimate; pass --itl-ms with your measured p99 ITL)';
+  const now = inFlight ? `; now in flight: ~${Math.ceil(inFlight.drainMs / 1000)} s to drain (${inFlight.basis}) → TimeoutStopSec=${adviseTimeoutStopSec(inFlight.drainMs)} (${MARGIN_TEXT})` : '';
+  const basis = `${f.outputTokens} output tokens × ${itl} ms ITL ${source}${now}`;
+  const facts = {
+    timeoutStopSec: f.timeoutStopMs === null ? null : f.timeoutStopMs / 1000, recommendedSec: need, outputTokens: f.outputTokens, itlMs: itl,
+    itlMeasured: f.itlMs !== null || fromEngine !== null, ...(inFlight ? { drainNowSec: Math.ceil(inFlight.drainMs / 1000) } : {}),
+  };
   if (f.timeoutStopMs === null) return result('stop-timeout', subject, 'WARN', 'TimeoutStopSec unknown (systemctl show gave none)', `make sure TimeoutStopSec= is at least ${need} s`, facts);
   if (f.timeoutStopMs === Infinity) return result('stop-timeout', subject, 'PASS', 'TimeoutStopSec=infinity: a drain is never cut short (a hung stop is never killed either)', null, facts);
   const have = f.timeoutStopMs / 1000;

@@ -117,6 +117,23 @@ describe('doctor judgements', () => {
     expect(judgeStopTimeout(subject, { ...base, timeoutStopMs: null }).status).toBe('WARN');
   });
 
+  it('TimeoutStopSec from the engine\'s measurement: its decode rate at a full batch, and the drain of what is in flight now', () => {
+    const base = { unit: 'x.service', outputTokens: 3000, itlMs: null };
+    // 1365 tok/s over a batch of up to 16: 12 ms per token per request; 3000 tokens → 36 s + 10 s, × 1.5 → 70 s.
+    const idle = judgeStopTimeout(subject, { ...base, timeoutStopMs: 22_000, load: { running: 1, queued: 0, genThroughput: 1365, maxRunning: 16 } });
+    expect(idle).toMatchObject({ status: 'WARN', facts: { itlMs: 12, itlMeasured: true, recommendedSec: 70 } });
+    expect(idle.summary).toContain('3000 output tokens × 12 ms ITL (measured by the engine: 1365 tok/s over a batch of up to 16)');
+    // The issue's case in flight: 16 requests of up to 3,000 tokens at 1365 tok/s need ~41 s; TimeoutStopSec=22 is refused.
+    const busy = judgeStopTimeout(subject, { ...base, timeoutStopMs: 22_000, load: { running: 16, queued: 0, genThroughput: 1365, maxRunning: 16 } });
+    expect(busy.status).toBe('WARN');
+    expect(busy.facts).toMatchObject({ drainNowSec: 41 });
+    expect(busy.summary).toContain('now in flight: ~41 s to drain (16 requests, up to 3000 tokens left each (assumed');
+    expect(busy.summary).toContain('→ TimeoutStopSec=71 (×1.5 margin + 10 s teardown)');
+    expect(busy.fix).toContain('TimeoutStopSec=71s');
+    // An idle engine with no decode rate measures nothing: the conservative ITL stays.
+    expect(judgeStopTimeout(subject, { ...base, timeoutStopMs: 22_000, load: { running: 0, queued: 0, genThroughput: 0, maxRunning: 16 } }).facts).toMatchObject({ itlMs: 200, itlMeasured: false });
+  });
+
   it('start-up: within half the deadline passes, beyond it warns, beyond the deadline fails, unknown warns', () => {
     const t = (s: number) => ({ startUs: 0, readyUs: s * 1e6, seconds: s, readyLine: 'ready' });
     const r = (s: number) => ({ last: t(s), longest: t(s), starts: 1, pending: false });

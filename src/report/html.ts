@@ -1,7 +1,7 @@
 // The HTML report: one self-contained file (inline CSS and SVG, no scripts, no external URLs) that opens offline.
 import { escapeHtml, formatNumber, formatPercent, formatTime } from './format.js';
 import { chartsSection, keepSection, latencySection, runningSection } from './html-sections.js';
-import { SIMULATED_TEXT, summarizeModel } from './model.js';
+import { SIMULATED_TEXT, describeTargets, summarizeModel } from './model.js';
 import { renderLevelBestsHtml } from './per-concurrency.js';
 import type { ReportModel, TrialRow } from './types.js';
 
@@ -67,7 +67,7 @@ export function renderHtml(m: ReportModel): string {
   const sim = simulatedMarks(m);
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`
     + `<title>${m.simulated ? 'SIMULATED — ' : ''}${escapeHtml(m.title)}</title><style>${STYLE}</style></head><body>${sim.footer}`
-    + `<header>${sim.banner}<h1>${escapeHtml(m.title)}</h1><p>Status <strong>${escapeHtml(m.campaign.status)}</strong>, engine ${escapeHtml(m.campaign.engine)}, objective ${escapeHtml(`${m.objective.goal} ${m.objective.metric}`)} at concurrency ${m.objective.concurrency}. Generated ${escapeHtml(formatTime(m.generatedAt))}.</p></header>`
+    + `<header>${sim.banner}<h1>${escapeHtml(m.title)}</h1><p>Status <strong>${escapeHtml(m.campaign.status)}</strong>, engine ${escapeHtml(m.campaign.engine)}, objective ${escapeHtml(`${m.objective.goal} ${m.objective.metric}`)} at concurrency ${m.objective.concurrency}. Generated ${escapeHtml(formatTime(m.generatedAt))}.</p><p class="targets">Target: ${escapeHtml(describeTargets(m))}.</p></header>`
     + `<p class="summary">${escapeHtml(summarizeModel(m))}</p>${m.campaign.summary ? `<blockquote>${escapeHtml(m.campaign.summary)}</blockquote>` : ''}`
     + runningSection(m) + keepSection(m) + chartsSection(m)
     + `<h2>Trials</h2>${table(m)}${renderLevelBestsHtml(m)}` + latencySection(m)

@@ -2,7 +2,7 @@
 import { renderChartText } from './charts.js';
 import { escapeCell, formatNumber, formatPercent, formatTime } from './format.js';
 import { keepLines, latencyLines, levelLines, renderTrialChartText, runningLines } from './markdown-sections.js';
-import { SIMULATED_TEXT, summarizeModel } from './model.js';
+import { SIMULATED_TEXT, describeTargets, summarizeModel } from './model.js';
 import { renderLevelBestsMarkdown } from './per-concurrency.js';
 import type { ReportModel, TrialRow } from './types.js';
 
@@ -39,6 +39,7 @@ export function renderMarkdown(m: ReportModel): string {
     ...(m.simulated ? [`> **${SIMULATED_TEXT}**`, ''] : []),
     `# ${escapeCell(m.title)}`, '',
     `Status **${m.campaign.status}**, engine ${m.campaign.engine}, objective ${m.objective.goal} ${m.objective.metric} at concurrency ${m.objective.concurrency}. Generated ${formatTime(m.generatedAt)}.`, '',
+    `Target: ${escapeCell(describeTargets(m))}.`, '',
     summarizeModel(m), '',
     ...(m.campaign.summary ? [`> ${escapeCell(m.campaign.summary)}`, ''] : []),
     ...runningLines(m), ...keepLines(m),

@@ -1,12 +1,13 @@
 // Build the report model from loaded store data: table rows, charts, timeline and diagnoses. Pure.
 import type { BenchRun } from '../bench/types.js';
-import type { ParamValue } from '../engines/types.js';
+import { orderRanks } from '../config/ranks.js';
+import type { CapacityFacts, ParamValue } from '../engines/types.js';
 import { RESTARTS_COUNTED } from '../tune/types.js';
 import { buildKeep, buildRunning } from './end-state.js';
 import { buildLevelBests } from './per-concurrency.js';
 import { formatConfig, formatNumber, formatPercent } from './format.js';
 import { buildLatency, buildLevelCharts, buildTrialChart, labelMetric } from './series.js';
-import type { ChartModel, FailureModel, ReportInput, ReportModel, ReportTrial, TimelineEntry, TrialRow } from './types.js';
+import type { ChartModel, FailureModel, ReportInput, ReportModel, ReportTrial, TargetModel, TimelineEntry, TrialRow } from './types.js';
 
 // The objective when the stored config does not say (spectune's default objective).
 const DEFAULT_OBJECTIVE = { metric: 'decodeTokensPerSec.p50', concurrency: 1, goal: 'maximize' as const };
@@ -163,12 +164,22 @@ export const SIMULATED_TEXT = 'SIMULATED — this campaign ran on spectune\'s si
 
 // Whether the campaign ran on spectune's simulated engine: the store's flag (the demo sets it), or what the store
 // shows of the unit (its engine command is `spectune sim`), or, for stores without the flag, the demo's unit name.
-export function isSimulated(campaign: ReportInput['campaign']): boolean {
-  // The demo says so; any other campaign is simulated when the unit it tuned runs `spectune sim`.
+export function isSimulated(campaign: ReportInput['campaign'], trials: readonly { capacity: CapacityFacts | null }[] = []): boolean {
+  // The demo says so; any other campaign is simulated when the engine said so (its /server_info) or when the unit
+  // it tuned runs `spectune sim`.
   if (campaign.simulated === true) return true;
+  if (trials.some((t) => t.capacity?.simulated === true)) return true;
   const commands = (campaign.endState?.units ?? []).flatMap((u) => [u.operatorExecStart, u.execStart]);
   if (commands.some((c) => c !== null && SIM_COMMAND.test(c))) return true;
   return campaign.simulated === undefined && DEMO_UNIT_NAME.test(campaign.name);
+}
+
+// Every rank the campaign tuned, rank0 first: the config's target.hosts, else the units of its end state.
+export function buildTargets(campaign: ReportInput['campaign']): TargetModel[] {
+  const t = (campaign.config as { target?: { hosts?: { host?: string | null; unit?: string; role?: 'rank0' | 'rank1' }[] } }).target;
+  const hosts = Array.isArray(t?.hosts) ? orderRanks(t.hosts) : [];
+  if (hosts.length) return hosts.map((h, rank) => ({ rank, host: h.host ?? 'this machine', unit: h.unit ?? '?' }));
+  return (campaign.endState?.units ?? []).map((u, rank) => ({ rank, host: u.host, unit: u.unit }));
 }
 
 // The whole model.
@@ -187,7 +198,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
     charts: buildCharts(input, keys, objective, best?.seq ?? null), trialChart: buildTrialChart(t, rows, objective),
     levelCharts: buildLevelCharts(t, rows, concurrencies, objective), latency: buildLatency(t, rows, keys),
     levelBests: buildLevelBests(t, baseline, concurrencies, (p) => formatConfig(p, keys)),
-    simulated: isSimulated(input.campaign), running: buildRunning(input.campaign.endState, best, keys), keep: buildKeep(input, best, baseline, keys),
+    simulated: isSimulated(input.campaign, input.trials), targets: buildTargets(input.campaign), running: buildRunning(input.campaign.endState, best, keys), keep: buildKeep(input, best, baseline, keys),
     timeline: buildTimeline(input, keys), failures: buildFailures(input, keys),
     counts: {
       trials: t.length, measured: t.filter((x) => x.state === 'measured').length, failed: t.filter((x) => x.state === 'failed').length,
@@ -195,6 +206,12 @@ export function buildReportModel(input: ReportInput): ReportModel {
       restarts: countRestarts(t, input.campaign.status === 'done' ? (best ?? baseline)?.params ?? null : null),
     },
   };
+}
+
+// "rank 0 th1 u.service, rank 1 th2 u.service" (one host: "th1 u.service"), for the top of a report.
+export function describeTargets(m: Pick<ReportModel, 'targets'>): string {
+  if (!m.targets.length) return 'not recorded';
+  return m.targets.map((t) => `${m.targets.length > 1 ? `rank ${t.rank} ` : ''}${t.host} ${t.unit}`).join(', ');
 }
 
 // One sentence for the top of a report.

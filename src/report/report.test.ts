@@ -252,6 +252,24 @@ describe('isSimulated', () => {
     expect(isSimulated({ ...c, simulated: true })).toBe(true);
   });
 
+  it('follows the engine\'s own info: a trial whose /server_info said simulated: true marks the campaign SIMULATED', () => {
+    const seed = seedCampaign();
+    const trials = seed.trials.map((t, i) => (i === 0 ? { ...t, capacity: { maxRunningRequests: 17, simulated: true } } : t));
+    expect(isSimulated(seed.campaign, seed.trials)).toBe(false);
+    expect(isSimulated(seed.campaign, trials)).toBe(true);
+    expect(renderMarkdown(buildReportModel({ ...seed, trials }))).toContain(`> **${SIMULATED_TEXT}**`);
+  });
+
+  it('names every host and rank of the target at the top of both reports', () => {
+    const seed = seedCampaign();
+    const hosts = [{ host: 'th2', unit: 'u.service', role: 'rank1' }, { host: 'th1', unit: 'u.service', role: 'rank0' }];
+    const m = buildReportModel({ ...seed, campaign: { ...seed.campaign, config: { ...seed.campaign.config, target: { hosts } } } });
+    expect(m.targets).toEqual([{ rank: 0, host: 'th1', unit: 'u.service' }, { rank: 1, host: 'th2', unit: 'u.service' }]);
+    expect(renderMarkdown(m)).toContain('Target: rank 0 th1 u.service, rank 1 th2 u.service.');
+    expect(renderHtml(m)).toContain('Target: rank 0 th1 u.service, rank 1 th2 u.service.');
+    expect(renderMarkdown(buildReportModel(seed))).toContain('Target: not recorded.');
+  });
+
   it('writes SIMULATED at the top of both reports and in the HTML print footer, and nowhere for a real campaign', () => {
     const sim = buildReportModel({ ...seedCampaign(), campaign: { ...seedCampaign().campaign, simulated: true } });
     expect(renderMarkdown(sim).startsWith(`> **${SIMULATED_TEXT}**\n`)).toBe(true);

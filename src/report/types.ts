@@ -232,9 +232,14 @@ export interface ReportModel {
   levelBests: LevelBest[];
   /** SIMULATED campaign: every page says so. */
   simulated: boolean;
+  /** Every rank the campaign tuned (host and unit), rank0 first. */
+  targets: TargetModel[];
   running: RunningModel | null;
   keep: KeepModel | null;
   timeline: TimelineEntry[];
   failures: FailureModel[];
   counts: { trials: number; measured: number; failed: number; infeasible: number; restarts: number };
 }
+
+/** One rank of the tuned target. */
+export interface TargetModel { rank: number; host: string; unit: string }

@@ -35,6 +35,8 @@ export interface ServiceControllerOptions {
   maxDrainWaitMs?: number;
   /** The operator's commands on this machine before each stop and after each ready (target.hooks). */
   hooks?: RestartHooks;
+  /** Output tokens a request in flight may still produce, for the drain estimate (default ASSUMED_OUTPUT_TOKENS). */
+  drainOutputTokens?: number;
   /** Commit-confirmed lease for candidates (real systemd hosts only; without it a candidate goes straight to /etc). */
   lease?: LeaseOptions;
   /** Start-up deadline of waitReady and rollback (ms after the start): neither ready nor failed by then = failed, E_TIMEOUT. Default 20 min. */

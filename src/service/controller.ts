@@ -384,6 +384,7 @@ export class ServiceController {
       readMetrics: () => this.prober.metrics(this.opts.endpoint, this.adapter),
       warn: (m) => this.log('warn', m), info: (m) => this.log('info', m),
       progress: (p) => this.onEvent({ type: 'service:drain', ts: Date.now(), unit: this.unit, ...p }),
+      known: { assumedOutputTokens: this.opts.drainOutputTokens },
     }, { ...stop, maxWaitMs: this.opts.maxDrainWaitMs });
   }
 

@@ -9,8 +9,10 @@ export {
 } from './action-log.js';
 export { normalizeUnitName, dropInPath, splitCatOutput, type UnitFile } from './unit.js';
 export { parseUnitState, parseTimespanMs, type UnitState } from './show.js';
-export { estimateDrain, describeDrainRisk, type DrainEstimate } from './safe-stop.js';
+export { estimateDrain, describeDrainRisk, type DrainEstimate, type DrainKnown } from './safe-stop.js';
+export { estimateDrainMs, adviseTimeoutStopSec, ASSUMED_OUTPUT_TOKENS, MARGIN_TEXT, type DrainLoad, type DrainFigures } from './drain.js';
 export { diagnoseCollaborators, type Collaborators } from './collaborators.js';
+export { tagRankEvents, type RankTag } from './events.js';
 export { createServiceGroup, describeRankDifferences, pickGroupVersion, mergeGroupVerdict, nameOfRank, withoutRankDiagnoses, ServiceGroup, type GroupReady, type ServiceGroupOptions } from './group.js';
 export { describeHooks, runHooks, NO_HOOKS, type RestartHooks } from './hooks.js';
 export { checkEndpointPort, urlPort, type EndpointSource } from './endpoint-port.js';

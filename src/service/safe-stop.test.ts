@@ -13,13 +13,25 @@ describe('estimateDrain', () => {
   });
   it('flags 16 in-flight requests against a 5 s TimeoutStopSec and suggests a fix', () => {
     const est = estimateDrain(metrics(16), 5000);
-    expect(est.drainMs).toBe(5000 + Math.ceil((16 * 256 * 1000) / 100));
+    // Unknown remaining tokens: the assumed bound (4096) for the longest request at 100/16 tok/s each.
+    expect(est.drainMs).toBe(5000 + Math.ceil((4096 * 1000 * 16) / 100));
     expect(est.exceeds).toBe(true);
     expect(est.suggestedTimeoutStopSec).toBeGreaterThan(est.drainMs! / 1000);
     expect(describeDrainRisk('llm.service', est)).toMatch(/16 running .* TimeoutStopSec=5s.*Fix: add TimeoutStopSec=\d+/);
   });
   it('does not warn when the default 90 s covers the drain', () => {
     expect(estimateDrain(metrics(1, 1000), 90_000).exceeds).toBe(false);
+  });
+  it('the observed case: 16 requests of 3,000 tokens at 1365 tok/s is ~41 s, not ~8 s, and the advice covers a 20 s drain', () => {
+    const est = estimateDrain(metrics(16, 1365), 22_000, { remainingTokens: new Array(16).fill(3000) });
+    expect(est.drainMs).toBeGreaterThan(35_000);
+    expect(est.exceeds).toBe(true);
+    expect(est.suggestedTimeoutStopSec).toBe(Math.ceil((est.drainMs! * 1.5) / 1000) + 10);
+    const line = describeDrainRisk('llm.service', est)!;
+    expect(line).toContain('need ~41 s to drain (16 requests, the longest 3000 tokens left (known), at 85.3 tok/s per request (measured: 1365 tok/s over 16))');
+    expect(line).toContain(`Fix: add TimeoutStopSec=${est.suggestedTimeoutStopSec} (the estimate ×1.5 margin + 10 s teardown)`);
+    // What the engine alone tells (no remaining tokens): the benchmark's 3,000-token bound gives the same figure.
+    expect(estimateDrain(metrics(16, 1365), 22_000, { assumedOutputTokens: 3000 }).drainMs).toBe(est.drainMs);
   });
 });
 

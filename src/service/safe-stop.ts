@@ -2,17 +2,7 @@
 // engine's in-flight requests are counted, the drain is estimated against TimeoutStopSec, and spectune waits for
 // the requests to finish so that its own stop never ends in "State 'stop-sigterm' timed out. Killing."
 import type { EngineMetrics } from '../engines/types.js';
-
-/** SGLang's SIGTERM watchdog checks every 5 s, so a draining server lives at least until the next check. */
-const DRAIN_CHECK_MS = 5000;
-/** Output tokens a running request still has to produce, when nothing better is known (half a 512-token answer). */
-const ASSUMED_REMAINING_TOKENS = 256;
-/** Aggregate decode speed assumed when the engine does not report one (a slow, loaded single GPU). */
-const FALLBACK_TOKENS_PER_SEC = 50;
-/** Margin on the estimate before suggesting a TimeoutStopSec (estimates are rough; a kill loses requests). */
-const STOP_MARGIN = 1.5;
-/** Extra seconds on top of the suggested TimeoutStopSec (process teardown, CUDA context release). */
-const STOP_SLACK_SEC = 10;
+import { adviseTimeoutStopSec, estimateDrainMs, MARGIN_TEXT } from './drain.js';
 
 /** What is in flight and how long a stop should take. */
 export interface DrainEstimate {
@@ -25,29 +15,36 @@ export interface DrainEstimate {
   exceeds: boolean;
   /** The suggested TimeoutStopSec (seconds) when `exceeds`. */
   suggestedTimeoutStopSec: number | null;
+  /** What the estimate rests on, in words (null when the engine could not be asked). */
+  basis: string | null;
 }
 
-// Estimate the drain from the engine's metrics and compare it with the unit's TimeoutStopSec.
-export function estimateDrain(metrics: EngineMetrics | null, timeoutStopMs: number | null): DrainEstimate {
+/** What spectune knows of the in-flight requests beyond the engine's metrics. */
+export interface DrainKnown {
+  /** Tokens each in-flight request still has to produce (a benchmark's requests). */
+  remainingTokens?: readonly number[] | null;
+  /** Output tokens assumed left per request when not known (e.g. benchmark.outputTokens). */
+  assumedOutputTokens?: number;
+}
+
+// Estimate the drain from the engine's metrics (and the remaining tokens, when known) against TimeoutStopSec.
+export function estimateDrain(metrics: EngineMetrics | null, timeoutStopMs: number | null, known: DrainKnown = {}): DrainEstimate {
   const running = metrics?.runningRequests ?? null;
   const queued = metrics?.queuedRequests ?? null;
   if (running === null && queued === null) {
-    return { running, queued, drainMs: null, timeoutStopMs, exceeds: false, suggestedTimeoutStopSec: null };
+    return { running, queued, drainMs: null, timeoutStopMs, exceeds: false, suggestedTimeoutStopSec: null, basis: null };
   }
-  const inFlight = (running ?? 0) + (queued ?? 0);
-  const speed = metrics?.genThroughput && metrics.genThroughput > 0 ? metrics.genThroughput : FALLBACK_TOKENS_PER_SEC;
-  const drainMs = inFlight === 0 ? 0 : DRAIN_CHECK_MS + Math.ceil((inFlight * ASSUMED_REMAINING_TOKENS * 1000) / speed);
-  const exceeds = timeoutStopMs !== null && drainMs > timeoutStopMs;
-  const suggested = exceeds ? Math.ceil((drainMs * STOP_MARGIN) / 1000) + STOP_SLACK_SEC : null;
-  return { running, queued, drainMs, timeoutStopMs, exceeds, suggestedTimeoutStopSec: suggested };
+  const f = estimateDrainMs({ running: running ?? 0, queued: queued ?? 0, genThroughput: metrics?.genThroughput ?? null, maxRunning: metrics?.maxRunningRequests ?? null, ...known });
+  const exceeds = timeoutStopMs !== null && f.drainMs > timeoutStopMs;
+  return { running, queued, drainMs: f.drainMs, timeoutStopMs, exceeds, suggestedTimeoutStopSec: exceeds ? adviseTimeoutStopSec(f.drainMs) : null, basis: f.basis };
 }
 
 // The operator-facing warning for a drain longer than TimeoutStopSec, with the fix.
 export function describeDrainRisk(unit: string, est: DrainEstimate): string | null {
   if (!est.exceeds || est.drainMs === null || est.timeoutStopMs === null) return null;
-  return `${unit}: ${est.running ?? 0} running + ${est.queued ?? 0} queued requests need ~${Math.ceil(est.drainMs / 1000)} s to drain, `
+  return `${unit}: ${est.running ?? 0} running + ${est.queued ?? 0} queued requests need ~${Math.ceil(est.drainMs / 1000)} s to drain (${est.basis}), `
     + `longer than TimeoutStopSec=${Math.round(est.timeoutStopMs / 1000)}s: a stop now ends in SIGKILL ("State 'stop-sigterm' timed out"). `
-    + `Fix: add TimeoutStopSec=${est.suggestedTimeoutStopSec} to the drop-in (spectune apply --timeout-stop-sec ${est.suggestedTimeoutStopSec}).`;
+    + `Fix: add TimeoutStopSec=${est.suggestedTimeoutStopSec} (the estimate ${MARGIN_TEXT}) to the drop-in (spectune apply --timeout-stop-sec ${est.suggestedTimeoutStopSec}).`;
 }
 
 /** How prepareStop reaches the engine and reports. */
@@ -60,6 +57,8 @@ export interface StopContext {
   /** The drain's progress (the controller turns it into a service:drain event). */
   progress?(p: { running: number; queued: number; waitedMs: number; deadlineTs: number; note: string | null }): void;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** What is known of the in-flight requests (their remaining tokens, or the bound to assume). */
+  known?: DrainKnown;
 }
 
 /** Poll the engine's in-flight count this often while waiting for the drain. */
@@ -86,7 +85,7 @@ export async function prepareStop(ctx: StopContext, opts: { quiesce?: () => Prom
     ctx.info(`${ctx.unit}: finishing spectune's own benchmark before stopping`);
     await opts.quiesce();
   }
-  const first = estimateDrain(await ctx.readMetrics(), ctx.timeoutStopMs);
+  const first = estimateDrain(await ctx.readMetrics(), ctx.timeoutStopMs, ctx.known);
   const risk = describeDrainRisk(ctx.unit, first);
   if (risk) ctx.warn(risk);
   const timeoutMs = opts.maxWaitMs ?? MAX_DRAIN_WAIT_MS;

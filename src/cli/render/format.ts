@@ -24,15 +24,20 @@ function formatRate(v: number | null): string {
   return v === null ? '-' : v.toFixed(1);
 }
 
+// "rank1 th2 " before the unit of a group's rank, nothing for a single unit.
+function rankOf(e: { rank?: number; rankHost?: string }): string {
+  return e.rank === undefined ? '' : `rank${e.rank} ${e.rankHost ?? '?'} `;
+}
+
 // Describe a service or diagnosis event; null when the event is not of that family.
 function formatServiceEvent(e: SpectuneEvent): string | null {
   switch (e.type) {
-    case 'service:action': return `service ${e.unit}: ${e.action} (${e.why})`;
+    case 'service:action': return `service ${rankOf(e)}${e.unit}: ${e.action} (${e.why})`;
     case 'slurm:job': return `${e.trial === null ? '' : `trial ${e.trial}: `}slurm job ${e.jobId}${e.node ? ` on ${e.node}` : ''}: ${e.state} (${e.message})`;
-    case 'service:state': return `service ${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} systemd NRestarts=${e.nRestarts ?? '-'}`;
-    case 'service:ready': return `service ${e.unit}: ready after ${formatDuration(e.elapsedMs)}`;
+    case 'service:state': return `service ${rankOf(e)}${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} systemd NRestarts=${e.nRestarts ?? '-'}`;
+    case 'service:ready': return `service ${rankOf(e)}${e.unit}: ready after ${formatDuration(e.elapsedMs)}`;
     case 'service:drain': return formatDrain(e, e.ts);
-    case 'service:failed': return `service ${e.unit}: FAILED ${e.reason}${e.verdict ? ` -> ${verdictLabel(e.verdict)}` : ''}`;
+    case 'service:failed': return `service ${rankOf(e)}${e.unit}: FAILED ${e.reason}${e.verdict ? ` -> ${verdictLabel(e.verdict)}` : ''}`;
     case 'diagnosis': return `diagnosis: ${verdictLabel(e.verdict)}: ${e.verdict.summary}`;
     default: return null;
   }

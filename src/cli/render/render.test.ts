@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SpectuneEvent } from '../../tune/events.js';
+import { tagRankEvents } from '../../service/events.js';
 import { chooseRenderMode, createJsonRenderer, createPlainRenderer, createTtyRenderer } from './index.js';
 
 // A fake output stream that keeps what was written.
@@ -23,6 +24,22 @@ describe('renderers', () => {
       '[  +0.5s] trial 2: bench (expected ~20.0s)',
       '[  +1.0s] bench c=1 1/4 requests, ETA 1.5s',
       '[  +8.0s] trial 2: ok objective=277.4',
+    ]);
+  });
+
+  it('plain: every progress line of a group\'s rank names its rank and host', () => {
+    const out = fakeOut();
+    const r = createPlainRenderer(out);
+    const sink = tagRankEvents((e) => r.onEvent(e), 1, 'th2');
+    sink({ type: 'service:action', ts: 0, host: 'th2', unit: 'u.service', action: 'restart', why: 'restart with rank0' });
+    sink({ type: 'service:state', ts: 100, unit: 'u.service', activeState: 'activating', subState: 'start', mainPid: 7, nRestarts: 0 });
+    sink({ type: 'log', ts: 200, level: 'warn', message: 'u.service: waiting for 2 running and 0 queued requests' });
+    sink({ type: 'service:ready', ts: 300, unit: 'u.service', elapsedMs: 1500 });
+    expect(out.text().trim().split('\n')).toEqual([
+      '[  +0.0s] service rank1 th2 u.service: restart (restart with rank0)',
+      '[  +0.1s] service rank1 th2 u.service: activating/start pid=7 restarts=0',
+      '[  +0.2s] warn: rank1 th2: u.service: waiting for 2 running and 0 queued requests',
+      '[  +0.3s] service rank1 th2 u.service: ready after 1.5s',
     ]);
   });
 
