@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installSimUnit, removeSimUnit, runCli, sh, waitHealthy, type SimUnit } from './service-helpers.js';
+import { writeTuneConfig } from './tune-support.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LEASE = '15s';
@@ -104,6 +105,76 @@ describe('commit-confirmed lease', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(await readOnHost(u, etc)).toMatch(/--speculative-num-steps 5/);
     expect(await readOnHost(u, trial)).toBeNull();
+  });
+
+  it('SIGKILL of tune with NO candidate in force (the baseline benchmark): the lease held around the lock still removes the dead run\'s lock, so the next apply needs no --break-lock', async () => {
+    const goodBytes = await readOnHost(u, etc);
+    const { config } = writeTuneConfig(u.th, u.unit, u.port);
+    const child = spawn(process.execPath, [join(ROOT, 'bin/spectune.js'), 'tune', '-c', config, '--json', '--ssh-config', u.th.sshConfig, '--lease', LEASE], {
+      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<void>((res) => child.on('close', () => res()));
+    let err = '';
+    const benching = new Promise<void>((res) => child.stderr.on('data', (d: Buffer) => { err += d.toString(); if (/"type":"trial:phase","ts":\d+,"trial":1,"phase":"bench"/.test(err)) res(); }));
+    await Promise.race([benching, exited]);
+    child.kill('SIGKILL');
+    await exited;
+    expect(err).toMatch(/"trial":1,"phase":"bench"/);
+    // Killed while measuring the operator's own config: nothing to undo, but its lock is left behind.
+    expect(await readOnHost(u, trial)).toBeNull();
+    expect(await readOnHost(u, `${state}/lock`)).not.toBeNull();
+    const tookMs = await waitFor('the lease to remove the dead run\'s lock', async () => (await readOnHost(u, `${state}/lock`)) === null, 45_000);
+    expect(tookMs).toBeLessThan(30_000);
+    expect(await readOnHost(u, etc)).toBe(goodBytes);
+    expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
+    const next = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=4', '--lease', LEASE], env);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toMatch(/locked|--break-lock/);
+    expect((await u.host.exec(['systemctl', 'is-active', 'spectune-lease-spectune-svc-e2e-lease.timer'])).stdout.trim()).not.toBe('active');
+  });
+
+  it('a lease that lapses mid-confirm (the candidate already moved to /etc) finishes the confirm: current = good = it', async () => {
+    // The host as markVersionGood leaves it when spectune dies right after the move: /etc holds the measured
+    // candidate, the provisional marker names it, good still the old version, no /run candidate, an expired lease.
+    const good = (await readOnHost(u, `${state}/good`))!.trim();
+    const next = String(Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1);
+    const cand = (await readOnHost(u, `${state}/dropins/${good}.conf`))!.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 6');
+    await u.host.writeFile(`${state}/dropins/${next}.conf`, cand);
+    await u.host.writeFile(etc, cand);
+    await sh(u.host, ['systemctl', 'daemon-reload']);
+    await u.host.writeFile(`${state}/provisional`, `${next}\n`);
+    await u.host.writeFile(`${state}/current`, `${next}\n`);
+    await sh(u.host, ['mkdir', '-p', `/run/spectune/${u.unit}`]);
+    await u.host.writeFile(`/run/spectune/${u.unit}/lease`, '1\n"machine":"gone","pid":1}\n');
+    await sh(u.host, ['touch', '-d', '@1', `/run/spectune/${u.unit}/lease`]);
+    await sh(u.host, ['sh', `${state}/lease-expire.sh`]);
+    expect((await readOnHost(u, `${state}/good`))?.trim()).toBe(next);
+    expect((await readOnHost(u, `${state}/current`))?.trim()).toBe(next);
+    expect(await readOnHost(u, `${state}/provisional`)).toBeNull();
+    expect(await readOnHost(u, etc)).toBe(cand);
+  });
+
+  it('a lease that lapses with the candidate both in /run and already in /etc (a confirm cut before its reload) puts /etc back to known-good too', async () => {
+    const good = (await readOnHost(u, `${state}/good`))!.trim();
+    const goodBytes = (await readOnHost(u, `${state}/dropins/${good}.conf`))!;
+    const next = String(Number(good) + 1);
+    const cand = goodBytes.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 2');
+    await u.host.writeFile(`${state}/dropins/${next}.conf`, cand);
+    await u.host.writeFile(trial, cand);
+    await u.host.writeFile(etc, cand);
+    await u.host.writeFile(`${state}/provisional`, `${next}\n`);
+    await u.host.writeFile(`${state}/current`, `${next}\n`);
+    await sh(u.host, ['mkdir', '-p', `/run/spectune/${u.unit}`]);
+    await u.host.writeFile(`/run/spectune/${u.unit}/lease`, '1\n"machine":"gone","pid":1}\n');
+    await sh(u.host, ['touch', '-d', '@1', `/run/spectune/${u.unit}/lease`]);
+    await sh(u.host, ['sh', `${state}/lease-expire.sh`]);
+    expect(await readOnHost(u, trial)).toBeNull();
+    expect(await readOnHost(u, etc)).toBe(goodBytes);
+    expect((await readOnHost(u, `${state}/current`))?.trim()).toBe(good);
+    expect((await readOnHost(u, `${state}/good`))?.trim()).toBe(good);
+    expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
+    await waitFor('the unit active on known-good', async () => (await u.host.exec(['systemctl', 'is-active', u.unit])).stdout.trim() === 'active', 60_000);
+    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).not.toMatch(/--speculative-num-steps 2 /);
   });
 
   it('a kept unit mode: a 0600 unit file gets 0600 drop-ins and kept versions', async () => {
