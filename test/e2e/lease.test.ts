@@ -18,6 +18,11 @@ async function readOnHost(u: SimUnit, path: string): Promise<string | null> {
   return r.exitCode === 0 ? r.stdout : null;
 }
 
+// Run the host's lease script as its timer does (its last step, stopping the timer, fails when no timer runs: ignored).
+async function runLeaseScriptOn(u: SimUnit): Promise<void> {
+  await u.host.exec(['sh', `/var/lib/spectune/${u.unit}/lease-expire.sh`]);
+}
+
 // Poll until check() is true (or fail after timeoutMs).
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
   const t0 = Date.now();
@@ -34,6 +39,7 @@ describe('commit-confirmed lease', () => {
   let etc: string;
   let trial: string;
   let state: string;
+  const runLeaseScript = () => runLeaseScriptOn(u);
   beforeAll(async () => {
     u = await installSimUnit('lease', 32001);
     env = { SPECTUNE_ACTION_LOG: u.actionLog };
@@ -107,6 +113,29 @@ describe('commit-confirmed lease', () => {
     expect(await readOnHost(u, trial)).toBeNull();
   });
 
+  it('a kept unit mode: a 0600 unit file gets 0600 drop-ins and kept versions', async () => {
+    await sh(u.host, ['chmod', '600', `/etc/systemd/system/${u.unit}`]);
+    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=2', '--lease', LEASE], env);
+    expect(r.code, r.stderr).toBe(0);
+    const modes = (await sh(u.host, ['sh', '-c', `stat -c '%a %n' ${etc} ${state}/dropins/*.conf`])).trim().split('\n');
+    expect(modes.length).toBeGreaterThan(1);
+    for (const m of modes.filter((l) => l.endsWith(etc) || /dropins\/[4-9]\.conf$/.test(l))) expect(m).toMatch(/^600 /);
+  });
+
+  it("a confirmed config that is the unit's own leaves no drop-in, so the operator's later edit of the unit takes effect", async () => {
+    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=3', '--lease', LEASE], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/the confirmed config is the unit's own: spectune's drop-in removed/);
+    expect(await readOnHost(u, etc)).toBeNull();
+    expect(await readOnHost(u, trial)).toBeNull();
+    expect((await readOnHost(u, `${state}/good`))?.trim()).toBe('none');
+    expect((await readOnHost(u, `${state}/current`))?.trim()).toBe('none');
+    expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
+    // The operator edits the unit: with no drop-in of spectune's left, their edit is what runs.
+    await sh(u.host, ['sed', '-i', 's/--speculative-num-steps 3/--speculative-num-steps 7/', `/etc/systemd/system/${u.unit}`]);
+    await sh(u.host, ['systemctl', 'daemon-reload']);
+    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).toMatch(/--speculative-num-steps 7 /);
+  });
   it('SIGKILL of tune with NO candidate in force (the baseline benchmark): the lease held around the lock still removes the dead run\'s lock, so the next apply needs no --break-lock', async () => {
     const goodBytes = await readOnHost(u, etc);
     const { config } = writeTuneConfig(u.th, u.unit, u.port);
@@ -133,12 +162,11 @@ describe('commit-confirmed lease', () => {
     expect((await u.host.exec(['systemctl', 'is-active', 'spectune-lease-spectune-svc-e2e-lease.timer'])).stdout.trim()).not.toBe('active');
   });
 
-  it('a lease that lapses mid-confirm (the candidate already moved to /etc) finishes the confirm: current = good = it', async () => {
+  it('a lease that lapses mid-confirm (the candidate already moved to /etc; the lease script run as its timer runs it) finishes the confirm: current = good = it', async () => {
     // The host as markVersionGood leaves it when spectune dies right after the move: /etc holds the measured
     // candidate, the provisional marker names it, good still the old version, no /run candidate, an expired lease.
-    const good = (await readOnHost(u, `${state}/good`))!.trim();
     const next = String(Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1);
-    const cand = (await readOnHost(u, `${state}/dropins/${good}.conf`))!.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 6');
+    const cand = (await readOnHost(u, `${state}/dropins/1.conf`))!.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 6');
     await u.host.writeFile(`${state}/dropins/${next}.conf`, cand);
     await u.host.writeFile(etc, cand);
     await sh(u.host, ['systemctl', 'daemon-reload']);
@@ -147,7 +175,7 @@ describe('commit-confirmed lease', () => {
     await sh(u.host, ['mkdir', '-p', `/run/spectune/${u.unit}`]);
     await u.host.writeFile(`/run/spectune/${u.unit}/lease`, '1\n"machine":"gone","pid":1}\n');
     await sh(u.host, ['touch', '-d', '@1', `/run/spectune/${u.unit}/lease`]);
-    await sh(u.host, ['sh', `${state}/lease-expire.sh`]);
+    await runLeaseScript();
     expect((await readOnHost(u, `${state}/good`))?.trim()).toBe(next);
     expect((await readOnHost(u, `${state}/current`))?.trim()).toBe(next);
     expect(await readOnHost(u, `${state}/provisional`)).toBeNull();
@@ -157,7 +185,7 @@ describe('commit-confirmed lease', () => {
   it('a lease that lapses with the candidate both in /run and already in /etc (a confirm cut before its reload) puts /etc back to known-good too', async () => {
     const good = (await readOnHost(u, `${state}/good`))!.trim();
     const goodBytes = (await readOnHost(u, `${state}/dropins/${good}.conf`))!;
-    const next = String(Number(good) + 1);
+    const next = String(Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1);
     const cand = goodBytes.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 2');
     await u.host.writeFile(`${state}/dropins/${next}.conf`, cand);
     await u.host.writeFile(trial, cand);
@@ -167,7 +195,7 @@ describe('commit-confirmed lease', () => {
     await sh(u.host, ['mkdir', '-p', `/run/spectune/${u.unit}`]);
     await u.host.writeFile(`/run/spectune/${u.unit}/lease`, '1\n"machine":"gone","pid":1}\n');
     await sh(u.host, ['touch', '-d', '@1', `/run/spectune/${u.unit}/lease`]);
-    await sh(u.host, ['sh', `${state}/lease-expire.sh`]);
+    await runLeaseScript();
     expect(await readOnHost(u, trial)).toBeNull();
     expect(await readOnHost(u, etc)).toBe(goodBytes);
     expect((await readOnHost(u, `${state}/current`))?.trim()).toBe(good);
@@ -175,29 +203,5 @@ describe('commit-confirmed lease', () => {
     expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
     await waitFor('the unit active on known-good', async () => (await u.host.exec(['systemctl', 'is-active', u.unit])).stdout.trim() === 'active', 60_000);
     expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).not.toMatch(/--speculative-num-steps 2 /);
-  });
-
-  it('a kept unit mode: a 0600 unit file gets 0600 drop-ins and kept versions', async () => {
-    await sh(u.host, ['chmod', '600', `/etc/systemd/system/${u.unit}`]);
-    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=2', '--lease', LEASE], env);
-    expect(r.code, r.stderr).toBe(0);
-    const modes = (await sh(u.host, ['sh', '-c', `stat -c '%a %n' ${etc} ${state}/dropins/*.conf`])).trim().split('\n');
-    expect(modes.length).toBeGreaterThan(1);
-    for (const m of modes.filter((l) => l.endsWith(etc) || /dropins\/[4-9]\.conf$/.test(l))) expect(m).toMatch(/^600 /);
-  });
-
-  it("a confirmed config that is the unit's own leaves no drop-in, so the operator's later edit of the unit takes effect", async () => {
-    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=3', '--lease', LEASE], env);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/the confirmed config is the unit's own: spectune's drop-in removed/);
-    expect(await readOnHost(u, etc)).toBeNull();
-    expect(await readOnHost(u, trial)).toBeNull();
-    expect((await readOnHost(u, `${state}/good`))?.trim()).toBe('none');
-    expect((await readOnHost(u, `${state}/current`))?.trim()).toBe('none');
-    expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
-    // The operator edits the unit: with no drop-in of spectune's left, their edit is what runs.
-    await sh(u.host, ['sed', '-i', 's/--speculative-num-steps 3/--speculative-num-steps 7/', `/etc/systemd/system/${u.unit}`]);
-    await sh(u.host, ['systemctl', 'daemon-reload']);
-    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).toMatch(/--speculative-num-steps 7 /);
   });
 });
