@@ -208,6 +208,7 @@ export async function run({ short, log }) {
   const host = acquireFaultHost();
   const cut = { h: host, active: false };
   const stats = Object.fromEntries(KINDS.map((k) => [k, { trials: 0, recovered: 0, ms: [], how: {} }]));
+  let pressAgain = 0;
   const failures = [];
   const { dir, config } = writeConfig(host);
   let nextRunProofs = 0;
@@ -248,6 +249,7 @@ export async function run({ short, log }) {
           : ownRollback ? 'own rollback'
             : /removed the lock/.test(journal) ? 'on known-good already, lease removed the lock' : 'on known-good already, lock released';
       const said = r.stderr.split('\n').filter((l) => l && !l.startsWith('{'));
+      if (plan.kind === 'SIGINT x2' && said.some((l) => l.includes('press Ctrl-C again to leave the host to its lease'))) pressAgain += 1;
       if (plan.kind === 'SIGINT x2' && !said.some((l) => l.includes('rolling back, press Ctrl-C again to leave the host to its lease')) && r.code !== null) {
         // the run may have finished its rollback before the second Ctrl-C arrived: then there was nothing to say
         if (!(r.code === 130 && r.events.some((e) => e.type === 'service:action' && e.action === 'rollback'))) bad.push(`no "press Ctrl-C again" line (exit ${r.code})`);
@@ -285,7 +287,7 @@ export async function run({ short, log }) {
   return {
     trials, recovered, lost: 0,
     stateAfter: failures.length ? `NOT known-good: ${failures[0]}`.slice(0, 240) : `known-good and unlocked ${recovered}/${trials} within the lease (${LEASE_S} s); next run without --break-lock ${nextRunProofs}/${trials}`,
-    notes: `seed ${seed}; ${perKindText}; ${Math.round((Date.now() - t0) / 1000)} s${failures.length > 1 ? `; also: ${failures.slice(1, 4).join('; ')}` : ''}`,
+    notes: `seed ${seed}; ${perKindText}; "press Ctrl-C again" said in ${pressAgain}/${stats['SIGINT x2'].trials} double SIGINTs; ${Math.round((Date.now() - t0) / 1000)} s${failures.length > 1 ? `; also: ${failures.slice(1, 4).join('; ')}` : ''}`,
     kinds: stats,
     pass: failures.length === 0 && trials === schedule.length && recovered === trials && nextRunProofs === trials,
   };
