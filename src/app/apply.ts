@@ -66,7 +66,7 @@ export async function applyConfig(req: ApplyRequest): Promise<ApplyOutcome | { d
     const plans = all.map((plan, i) => ({ rank: req.target.ranks[i].rank, host: svc.group.ranks[i].host.name, plan }));
     if (req.dryRun) return { dryRun: true, plan: all[0], plans };
     const units = svc.group.ranks.map((c) => ({ host: c.host, unit: c.unit }));
-    return await withUnitLocks(units, { command: 'apply', breakLock: req.breakLock, onEvent: req.onEvent }, async () => {
+    return await withUnitLocks(units, { command: 'apply', breakLock: req.breakLock, onEvent: req.onEvent, leases: svc.group.ranks }, async () => {
       // Under the lock: plan again (another operator may have changed the unit since).
       const fresh = await svc.group.plan(req.changes, p);
       return svc.group.ranks.length > 1 ? await applyToGroup(svc.group, fresh, req) : await applyToUnit(svc.controller, fresh[0], req, req.target.ranks[0].rank > 0);

@@ -41,7 +41,7 @@ export async function rollbackService(target: ServiceTarget, onEvent: EventSink,
     if (first.status === 'nothing') return first;
     if (opts.dryRun) return { status: 'dry-run', plan: first.plan, plans: first.plans };
     const units = svc.group.ranks.map((c) => ({ host: c.host, unit: c.unit }));
-    return await withUnitLocks(units, { command: 'rollback', breakLock: opts.breakLock, onEvent }, async () => {
+    return await withUnitLocks(units, { command: 'rollback', breakLock: opts.breakLock, onEvent, leases: svc.group.ranks }, async () => {
       // Under the lock: plan again (another operator may have acted since).
       const again = await planAll();
       if (again.status === 'nothing') return again;

@@ -65,7 +65,7 @@ export async function runTuneCommand(input: TuneCommandInput): Promise<TuneComma
       return { kind: 'dry-run', plan: { ...plan, ...(locks.length ? { locks } : {}), ...(input.resume ? { resume: planResume(resolve(input.baseDir, config.store), w.spec.name) } : {}) } };
     }
     const units = w.controllers.map((c) => ({ host: c.host, unit: c.unit }));
-    return await withUnitLocks(units, { command: 'tune', breakLock: input.breakLock, resume: input.resume, onEvent }, async () => {
+    return await withUnitLocks(units, { command: 'tune', breakLock: input.breakLock, resume: input.resume, onEvent, leases: w.controllers }, async () => {
       const result = await runCampaign(w.deps, w.spec, { resume: input.resume, restore: input.restore }, onEvent, input.signal);
       if (result.status === 'interrupted') {
         try { markCampaignInterrupted(w.db, result.campaignId, { bestIndex: result.best?.index ?? null, summary: result.summary }); } catch (e) { rethrowStoreError(e, w.db.name); }

@@ -15,7 +15,7 @@ import {
 } from './controller-types.js';
 import { asCrashLoop, failureTimestampMs, fallbackVerdict } from './crash-loop.js';
 import { applyDeploy, describeRollbackTarget, listVersions, markVersionGood, prepareVersion, readUnitMode, readVersions, restoreVersion, type Version } from './deploy.js';
-import { leasePaths, startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
+import { armLease, hasTrialDropIn, leasePaths, releaseLease, startRenewing, TRIAL_DROPIN_NAME, type LeaseRenewer } from './lease.js';
 import { expectOk } from '../host/command-result.js';
 import { createHttpProber, joinUrl, readEngineInfo, type Prober } from './health.js';
 import { checkEndpointPort, type EndpointSource } from './endpoint-port.js';
@@ -74,6 +74,8 @@ export class ServiceController {
   private baseline: Baseline | null = null;
   /** Renews the lease of a provisional candidate until it is confirmed or rolled back. */
   private renewer: LeaseRenewer | null = null;
+  /** Whether this run holds the lease around its host lock (holdLease), not only while a candidate is provisional. */
+  private leaseHeld = false;
   /** The unit file's mode, kept by the drop-ins (read at the first deploy). */
   private unitMode: number | undefined;
   /** The operator's restart hooks (target.hooks). */
@@ -140,7 +142,7 @@ export class ServiceController {
       await this.act('deploy', `drop-in version ${version} with ${JSON.stringify(plan.changes)}`);
       return { version, drain: await this.restart(`apply ${JSON.stringify(plan.changes)}`, stop) };
     } catch (e) {
-      const restored = await restoreVersion(this.host, this.unit, previous, lease ? null : plan.dropInText, { leased: !!lease, mode: this.unitMode }).then(() => true, () => false);
+      const restored = await restoreVersion(this.host, this.unit, previous, lease ? null : plan.dropInText, { leased: !!lease, mode: this.unitMode, keepLease: this.leaseHeld }).then(() => true, () => false);
       this.stopRenewing();
       if (isToolError(e) && e.code === 'E_LOCAL_STATE' && restored) {
         throw new ToolError('E_LOCAL_STATE', `${e.message}; ${this.host.name}: ${this.unit} was put back on ${previous === 'none' ? "the unit's own config" : `version ${previous}`} before any restart (the candidate never ran)`, { hint: e.hint, cause: e });
@@ -277,7 +279,7 @@ export class ServiceController {
     const files = await catUnit(this.host, this.unit);
     refuseForeignOverride(this.host.name, this.unit, files);
     const etc = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`))?.text ?? null;
-    await restoreVersion(this.host, this.unit, target, etc, { leased: !!this.opts.lease || hasTrial(files), mode: this.unitMode });
+    await restoreVersion(this.host, this.unit, target, etc, { leased: !!this.opts.lease || hasTrial(files), mode: this.unitMode, keepLease: this.leaseHeld });
     this.stopRenewing();
     await this.act('rollback', `returned to ${describeRollbackTarget(target)}`);
     await this.restart(`rollback to version ${target}`, w);
@@ -312,7 +314,7 @@ export class ServiceController {
   // A confirmed config that is the operator's own leaves no drop-in (a copy of ExecStart would hide their edits).
   async markGood(): Promise<Version> {
     try {
-      const v = await markVersionGood(this.host, this.unit, { leased: !!this.opts.lease, mode: this.unitMode });
+      const v = await markVersionGood(this.host, this.unit, { leased: !!this.opts.lease, mode: this.unitMode, keepLease: this.leaseHeld });
       return v !== 'none' && (await this.dropOwnCopy()) ? 'none' : v;
     } finally {
       this.stopRenewing();
@@ -331,8 +333,30 @@ export class ServiceController {
     return true;
   }
 
-  // Stop renewing the lease (confirmed, rolled back, or given up).
+  // Hold the lease from taking the host lock to releasing it (tune, apply, rollback): if spectune dies at any moment,
+  // with a candidate in force or between candidates, the host's timer removes this run's lock within the lease (and
+  // the candidate, when one is in force), so the next command needs no --break-lock. No-op without a lease.
+  async holdLease(): Promise<void> {
+    const lease = this.opts.lease;
+    if (!lease || this.leaseHeld) return;
+    await armLease(this.host, this.unit, lease);
+    this.leaseHeld = true;
+    this.renewer ??= startRenewing(this.host, this.unit, lease, (m) => this.log('warn', m));
+  }
+
+  // End the held lease (after the lock is released): a candidate still in force (spectune could not roll it back)
+  // is left to the lease, which restores known-good; otherwise the lease goes, if it is still this run's.
+  async endLease(): Promise<void> {
+    if (!this.leaseHeld) return;
+    this.leaseHeld = false;
+    this.stopRenewing();
+    if (await hasTrialDropIn(this.host, this.unit)) return;
+    await releaseLease(this.host, this.unit, { ownOnly: true });
+  }
+
+  // Stop renewing the lease (confirmed, rolled back, or given up); a lease the run holds is renewed until endLease.
   private stopRenewing(): void {
+    if (this.leaseHeld) return;
     this.renewer?.stop();
     this.renewer = null;
   }

@@ -140,8 +140,8 @@ export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: Service
 }
 
 // Put back a kept version (or none) in /etc, the runtime candidate removed in the same daemon-reload (leased), and
-// release the lease.
-export async function restoreVersion(host: Host, unit: string, version: Version, currentText: string | null, o: { leased?: boolean; mode?: number } = {}): Promise<void> {
+// release the lease (unless the run holds it: keepLease).
+export async function restoreVersion(host: Host, unit: string, version: Version, currentText: string | null, o: { leased?: boolean; mode?: number; keepLease?: boolean } = {}): Promise<void> {
   let text: string | null = null;
   if (version !== 'none') {
     try {
@@ -158,14 +158,14 @@ export async function restoreVersion(host: Host, unit: string, version: Version,
   await host.writeFile(statePaths(unit).current, `${version}\n`, { mode: FILE_MODE });
   if (o.leased) {
     expectOk(await host.exec(['rm', '-f', '--', lp.provisional], { timeoutMs: 30_000 }));
-    await releaseLease(host, unit);
+    if (!o.keepLease) await releaseLease(host, unit);
   }
 }
 
 // Mark the deployed version as the last known-good one. A provisional candidate is confirmed first: its drop-in
 // moves from /run to /etc (same ExecStart: no restart), and the lease is released. A candidate the lease already
 // took back (spectune was cut off too long) is not confirmed: E_LEASE_LAPSED.
-export async function markVersionGood(host: Host, unit: string, o: { leased?: boolean; mode?: number } = {}): Promise<Version> {
+export async function markVersionGood(host: Host, unit: string, o: { leased?: boolean; mode?: number; keepLease?: boolean } = {}): Promise<Version> {
   const lp = leasePaths(unit);
   const provisional = o.leased ? await readMarker(host, lp.provisional) : null;
   if (provisional !== null) {
@@ -180,8 +180,11 @@ export async function markVersionGood(host: Host, unit: string, o: { leased?: bo
     }
     const before = await host.readFile(dropInPath(unit)).catch((e) => { if (isToolError(e) && e.code === 'E_FILE_NOT_FOUND') return null; throw e; });
     await installDropIn(host, dropInPath(unit), text, before, o.mode ?? FILE_MODE, lp.trial);
+    // good before the provisional marker goes: a lease that lapses in between finds the candidate in /etc and
+    // finishes this confirm (current = good = it), never a host on version N with good still the old one
+    await host.writeFile(statePaths(unit).good, `${provisional}\n`, { mode: FILE_MODE });
     expectOk(await host.exec(['rm', '-f', '--', lp.provisional], { timeoutMs: 30_000 }));
-    await releaseLease(host, unit);
+    if (!o.keepLease) await releaseLease(host, unit);
   }
   const { current } = await readVersions(host, unit);
   const version = current ?? 'none';

@@ -21,6 +21,18 @@ describe('commit-confirmed lease (pure parts)', () => {
     expect(s).toContain('grep -qF -- "$owner" "$state/lock"');
   });
 
+  it('finishes a confirm cut short after the move to /etc, and puts /etc back to known-good when the candidate is still in /run', () => {
+    const s = renderLeaseScript('sglang.service');
+    expect(s).toContain("etc='/etc/systemd/system/sglang.service.d/90-spectune.conf'");
+    // the candidate already in /etc with no /run copy: marked known-good, not left as current != good
+    expect(s).toMatch(/if \[ ! -e "\$trial" \] && \[ -n "\$prov" \] && cmp -s "\$state\/dropins\/\$prov.conf" "\$etc"; then/);
+    expect(s).toMatch(/for m in good current; do printf/);
+    // the restore writes /etc from the kept known-good version before the reload (or removes it for none)
+    expect(s.indexOf('cp -p "$state/dropins/$good.conf"')).toBeGreaterThan(s.indexOf('rm -f "$trial"'));
+    expect(s.indexOf('cp -p "$state/dropins/$good.conf"')).toBeLessThan(s.indexOf('systemctl daemon-reload'));
+    expect(s).toContain('if [ "$good" = none ]; then rm -f "$etc"');
+  });
+
   it('names its owner the way the host lock record spells it', () => {
     const lock = JSON.stringify({ token: 't', owner: { user: 'op', machine: 'ws-1', pid: 4242 }, command: 'tune' });
     expect(lock).toContain(leaseOwner('ws-1', 4242));

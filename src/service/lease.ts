@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { expectOk } from '../host/command-result.js';
 import type { Host } from '../host/types.js';
-import { DROPIN_NAME, statePaths } from './unit.js';
+import { dropInPath, DROPIN_NAME, statePaths } from './unit.js';
 
 /** Default lease: long enough to ride out a short network cut, short enough that a dead run is undone quickly. */
 export const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -74,6 +74,7 @@ set -u
 unit=${shWord(unit)}
 lease=${shWord(p.lease)}
 trial=${shWord(p.trial)}
+etc=${shWord(dropInPath(unit))}
 state=${shWord(st.dir)}
 timer=${shWord(`${p.timerUnit}.timer`)}
 now=$(date +%s)
@@ -83,8 +84,19 @@ if [ -f "$lease" ]; then
   [ "$now" -lt $((touched + secs)) ] && exit 0
 fi
 good=$(cat "$state/good" 2>/dev/null || echo none)
-if [ -e "$trial" ]; then
+prov=$(cat "$state/provisional" 2>/dev/null)
+if [ ! -e "$trial" ] && [ -n "$prov" ] && cmp -s "$state/dropins/$prov.conf" "$etc"; then
+  # spectune died confirming a measured candidate after its move to /etc (the commit point): finish the confirm
+  for m in good current; do printf '%s\\n' "$prov" > "$state/$m.tmp" && mv -f "$state/$m.tmp" "$state/$m"; done
+  rm -f "$state/provisional"
+  echo "spectune lease of $unit expired while version $prov was being confirmed (already in /etc): marked known-good"
+elif [ -e "$trial" ]; then
   rm -f "$trial"
+  # /etc back to the kept known-good version too (a confirm cut short may have written the candidate there)
+  if [ "$good" = none ]; then rm -f "$etc"
+  elif [ -f "$state/dropins/$good.conf" ] && ! cmp -s "$state/dropins/$good.conf" "$etc"; then
+    mkdir -p "\${etc%/*}" && cp -p "$state/dropins/$good.conf" "$etc.spectune-tmp" && mv -f "$etc.spectune-tmp" "$etc"
+  fi
   systemctl daemon-reload
   printf '%s\\n' "$good" > "$state/current.tmp" && mv -f "$state/current.tmp" "$state/current"
   rm -f "$state/provisional"
@@ -138,11 +150,21 @@ export async function renewLease(host: Host, unit: string): Promise<boolean> {
 }
 
 // Release the lease (the candidate was confirmed or rolled back): the lease file goes, the timer stops.
-export async function releaseLease(host: Host, unit: string): Promise<void> {
+// `ownOnly`: only while the lease file still names this process (another run may have taken the unit since).
+export async function releaseLease(host: Host, unit: string, o: { ownOnly?: boolean } = {}): Promise<void> {
   const p = leasePaths(unit);
+  if (o.ownOnly) {
+    const r = await host.exec(['sed', '-n', '2p', '--', p.lease], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS });
+    if (r.exitCode !== 0 || r.stdout.trim() !== leaseOwner()) return;
+  }
   expectOk(await host.exec(['rm', '-f', '--', p.lease], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS }));
   await host.exec(['systemctl', 'stop', `${p.timerUnit}.timer`], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS });
   await host.exec(['systemctl', 'reset-failed', `${p.timerUnit}.timer`, `${p.timerUnit}.service`], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS });
+}
+
+// Whether a candidate still runs from /run (provisional, not yet confirmed or rolled back).
+export async function hasTrialDropIn(host: Host, unit: string): Promise<boolean> {
+  return (await host.exec(['test', '-e', leasePaths(unit).trial], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS })).exitCode === 0;
 }
 
 /** Renews a lease from this process until stopped; unref'd, so it never keeps spectune alive. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installSimUnit, removeSimUnit, runCli, sh, waitHealthy, type SimUnit } from './service-helpers.js';
+import { writeTuneConfig } from './tune-support.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LEASE = '15s';
@@ -15,6 +16,11 @@ const LEASE = '15s';
 async function readOnHost(u: SimUnit, path: string): Promise<string | null> {
   const r = await u.host.exec(['cat', '--', path]);
   return r.exitCode === 0 ? r.stdout : null;
+}
+
+// Run the host's lease script as its timer does (its last step, stopping the timer, fails when no timer runs: ignored).
+async function runLeaseScriptOn(u: SimUnit): Promise<void> {
+  await u.host.exec(['sh', `/var/lib/spectune/${u.unit}/lease-expire.sh`]);
 }
 
 // Poll until check() is true (or fail after timeoutMs).
@@ -33,6 +39,7 @@ describe('commit-confirmed lease', () => {
   let etc: string;
   let trial: string;
   let state: string;
+  const runLeaseScript = () => runLeaseScriptOn(u);
   beforeAll(async () => {
     u = await installSimUnit('lease', 32001);
     env = { SPECTUNE_ACTION_LOG: u.actionLog };
@@ -128,5 +135,73 @@ describe('commit-confirmed lease', () => {
     await sh(u.host, ['sed', '-i', 's/--speculative-num-steps 3/--speculative-num-steps 7/', `/etc/systemd/system/${u.unit}`]);
     await sh(u.host, ['systemctl', 'daemon-reload']);
     expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).toMatch(/--speculative-num-steps 7 /);
+  });
+  it('SIGKILL of tune with NO candidate in force (the baseline benchmark): the lease held around the lock still removes the dead run\'s lock, so the next apply needs no --break-lock', async () => {
+    const goodBytes = await readOnHost(u, etc);
+    const { config } = writeTuneConfig(u.th, u.unit, u.port);
+    const child = spawn(process.execPath, [join(ROOT, 'bin/spectune.js'), 'tune', '-c', config, '--json', '--ssh-config', u.th.sshConfig, '--lease', LEASE], {
+      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<void>((res) => child.on('close', () => res()));
+    let err = '';
+    const benching = new Promise<void>((res) => child.stderr.on('data', (d: Buffer) => { err += d.toString(); if (/"type":"trial:phase","ts":\d+,"trial":1,"phase":"bench"/.test(err)) res(); }));
+    await Promise.race([benching, exited]);
+    child.kill('SIGKILL');
+    await exited;
+    expect(err).toMatch(/"trial":1,"phase":"bench"/);
+    // Killed while measuring the operator's own config: nothing to undo, but its lock is left behind.
+    expect(await readOnHost(u, trial)).toBeNull();
+    expect(await readOnHost(u, `${state}/lock`)).not.toBeNull();
+    const tookMs = await waitFor('the lease to remove the dead run\'s lock', async () => (await readOnHost(u, `${state}/lock`)) === null, 45_000);
+    expect(tookMs).toBeLessThan(30_000);
+    expect(await readOnHost(u, etc)).toBe(goodBytes);
+    expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
+    const next = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=4', '--lease', LEASE], env);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toMatch(/locked|--break-lock/);
+    expect((await u.host.exec(['systemctl', 'is-active', 'spectune-lease-spectune-svc-e2e-lease.timer'])).stdout.trim()).not.toBe('active');
+  });
+
+  it('a lease that lapses mid-confirm (the candidate already moved to /etc; the lease script run as its timer runs it) finishes the confirm: current = good = it', async () => {
+    // The host as markVersionGood leaves it when spectune dies right after the move: /etc holds the measured
+    // candidate, the provisional marker names it, good still the old version, no /run candidate, an expired lease.
+    const next = String(Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1);
+    const cand = (await readOnHost(u, `${state}/dropins/1.conf`))!.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 6');
+    await u.host.writeFile(`${state}/dropins/${next}.conf`, cand);
+    await u.host.writeFile(etc, cand);
+    await sh(u.host, ['systemctl', 'daemon-reload']);
+    await u.host.writeFile(`${state}/provisional`, `${next}\n`);
+    await u.host.writeFile(`${state}/current`, `${next}\n`);
+    await sh(u.host, ['mkdir', '-p', `/run/spectune/${u.unit}`]);
+    await u.host.writeFile(`/run/spectune/${u.unit}/lease`, '1\n"machine":"gone","pid":1}\n');
+    await sh(u.host, ['touch', '-d', '@1', `/run/spectune/${u.unit}/lease`]);
+    await runLeaseScript();
+    expect((await readOnHost(u, `${state}/good`))?.trim()).toBe(next);
+    expect((await readOnHost(u, `${state}/current`))?.trim()).toBe(next);
+    expect(await readOnHost(u, `${state}/provisional`)).toBeNull();
+    expect(await readOnHost(u, etc)).toBe(cand);
+  });
+
+  it('a lease that lapses with the candidate both in /run and already in /etc (a confirm cut before its reload) puts /etc back to known-good too', async () => {
+    const good = (await readOnHost(u, `${state}/good`))!.trim();
+    const goodBytes = (await readOnHost(u, `${state}/dropins/${good}.conf`))!;
+    const next = String(Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1);
+    const cand = goodBytes.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 2');
+    await u.host.writeFile(`${state}/dropins/${next}.conf`, cand);
+    await u.host.writeFile(trial, cand);
+    await u.host.writeFile(etc, cand);
+    await u.host.writeFile(`${state}/provisional`, `${next}\n`);
+    await u.host.writeFile(`${state}/current`, `${next}\n`);
+    await sh(u.host, ['mkdir', '-p', `/run/spectune/${u.unit}`]);
+    await u.host.writeFile(`/run/spectune/${u.unit}/lease`, '1\n"machine":"gone","pid":1}\n');
+    await sh(u.host, ['touch', '-d', '@1', `/run/spectune/${u.unit}/lease`]);
+    await runLeaseScript();
+    expect(await readOnHost(u, trial)).toBeNull();
+    expect(await readOnHost(u, etc)).toBe(goodBytes);
+    expect((await readOnHost(u, `${state}/current`))?.trim()).toBe(good);
+    expect((await readOnHost(u, `${state}/good`))?.trim()).toBe(good);
+    expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
+    await waitFor('the unit active on known-good', async () => (await u.host.exec(['systemctl', 'is-active', u.unit])).stdout.trim() === 'active', 60_000);
+    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).not.toMatch(/--speculative-num-steps 2 /);
   });
 });
