@@ -339,7 +339,13 @@ export class ServiceController {
   async holdLease(): Promise<void> {
     const lease = this.opts.lease;
     if (!lease || this.leaseHeld) return;
-    await armLease(this.host, this.unit, lease);
+    try {
+      await armLease(this.host, this.unit, lease);
+    } catch (e) {
+      // A host with no transient timers (manager: process): candidates keep their own lease as before.
+      this.log('warn', `${this.host.name}: no lease held around the lock of ${this.unit} (${(e as Error).message.split('\n')[0]}); a lock left by a killed run needs --break-lock`);
+      return;
+    }
     this.leaseHeld = true;
     this.renewer ??= startRenewing(this.host, this.unit, lease, (m) => this.log('warn', m));
   }
