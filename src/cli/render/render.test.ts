@@ -37,7 +37,7 @@ describe('renderers', () => {
     sink({ type: 'service:ready', ts: 300, unit: 'u.service', elapsedMs: 1500 });
     expect(out.text().trim().split('\n')).toEqual([
       '[  +0.0s] service rank1 th2 u.service: restart (restart with rank0)',
-      '[  +0.1s] service rank1 th2 u.service: activating/start pid=7 restarts=0',
+      '[  +0.1s] service rank1 th2 u.service: activating/start pid=7 systemd NRestarts=0',
       '[  +0.2s] warn: rank1 th2: u.service: waiting for 2 running and 0 queued requests',
       '[  +0.3s] service rank1 th2 u.service: ready after 1.5s',
     ]);
