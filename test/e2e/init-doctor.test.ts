@@ -153,17 +153,17 @@ describe('init and doctor on real systemd hosts', () => {
     const before = [unitFingerprint(th1, UNITS.sglang.unit), unitFingerprint(th2, UNITS.rank1.unit)];
     const r = await runCli(['doctor', '-c', cfg, ...ssh()]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    for (const id of ['ssh', 'systemctl', 'journal', 'dropin', 'in-force', 'engine', 'stop-timeout', 'startup', 'clock-skew', 'store-disk']) {
+    for (const id of ['ssh', 'systemctl', 'journal', 'dropin', 'in-force', 'engine', 'api-key', 'stop-timeout', 'startup', 'clock-skew', 'store-disk', 'local-state']) {
       expect(r.stdout, id).toMatch(new RegExp(`^PASS +${id} `, 'm'));
     }
     expect(r.stdout).not.toMatch(/^(WARN|FAIL)/m);
     expect(r.stdout).toMatch(/^PASS +engine +th1 spectune-onb-sglang\.service: sglang \S+ healthy/m);
     expect(r.stdout).toMatch(/^PASS +stop-timeout +th1 spectune-onb-sglang\.service: TimeoutStopSec 120 s ≥ 100 s/m);
     expect(r.stdout).toMatch(/^PASS +clock-skew +th1 \+ th2: clocks agree within \d+ ms/m);
-    // 7 checks per rank (ssh, systemctl, journal, dropin, in-force, stop-timeout, startup), engine once on rank 0,
-    // clock-skew and store-disk once: 17.
+    // 7 checks per rank (ssh, systemctl, journal, dropin, in-force, stop-timeout, startup), engine and api-key once on
+    // rank 0, clock-skew, store-disk and local-state once: 19.
     expect(r.stdout).toMatch(/^PASS +in-force +th2 spectune-onb-rank1\.service: no spectune drop-in: the unit runs as written/m);
-    expect(r.stdout).toMatch(/^doctor: 17 passed, 0 warnings, 0 failed/m);
+    expect(r.stdout).toMatch(/^doctor: 19 passed, 0 warnings, 0 failed/m);
     expect([unitFingerprint(th1, UNITS.sglang.unit), unitFingerprint(th2, UNITS.rank1.unit)]).toEqual(before);
   });
 
