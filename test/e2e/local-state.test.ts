@@ -128,6 +128,8 @@ describe('the action log fails after the first host change', () => {
 
   it('tune (ENOSPC on the first candidate\'s record) returns the host to known-good and says so in one line', async () => {
     const unitBefore = sshRun(h, `systemctl cat ${UNIT}`);
+    // known-good is whatever the previous campaign left (its winner, or the unit's own steps when the baseline won)
+    const stepsBefore = readStepsInForce(h, UNIT);
     const dir = join(user.home, 'ls-midrun');
     const config = writeConfig(dir, 3);
     const r = await runCli(['tune', '-c', config, '--ssh-config', h.sshConfig], { SPECTUNE_ACTION_LOG: '/dev/full' });
@@ -137,6 +139,6 @@ describe('the action log fails after the first host change', () => {
     expect(r.stderr).toMatch(/returning the service to its known-good config/);
     expect(sshRun(h, `systemctl cat ${UNIT}`)).toBe(unitBefore);
     expect(sshRun(h, `systemctl show -p NeedDaemonReload -p ActiveState ${UNIT}; ls /run/systemd/system/${UNIT}.d 2>/dev/null; true`).trim()).toBe('ActiveState=active\nNeedDaemonReload=no');
-    expect(readStepsInForce(h, UNIT)).toBe(START_STEPS);
+    expect(readStepsInForce(h, UNIT)).toBe(stepsBefore);
   });
 });
