@@ -91,3 +91,20 @@ describe('group diagnosis', () => {
     expect(linkRanks([{ ...r0, rank: 1 }, { ...r1, rank: 0, diagnosis: r0.diagnosis }])).toEqual([]);
   });
 });
+
+describe('linking only what explains the rank being down now', () => {
+  it('an older abort followed by a death of the rank\'s own is not linked to the peer', () => {
+    // Rank 1 as above, then its restarted process (2301) dies of its own kv_cache_oom: it is down for that, not for rank 0.
+    const Q = 'Mar 09 22:31:00 llm-one sglang-qwen[2301]:';
+    const own = RANK1 + [
+      `${Q} [2026-03-09 22:31:00 TP2] RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.`,
+      'Mar 09 22:31:00 llm-one systemd[1]: sglang-qwen.service: Main process exited, code=exited, status=1/FAILURE',
+      "Mar 09 22:31:00 llm-one systemd[1]: sglang-qwen.service: Failed with result 'exit-code'.",
+      '',
+    ].join('\n');
+    const r = ranks();
+    r[1] = { ...r[1], diagnosis: diagnoseLogs([{ name: rankSource(1, 'llm-one'), content: own }], { state: RANK1_STATE, unit: UNIT, engine: 'sglang' }) };
+    expect(linkRanks(ranks()).map((l) => l.rank)).toEqual([1]);
+    expect(linkRanks(r)).toEqual([]);
+  });
+});

@@ -48,9 +48,14 @@ function whatHappened(cls: DiagnosisClass): string {
   return `died of ${cls}`;
 }
 
-// A worker's first distributed abort, linked to the latest end of another rank before it (a non-echo end first).
+// A worker whose last end is a distributed abort: the first abort of its final run of aborts, linked to the latest
+// end of another rank before it (a non-echo end first). An older abort followed by a death of the rank's own (say
+// kv_cache_oom) is history, not the reason the rank is down now.
 function linkOne(r: RankDiagnosis, all: RankDiagnosis[]): RankLink | null {
-  const abort = endsOf(r).filter((e) => ECHO_CLASSES.has(e.cls)).sort((a, b) => a.ms - b.ms)[0];
+  const ends = endsOf(r).sort((a, b) => a.ms - b.ms);
+  let i = ends.length;
+  while (i > 0 && ECHO_CLASSES.has(ends[i - 1].cls)) i -= 1;
+  const abort = ends[i];
   if (!abort) return null;
   const before = all.filter((o) => o !== r).flatMap(endsOf).filter((e) => e.ms <= abort.ms + SKEW_MS && e.ms >= abort.ms - LINK_WINDOW_MS);
   const pool = before.some((e) => !ECHO_CLASSES.has(e.cls)) ? before.filter((e) => !ECHO_CLASSES.has(e.cls)) : before;
