@@ -107,5 +107,7 @@ export function describeLocalProblem(p: LocalPathProblem): string {
 export function preflightLocalState(paths: LocalPath[]): void {
   const problem = inspectLocalPaths(paths)[0];
   if (!problem) return;
-  throw new ToolError('E_LOCAL_STATE', `${describeLocalProblem(problem)}; nothing was changed on any host`, { hint: problem.fix });
+  // A full disk is fixed by space, not by rights: say that first.
+  const hint = problem.errno === 'ENOSPC' ? `free space on that file system, or ${problem.fix}` : problem.fix;
+  throw new ToolError('E_LOCAL_STATE', `${describeLocalProblem(problem)}; nothing was changed on any host`, { hint });
 }
