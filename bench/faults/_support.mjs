@@ -187,7 +187,8 @@ export function checkTrials(rows) {
       seen.set(k, r.seq);
     }
     for (const s of rs.filter((r) => r.state === 'skipped')) {
-      if (!/interrupted/.test(s.error ?? '')) problems.push(`campaign ${c}: trial ${s.seq} skipped but not recorded as interrupted (${s.error})`);
+      // the store's wording since issue 19: "skipped: spectune stopped during this trial; ... redone on resume"
+      if (!/interrupted|spectune stopped during this trial/.test(s.error ?? '')) problems.push(`campaign ${c}: trial ${s.seq} skipped but not recorded as cut short by spectune's stop (${s.error})`);
       const redone = rs.some((r) => r.seq > s.seq && r.params === s.params && r.reason === s.reason);
       const last = rs[rs.length - 1] === s;
       if (!redone && !last) problems.push(`campaign ${c}: interrupted trial ${s.seq} (${s.params}) never redone`);
