@@ -12,7 +12,7 @@ import {
   describeUnitFiles, judgeApiKey, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup, judgeStopTimeout, judgeStoreDisk,
   readVersion, summarizeChecks, type CheckResult, type EngineUnit, type StopTimeoutFacts,
 } from '../onboard/index.js';
-import { httpProber, joinUrl } from '../service/health.js';
+import { createHttpProber, joinUrl } from '../service/health.js';
 import type { UnitState } from '../service/show.js';
 import { catUnit, lastJournalCursor, readClockOffsetMs, showUnit } from '../service/systemd.js';
 import { STATE_ROOT } from '../service/unit.js';
@@ -164,7 +164,7 @@ async function endpointOf(plan: DoctorPlan, h: DoctorHost, engine: EngineName, s
 
 // What the engine reports in flight and its decode rate (rank0; GET /metrics), or null when it does not answer.
 async function readLoad(plan: DoctorPlan, h: DoctorHost, engine: EngineName, seen: EngineUnit | null): Promise<StopTimeoutFacts['load']> {
-  const m = await httpProber.metrics(await endpointOf(plan, h, engine, seen), getEngine(engine)).catch(() => null);
+  const m = await createHttpProber(plan.apiKey.key).metrics(await endpointOf(plan, h, engine, seen), getEngine(engine)).catch(() => null);
   if (!m || (m.runningRequests === null && m.queuedRequests === null)) return null;
   return { running: m.runningRequests ?? 0, queued: m.queuedRequests ?? 0, genThroughput: m.genThroughput, maxRunning: m.maxRunningRequests };
 }
@@ -172,7 +172,7 @@ async function readLoad(plan: DoctorPlan, h: DoctorHost, engine: EngineName, see
 // Engine health and version at the endpoint (rank0), then whether it accepts spectune's key.
 async function checkEngine(plan: DoctorPlan, h: DoctorHost, subject: string, engine: EngineName, seen: EngineUnit | null): Promise<CheckResult[]> {
   const endpoint = await endpointOf(plan, h, engine, seen);
-  const health = await httpProber.health(joinUrl(endpoint, getEngine(engine).healthPath));
+  const health = await createHttpProber(plan.apiKey.key).health(joinUrl(endpoint, getEngine(engine).healthPath));
   const version = health.ok ? await probeVersion(endpoint, engine, plan.apiKey.key) : null;
   const result = judgeEngine(subject, { engine, healthUrl: health.url, healthStatus: health.status, healthError: health.error, version, detectedEngine: seen?.engine ?? null });
   if (!health.ok) return [result, check('api-key', subject, 'SKIP', 'the engine is not serving (see the engine check)')];

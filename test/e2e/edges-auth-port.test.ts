@@ -1,6 +1,7 @@
 // Issue 19 part 4 on a real systemd host (th2, ports 32300-32309): a SIMULATED SGLang unit started with --api-key
 // (the sim guards every path but /health*, /metrics* as SGLang's add_api_key_middleware does).
-// - doctor FAILs when spectune has no key or a wrong one, naming the variable that carries it; PASSes with the right one;
+// - doctor FAILs when spectune has no key or a wrong one, naming the variable that carries it; PASSes with the right one,
+//   and then every one of its probes sends the key;
 // - spectune's own probes (the drain's /metrics + /server_info before a restart) send the key: no 401 in the journal;
 // - an endpoint on another port than the unit's --port fails at once, in apply, apply --dry-run and tune --dry-run.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -36,8 +37,13 @@ describe('the engine\'s API key and its port', () => {
     const wrong = await runCli(['doctor', ...u.flags, '--json'], { SPECTUNE_API_KEY: 'not-the-key' });
     expect(apiKeyCheck(wrong.stdout)).toMatchObject({ status: 'FAIL', summary: expect.stringContaining('refuses the key spectune sends, from $SPECTUNE_API_KEY') });
     expect(wrong.stdout + wrong.stderr).not.toContain('not-the-key');
+    const since = await hostEpoch(u.host);
     const right = await runCli(['doctor', ...u.flags, '--json'], { SPECTUNE_API_KEY: KEY });
     expect(apiKeyCheck(right.stdout)).toMatchObject({ status: 'PASS', summary: expect.stringContaining('accepts the key from $SPECTUNE_API_KEY') });
+    // every probe of the doctor with the right key sends it (its load reading asked /server_info without it once)
+    const journal = await journalText(u.host, u.unit, since);
+    expect(journal).toMatch(/"GET \/server_info HTTP\/1.1" 200/);
+    expect(journal.split('\n').filter((l) => /" 401 Unauthorized/.test(l)), 'requests the engine refused').toEqual([]);
   }, 120_000);
 
   it('apply probes the engine with the key: no 401 line in the journal', async () => {
@@ -47,7 +53,7 @@ describe('the engine\'s API key and its port', () => {
     const journal = await journalText(u.host, u.unit, since);
     // The drain before the restart asked /metrics and /server_info (proof the probes ran), none refused.
     expect(journal).toMatch(/"GET \/server_info HTTP\/1.1" 200/);
-    expect(journal).not.toMatch(/" 401 Unauthorized/);
+    expect(journal.split('\n').filter((l) => /" 401 Unauthorized/.test(l)), 'requests the engine refused').toEqual([]);
   }, 180_000);
 
   it('an endpoint on another port than the unit\'s --port fails at once: apply, apply --dry-run, tune --dry-run', async () => {

@@ -95,7 +95,8 @@ export async function journalText(host: Host, unit: string, since?: string): Pro
   return sh(host, ['journalctl', '-u', unit, '--no-pager', '-o', 'short-precise', ...(since ? [`--since=${since}`] : [])]);
 }
 
-// The host's current time for `journalctl --since=@...`.
+// The host's current time for `journalctl --since=@...`, to the microsecond (a whole second would take in lines a
+// previous test wrote in the same second).
 export async function hostEpoch(host: Host): Promise<string> {
-  return `@${(await sh(host, ['date', '+%s'])).trim()}`;
+  return `@${(await sh(host, ['date', '+%s.%6N'])).trim()}`;
 }
