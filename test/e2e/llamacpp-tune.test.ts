@@ -63,6 +63,11 @@ function bestNMax(r: TuneJson): number {
   return r.best.config.spec_draft_n_max;
 }
 
+// A campaign's trials in one line: kind:n-max=tok/s (or its status).
+function trialsOf(r: TuneJson): string {
+  return r.trials.map((t) => `${t.kind}:${t.config.spec_draft_n_max}=${t.objective?.toFixed(1) ?? t.status}`).join(' ');
+}
+
 // Median decode tok/s per n-max over a campaign's successful trials.
 function tokPerSecByNMax(r: TuneJson): Record<number, number> {
   const by = new Map<number, number[]>();
@@ -121,7 +126,7 @@ describe('spectune tune with the real llama-server on a real systemd host', { re
     const tokPerSec = tokPerSecByNMax(grid.result);
     expect(Object.keys(tokPerSec).map(Number)).toEqual(N_MAX_VALUES);
     const gridBest = tokPerSec[bestNMax(grid.result)];
-    expect(tokPerSec[bestNMax(adaptive.result)], `adaptive n-max ${bestNMax(adaptive.result)} vs grid n-max ${bestNMax(grid.result)}: ${JSON.stringify(tokPerSec)}`)
+    expect(tokPerSec[bestNMax(adaptive.result)], `adaptive n-max ${bestNMax(adaptive.result)} vs grid n-max ${bestNMax(grid.result)}: ${JSON.stringify(tokPerSec)}; adaptive ran ${trialsOf(adaptive.result)}`)
       .toBeGreaterThanOrEqual(gridBest * (1 - GRID_TOLERANCE));
     outcomes[pair] = { adaptive: adaptive.result, grid: grid.result, adaptiveMs: adaptive.ms, gridMs: grid.ms, acceptance, tokPerSec };
   });
@@ -132,7 +137,7 @@ describe('spectune tune with the real llama-server on a real systemd host', { re
     const figures = Object.fromEntries(Object.entries(outcomes).map(([p, o]) => [p, {
       adaptiveBest: bestNMax(o.adaptive), gridBest: bestNMax(o.grid), acceptance: o.acceptance, gridTokPerSec: o.tokPerSec,
       restarts: { adaptive: o.adaptive.restarts, grid: o.grid.restarts }, wallSec: { adaptive: Math.round(o.adaptiveMs / 1000), grid: Math.round(o.gridMs / 1000) },
-      adaptiveTrials: o.adaptive.trials.map((t) => `${t.kind}:${t.config.spec_draft_n_max}=${t.objective?.toFixed(1) ?? t.status}`),
+      adaptiveTrials: trialsOf(o.adaptive).split(' '),
     }]));
     writeFileSync(FIGURES, JSON.stringify(figures, null, 2));
     console.log(`llamacpp-tune figures (${FIGURES}): ${JSON.stringify(figures)}`);

@@ -38,9 +38,17 @@ export function judge(s: ClimbState, cand: Params, purpose: Purpose, reason: str
   if (o.outcome !== 'ok') return o.outcome;
   if (s.bestObs.outcome !== 'ok') return adopt(s, cand, o);
   let c = compare(s.bestObs.values, o.values, s.opts.noiseMargin, s.opts.goal);
-  while (needsRepeat(c, o.values.length, s.opts.repeats)) {
-    o = s.ctx.measure(cand, 'repeat', `${reason}: within noise of the incumbent (${pct(c.gain)}), measure again`, o.values.length + 1);
-    if (o.outcome !== 'ok') return o.outcome;
+  for (;;) {
+    if (needsRepeat(c, o.values.length, s.opts.repeats)) {
+      o = s.ctx.measure(cand, 'repeat', `${reason}: within noise of the incumbent (${pct(c.gain)}), measure again`, o.values.length + 1);
+      if (o.outcome !== 'ok') return o.outcome;
+    } else if (c.winner !== 'b' && s.bestObs.values.length < o.values.length) {
+      // the candidate was measured again and still does not win: the incumbent gets as many runs before it keeps its
+      // place (one lucky run of the incumbent would otherwise stop the climb for good)
+      const inc = s.ctx.measure(s.best, 'repeat', `${reason}: the incumbent measured again to match the candidate's ${o.values.length} runs`, s.bestObs.values.length + 1);
+      if (inc.outcome !== 'ok') return adopt(s, cand, o);
+      s.bestObs = inc;
+    } else break;
     c = compare(s.bestObs.values, o.values, s.opts.noiseMargin, s.opts.goal);
   }
   if (c.winner === 'b') return adopt(s, cand, o);
