@@ -187,8 +187,9 @@ export function checkTrials(rows) {
       seen.set(k, r.seq);
     }
     for (const s of rs.filter((r) => r.state === 'skipped')) {
-      // the store's wording since issue 19: "skipped: spectune stopped during this trial; ... redone on resume"
-      if (!/interrupted|spectune stopped during this trial/.test(s.error ?? '')) problems.push(`campaign ${c}: trial ${s.seq} skipped but not recorded as cut short by spectune's stop (${s.error})`);
+      // the store's wording since issue 19: "skipped: spectune stopped during this trial; ... redone on resume", or a
+      // benchmark the network cut: "skipped: benchmark failed: <why>; redone" (not the config's fault)
+      if (!/^skipped: (spectune stopped during this trial|.*; redone$)/.test(s.error ?? '')) problems.push(`campaign ${c}: trial ${s.seq} skipped without saying it is redone as not the config's fault (${s.error})`);
       const redone = rs.some((r) => r.seq > s.seq && r.params === s.params && r.reason === s.reason);
       const last = rs[rs.length - 1] === s;
       if (!redone && !last) problems.push(`campaign ${c}: interrupted trial ${s.seq} (${s.params}) never redone`);

@@ -70,7 +70,7 @@ export async function run({ short, log }) {
         const k = classify(e, cls);
         if (k) cls = k;
         if (e.type === 'trial:start') inTrial = true;
-        if (!checked && (e.type === 'trial:start' || (e.type === 'log' && /^resume: the service is healthy/.test(e.message)))) {
+        if (!checked && (e.type === 'trial:start' || (e.type === 'log' && /^resume: the service is (healthy|back)/.test(e.message)))) {
           checked = true;
           child.kill('SIGSTOP');
           try {

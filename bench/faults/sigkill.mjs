@@ -35,7 +35,7 @@ function plannedRun(h, config, resume, plan, onGoOn) {
     if (k) cls = k;
     if (e.type === 'log' && /^resuming campaign/.test(e.message)) resumedLog = true;
     // The campaign goes on: the resume's reconcile said healthy, or its rollback's restart was ready, or a trial starts.
-    const goesOn = (e.type === 'log' && /^resume: the service is healthy/.test(e.message)) || (resumedLog && e.type === 'service:ready') || e.type === 'trial:start';
+    const goesOn = (e.type === 'log' && /^resume: the service is (healthy|back)/.test(e.message)) || (resumedLog && e.type === 'service:ready') || e.type === 'trial:start';
     if (!checked && goesOn && !armed) {
       checked = true;
       child.kill('SIGSTOP');

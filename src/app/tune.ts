@@ -160,6 +160,7 @@ async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promi
     return;
   }
   await deps.service.recover(interrupted.length ? 'resume after an interrupted trial' : `resume: service not healthy (${health?.reason})`);
+  onEvent({ type: 'log', ts: deps.now(), level: 'info', message: 'resume: the service is back on its known-good config (rolled back)' });
 }
 
 // Ctrl-C or kill during a trial: leave the service on a known-good config, keep the trial for resume.

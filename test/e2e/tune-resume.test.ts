@@ -76,7 +76,7 @@ describe('spectune tune --resume after SIGKILL', () => {
   it('brings the service back to a known-good config before going on, and ends on the winner', async () => {
     for (const r of runs.slice(1)) {
       const firstTrial = r.events.findIndex((e) => e.type === 'trial:start');
-      const ready = r.events.findIndex((e) => e.type === 'service:ready' || (e.type === 'log' && /^resume: the service is healthy/.test(String(e.message))));
+      const ready = r.events.findIndex((e) => e.type === 'service:ready' || (e.type === 'log' && /^resume: the service is (healthy|back)/.test(String(e.message))));
       expect(ready, r.stderr.slice(-2000)).toBeGreaterThanOrEqual(0);
       expect(ready).toBeLessThan(firstTrial === -1 ? Infinity : firstTrial);
     }

@@ -211,8 +211,12 @@ describe('interrupt and resume', () => {
     };
     await expect(runCampaign(deps, TEST_SPEC, { resume: false, restore: false }, () => {})).rejects.toThrow('SIGKILL');
     expect(world.current).toEqual({ speculative_num_steps: 10 });
-    const res = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: true, restore: false }, () => {});
+    const said: string[] = [];
+    const res = await runCampaign(createFakeDeps(world), TEST_SPEC, { resume: true, restore: false }, (e) => { if (e.type === 'log') said.push(e.message); else if (e.type === 'trial:start') said.push('trial:start'); });
     expect(world.actions).toContain('recover: resume after an interrupted trial');
+    // the operator (and the fault suite) is told the service is back before the next trial starts
+    expect(said.indexOf('resume: the service is back on its known-good config (rolled back)')).toBeGreaterThan(-1);
+    expect(said.indexOf('resume: the service is back on its known-good config (rolled back)')).toBeLessThan(said.indexOf('trial:start'));
     expect(res.trials.filter((t) => t.status === 'failed').map((t) => t.config)).toEqual([{ speculative_num_steps: 10 }]);
     expect(world.current).toEqual({ speculative_num_steps: 4 });
   });
