@@ -212,11 +212,16 @@ export function readUnitState(h, unit) {
     `g=$(cat ${st}/good 2>/dev/null); echo "goodtext=$( [ -n "$g" ] && [ "$g" != none ] && base64 -w0 ${st}/dropins/$g.conf 2>/dev/null)"`,
     `echo "versions=$(ls ${st}/dropins 2>/dev/null | tr '\\n' ' ')"`,
     `echo "tmp=$(ls -a /etc/systemd/system/${unit}.d 2>/dev/null | grep -c spectune- )"`,
+    `echo "prov=$(cat ${st}/provisional 2>/dev/null)"`,
+    `echo "runtrial=$(test -e /run/systemd/system/${unit}.d/90-spectune.trial.conf && echo yes)"`,
   ].join('; '));
   const kv = Object.fromEntries(out.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
   const b64 = (s) => (s ? Buffer.from(s, 'base64').toString('utf8') : null);
+  // A candidate that ran provisionally (from /run) and whose runtime drop-in is gone (a reboot wiped /run) no longer
+  // runs: the known-good config is in force whatever `current` still says (src/service/deploy.ts readVersions).
+  const lapsed = kv.current && kv.prov === kv.current && kv.runtrial !== 'yes';
   return {
-    active: kv.active, needReload: kv.reload === 'yes', current: kv.current || null, good: kv.good || null,
+    active: kv.active, needReload: kv.reload === 'yes', current: lapsed ? (kv.good || null) : kv.current || null, good: kv.good || null,
     steps: kv.steps ? Number(kv.steps) : null, dropIn: b64(kv.dropin), goodText: b64(kv.goodtext),
     versions: (kv.versions || '').trim().split(/\s+/).filter(Boolean), tempFiles: Number(kv.tmp || 0),
   };
