@@ -2,7 +2,7 @@
 // outcome (a real `timeout -s INT` around a process that saves its result on Ctrl-C as `spectune tune` does), how
 // device-run.sh reports it, and the one-line errors for a missing VOCAB or llama.cpp source.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -97,5 +97,17 @@ describe('campaign.sh and make-bundle.sh: missing inputs are one line naming the
     const r = bash(`bash ${ROOT}/scripts/gpu/make-bundle.sh ${dest} ${src}; echo "rc=$? files: $(ls ${dest} | wc -l)"`, { VOCAB: join(tmp, 'nope.gguf') });
     expect(r.stderr.trim().split('\n')).toEqual([`make-bundle: VOCAB: no vocab GGUF at ${join(tmp, 'nope.gguf')}: set VOCAB=/path/to/ggml-vocab-llama-spm.gguf`]);
     expect(r.stdout).toBe('rc=2 files: 0\n');
+  });
+});
+
+describe('the GPU recipe as the docs give it', () => {
+  const docs = ['README.md', 'scripts/gpu/README.md', 'docs/gpu/README.md'];
+  it.each(docs)('%s: every script its bash blocks run exists in the checkout', (doc) => {
+    const text = readFileSync(join(ROOT, doc), 'utf8');
+    const blocks = [...text.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
+    const scripts = [...new Set([...blocks.matchAll(/(?:bash|node) (scripts\/[\w/.-]+)/g)].map((m) => m[1]))];
+    if (doc !== 'README.md') expect(scripts).toContain('scripts/gpu/make-bundle.sh');
+    expect(scripts).toContain(doc === 'docs/gpu/README.md' ? 'scripts/gpu/make-bundle.sh' : 'scripts/llamacpp/unpack-llama-src.sh');
+    for (const s of scripts) expect(existsSync(join(ROOT, s)), `${doc} runs ${s}`).toBe(true);
   });
 });
