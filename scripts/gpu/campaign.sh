@@ -8,9 +8,9 @@
 #           good-adaptive good-grid poor-adaptive report
 # Environment (all optional):
 #   RESULTS      results folder (default ./gpu-results)          WORK   scratch: build, models (default /tmp/spectune-gpu)
-#   LLAMA_SRC    unpacked llama.cpp source (default /var/lib/spectune-llama/build/llama.cpp)
+#   LLAMA_SRC    unpacked llama.cpp source (default $WORK/llama.cpp: scripts/llamacpp/unpack-llama-src.sh $WORK)
 #   LLAMA_SERVER an existing llama-server binary (skips the build)  CUDA_ARCH  e.g. 90 (default: from nvidia-smi)
-#   VOCAB        llama-spm vocab GGUF (default $LLAMA_SRC/models/ggml-vocab-llama-spm.gguf)
+#   VOCAB        llama-spm vocab GGUF (default $LLAMA_SRC/models/ggml-vocab-llama-spm.gguf); needed by models
 #   LAYERS       target layers (default 16: 7.2 GB f16 at 7B width)   POOR_SCALE  dead-layer scale of the poor pair (0.05)
 #   REQS         requests per concurrency level (default 12,48,96,192)   FLOORS  constraints, e.g. 16:0.9,64:0.8 (output
 #                tok/s at concurrency 16 >= 90 % and at 64 >= 80 % of the target without speculation)
@@ -19,11 +19,14 @@
 #   DEADLINE_EPOCH  stop by this time (epoch s): a phase that cannot start a minute before it is deferred, and a
 #                tune still running then is stopped with Ctrl-C (safe stop); the next run resumes it (--resume).
 # Phases already done (build, models, fixture logs, nospec.json, a finished tune) are skipped on a re-run.
+# Exit: 0 done, 1 failed, 2 bad input (one line names the variable to set), 3 stopped at the deadline with results
+# saved (a re-run resumes); see outcome.sh.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd); REPO=$(cd "$HERE/../.." && pwd)
+. "$HERE/outcome.sh"
 RESULTS=$(mkdir -p "${RESULTS:-./gpu-results}" && cd "${RESULTS:-./gpu-results}" && pwd)
 WORK=${WORK:-/tmp/spectune-gpu}; mkdir -p "$WORK"
-LLAMA_SRC=${LLAMA_SRC:-/var/lib/spectune-llama/build/llama.cpp}
+LLAMA_SRC=${LLAMA_SRC:-$WORK/llama.cpp}
 VOCAB=${VOCAB:-$LLAMA_SRC/models/ggml-vocab-llama-spm.gguf}
 SPECTUNE=${SPECTUNE:-node $REPO/bin/spectune.js}
 TINY=${TINY:-0}
@@ -133,7 +136,9 @@ run_tune() {
   local rc=$?
   say "tune $name: exit $rc after $(( $(date +%s) - t0 )) s: $(tail -c 400 "$dir/tune.json" | tr -d '\n' | cut -c1-300)"
   cp "$dir/procman/procman/journal.jsonl" "$dir/journal.jsonl" 2>/dev/null
-  return $rc
+  local outcome; outcome=$(tune_outcome $rc "$dir/tune.json")
+  [ "$outcome" = 3 ] && say "tune $name: stopped at its deadline with results saved ($dir/store.db); run this phase again to resume it"
+  return "$outcome"
 }
 
 phase_report() {
@@ -144,31 +149,42 @@ phase_report() {
   node "$HERE/summarize.mjs" "$RESULTS" > /dev/null 2>> "$RESULTS/progress.log" && say "summary: $RESULTS/summary.md"
 }
 
+phases=("$@"); [ ${#phases[@]} -eq 0 ] && phases=(prepare fixtures-llama nospec good-adaptive good-grid poor-adaptive report)
+# Inputs the phases need, checked before any phase runs: one line naming what to set.
+for ph in "${phases[@]}"; do
+  case $ph in
+    models|prepare) [ -f "$MODELS/draft-1L.gguf" ] && [ -f "$MODELS/target-${LAYERS}L-good.gguf" ] && [ -f "$MODELS/target-${LAYERS}L-poor.gguf" ] || require_vocab "$VOCAB" || exit 2 ;;
+  esac
+  case $ph in
+    build|prepare) [ -x "$LLAMA_SERVER" ] || require_llama_src "$LLAMA_SRC" || exit 2 ;;
+  esac
+done
 trap stop_gpu_sampler EXIT
 start_gpu_sampler
-phases=("$@"); [ ${#phases[@]} -eq 0 ] && phases=(prepare fixtures-llama nospec good-adaptive good-grid poor-adaptive report)
 say "start: phases ${phases[*]} (TINY=$TINY, layers $LAYERS, results $RESULTS)"
 have_gpu && nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv > "$RESULTS/gpu.csv" 2>/dev/null
 status=0
 for ph in "${phases[@]}"; do
-  if [ "$(remaining)" -lt 60 ] && [ "$ph" != report ]; then say "phase $ph deferred: $(remaining) s left before the deadline"; status=3; continue; fi
+  if [ "$(remaining)" -lt 60 ] && [ "$ph" != report ]; then say "phase $ph deferred: $(remaining) s left before the deadline"; status=$(merge_outcome $status 3); continue; fi
+  r=0
   case $ph in
-    build) phase_build || status=1 ;;
-    models) phase_models || status=1 ;;
+    build) phase_build || r=1 ;;
+    models) phase_models || r=1 ;;
     prepare)
       fx=""; [ "${SKIP_FIXTURES:-0}" = 1 ] || { phase_fixtures py > "$RESULTS/fixtures-torch.log" 2>&1 & fx=$!; }
       phase_models & mp=$!
-      phase_build || status=1
-      wait $mp || status=1; [ -n "$fx" ] && wait $fx ;;
+      phase_build || r=1
+      wait $mp || r=1; [ -n "$fx" ] && wait $fx ;;
     fixtures-torch) phase_fixtures py ;;
     fixtures-llama) phase_fixtures sh ;;
-    nospec) phase_nospec || status=1 ;;
-    good-adaptive) run_tune good-adaptive good adaptive 8081 on || status=1 ;;
-    good-grid) run_tune good-grid good grid 8083 on || status=1 ;;
-    poor-adaptive) run_tune poor-adaptive poor adaptive 8082 off || status=1 ;;
+    nospec) phase_nospec || r=1 ;;
+    good-adaptive) run_tune good-adaptive good adaptive 8081 on; r=$? ;;
+    good-grid) run_tune good-grid good grid 8083 on; r=$? ;;
+    poor-adaptive) run_tune poor-adaptive poor adaptive 8082 off; r=$? ;;
     report) phase_report ;;
-    *) say "unknown phase $ph"; status=2 ;;
+    *) say "unknown phase $ph"; r=2 ;;
   esac
+  status=$(merge_outcome $status $r)
 done
 say "end: status $status"
 exit $status

@@ -7,6 +7,9 @@
 # is also returned (llama-server.xz.part-*) so that a fresh machine can skip the build (.gpu/llama-server.xz.part-*).
 # A deadline (BUDGET_S, default 500 s after the start) stops the campaign in time for the snapshot; a run on a fresh
 # machine restores the last results from .gpu/results-prev.tar.gz and resumes what was interrupted.
+# Exit: 0 when every phase is done, and also when the deadline stopped it with its results saved (the last line says
+# "stopped at its deadline with results saved": run the same phases again to resume); otherwise campaign.sh's code
+# (1 failed, 2 bad input; scripts/gpu/outcome.sh).
 # Usage (from the checkout's root): [BUDGET_S=500] bash .gpu/device-run.sh N PHASE...
 set -u
 export DEADLINE_EPOCH=$(( $(date +%s) + ${BUDGET_S:-500} ))
@@ -18,6 +21,7 @@ mkdir -p /tmp/nodebin /tmp/st
 [ -d /tmp/llama.cpp ] || tar -xJf "$BUNDLE/llama-src.tar.xz" -C /tmp
 mkdir -p /tmp/llama.cpp/models && cp "$BUNDLE/vocab.gguf" /tmp/llama.cpp/models/ggml-vocab-llama-spm.gguf
 rm -rf /tmp/st && mkdir -p /tmp/st && tar -xJf "$BUNDLE/spectune.tar.xz" -C /tmp/st
+. /tmp/st/scripts/gpu/outcome.sh
 export PATH=/tmp/nodebin:/usr/local/cuda/bin:$PATH RESULTS=/tmp/gpu-results WORK=/tmp/spectune-gpu LLAMA_SRC=/tmp/llama.cpp
 export VOCAB=/tmp/llama.cpp/models/ggml-vocab-llama-spm.gguf
 [ -d "$RESULTS" ] || { [ -f "$BUNDLE/results-prev.tar.gz" ] && tar -xzf "$BUNDLE/results-prev.tar.gz" -C /tmp && echo "restored results from results-prev.tar.gz"; }
@@ -37,9 +41,10 @@ echo "device-run $N: $(nvidia-smi -L 2>&1 | head -1); node $(node --version); ph
 rc=0
 for ph in "$@"; do
   bash /tmp/st/scripts/gpu/campaign.sh "$ph" 2>&1 | tee -a "$OUT/log-$N.txt"
-  r=${PIPESTATUS[0]}; [ "$r" -ne 0 ] && rc=$r
+  r=${PIPESTATUS[0]}; rc=$(merge_outcome "$rc" "$r")
   save_bin
 done
 kill $snap 2>/dev/null; snapshot
-echo "device-run $N: campaign exit $rc"; ls -la "$OUT"
-exit $rc
+ls -la "$OUT"
+device_outcome "$rc" "$N" | tee -a "$OUT/log-$N.txt"
+exit "${PIPESTATUS[0]}"
