@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
 import { ANY_ENGINE_ENDPOINTS, DEFAULT_PORTS, detectEngine, ENGINE_NAMES, getEngine, getEngineEndpoints } from './registry.js';
-import { llamacpp, parseTimingLines } from './llamacpp.js';
-import { sglang } from './sglang.js';
-import { vllm } from './vllm.js';
+import { llamacpp, parseTimingLines } from './llamacpp/index.js';
+import { sglang } from './sglang/index.js';
+import { vllm } from './vllm/index.js';
 
 const SG = ['python', '-m', 'sglang.launch_server', '--model-path', 'm'];
 const VL = ['vllm', 'serve', 'org/model'];

@@ -1,7 +1,7 @@
 // Settings an engine takes from its environment: llama-server reads LLAMA_ARG_<FLAG> for most flags
 // (common/arg.cpp set_env), e.g. LLAMA_ARG_CTX_SIZE for --ctx-size. Command-line flags override them.
 import { coerceValue } from './flags.js';
-import { LLAMACPP_PARAMS } from './llamacpp.js';
+import { LLAMACPP_PARAMS } from './llamacpp/index.js';
 import type { EngineName, EngineSettings } from './types.js';
 
 // The LLAMA_ARG_ variable of a llama-server flag.

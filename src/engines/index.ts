@@ -7,7 +7,7 @@ export type { ExecStartReading, ExecStartPatch, Indirection } from './command-li
 export { findEngineCommand, type EngineLocation } from './locate.js';
 export { splitExecWords, quoteSystemdWord, locateExecStart, readUnitEnvironment } from './systemd-words.js';
 export { splitShellCommands, quoteShellWord } from './shell-words.js';
-export { sglang, SGLANG_PARAMS } from './sglang.js';
+export { sglang, SGLANG_PARAMS } from './sglang/index.js';
 export type * from './types.js';
-export { llamacpp, LLAMACPP_PARAMS, parseTimingLines } from './llamacpp.js';
-export { vllm, VLLM_PARAMS } from './vllm.js';
+export { llamacpp, LLAMACPP_PARAMS, parseTimingLines } from './llamacpp/index.js';
+export { vllm, VLLM_PARAMS } from './vllm/index.js';

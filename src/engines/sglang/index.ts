@@ -1,11 +1,11 @@
 // SGLang (python -m sglang.launch_server / sglang serve, and spectune's sglang-compatible simulator).
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
-} from './flags.js';
-import { meanMetric, parsePrometheus, sumMetric } from './prometheus.js';
+} from '../flags.js';
+import { meanMetric, parsePrometheus, sumMetric } from '../prometheus.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
-} from './types.js';
+} from '../types.js';
 
 // SGLang uses plain argparse: underscores are not dashes (but argparse prefix abbreviations are listed as aliases).
 const GRAMMAR: FlagGrammar = { underscoresAsDashes: false };

@@ -1,10 +1,10 @@
 // vLLM (vllm serve / python -m vllm.entrypoints.openai.api_server).
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
-} from './flags.js';
-import { meanMetric, parsePrometheus, sumMetric } from './prometheus.js';
-import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from './types.js';
-import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './vllm-spec.js';
+} from '../flags.js';
+import { meanMetric, parsePrometheus, sumMetric } from '../prometheus.js';
+import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from '../types.js';
+import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './spec.js';
 
 // vLLM's FlexibleArgumentParser accepts --max_model_len for --max-model-len.
 const GRAMMAR: FlagGrammar = { underscoresAsDashes: true };

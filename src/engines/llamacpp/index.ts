@@ -1,11 +1,11 @@
 // llama.cpp's llama-server (flags as of v0.4.0, tools/server and common/arg.cpp).
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
-} from './flags.js';
-import { parsePrometheus, sumMetric } from './prometheus.js';
+} from '../flags.js';
+import { parsePrometheus, sumMetric } from '../prometheus.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
-} from './types.js';
+} from '../types.js';
 
 // llama.cpp's own parser: exact spellings only.
 const GRAMMAR: FlagGrammar = { underscoresAsDashes: false };
