@@ -1,4 +1,5 @@
 // One paragraph that says what happened, with the numbers an operator checks first.
+import { getEngine } from '../engines/registry.js';
 import type { Incident } from './explain.js';
 import { ruleOf, type Death } from './death.js';
 import { summarizeRunning } from './running.js';
@@ -13,9 +14,6 @@ export interface SummaryContext {
   hints: Map<string, number | null>;
 }
 
-/** Names of the engines in sentences. */
-const ENGINE_NAME = { sglang: 'SGLang', vllm: 'vLLM', llamacpp: 'llama-server' } as const;
-
 // "48 requests" / "1 request".
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -23,7 +21,7 @@ function plural(n: number, word: string): string {
 
 // The engine's name for sentences.
 function engineOf(d: Death): string {
-  return d.life.dialect ? ENGINE_NAME[d.life.dialect] : 'the engine';
+  return d.life.dialect ? getEngine(d.life.dialect).displayName : 'the engine';
 }
 
 // A process still running whose state the input cannot tell: an exception printed, or too few lines.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
-import { ANY_ENGINE_ENDPOINTS, DEFAULT_PORTS, detectEngine, ENGINE_NAMES, getEngine, getEngineEndpoints } from './registry.js';
+import { detectEngine } from './locate.js';
+import { ANY_ENGINE_ENDPOINTS, DEFAULT_PORTS, ENGINE_NAMES, getEngine, getEngineEndpoints } from './registry.js';
 import { llamacpp, parseTimingLines } from './llamacpp/index.js';
 import { sglang } from './sglang/index.js';
 import { vllm } from './vllm/index.js';

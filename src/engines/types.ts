@@ -74,9 +74,29 @@ export interface EngineCachePolicy {
 /** One place an engine reports its version over HTTP: a GET path and the JSON field holding it. */
 export interface VersionProbe { path: string; field: string }
 
+/** One way a launch command starts an engine: `python -m <module>`, or a program (matched on its base name) followed
+ *  by fixed words (`serve`, `sim`). The words are skipped before the engine's own flags. */
+export type EngineInvocation =
+  | { pythonModule: string }
+  | { program: RegExp; args?: readonly (string | RegExp)[] };
+
+/** The engine-neutral figures the bench reads from /metrics (bench/prometheus.ts summarizeEngineView). */
+export type EngineViewMetric =
+  | 'runningRequests' | 'queuedRequests' | 'kvUsage' | 'specAcceptLength' | 'specAcceptRate' | 'specDraftsTotal'
+  | 'specAcceptedTotal' | 'specDraftTokensTotal' | 'generationTokensTotal' | 'genThroughput';
+
 /** Everything spectune knows about one engine. */
 export interface EngineAdapter {
   name: EngineName;
+  /** The engine's name in prose (diagnosis summaries). */
+  displayName: string;
+  /** How a launch command starts it (binary detection in locate.ts, the words skipped before its flags). */
+  invocations: readonly EngineInvocation[];
+  /** Prefix of the environment variables the engine reads flags from (llama-server LLAMA_ARG_CTX_SIZE for
+   *  --ctx-size), when it has that convention. */
+  flagEnvPrefix?: string;
+  /** Its Prometheus metric names for each engine-neutral figure, the first name exported wins (names across versions). */
+  metricNames: Partial<Record<EngineViewMetric, readonly string[]>>;
   /** Tunable parameters with valid ranges. */
   params: ParamSpec[];
   /** The port the engine listens on when its command line names none. */
