@@ -85,6 +85,16 @@ export type EngineViewMetric =
   | 'runningRequests' | 'queuedRequests' | 'kvUsage' | 'specAcceptLength' | 'specAcceptRate' | 'specDraftsTotal'
   | 'specAcceptedTotal' | 'specDraftTokensTotal' | 'generationTokensTotal' | 'genThroughput';
 
+/** What init knows of a unit when it proposes a search space: the settings in force and whether speculation is on. */
+export interface SpaceInput { settings: EngineSettings; speculativeEnabled: boolean }
+
+/** A dimension init proposes: the config key, a range or the values to try, and the comment lines that explain it. */
+export type SpaceDimension = {
+  key: string;
+  value: { min: number; max: number } | { values: (number | string)[] };
+  why: string[];
+};
+
 /** Everything spectune knows about one engine. */
 export interface EngineAdapter {
   name: EngineName;
@@ -95,6 +105,11 @@ export interface EngineAdapter {
   /** Prefix of the environment variables the engine reads flags from (llama-server LLAMA_ARG_CTX_SIZE for
    *  --ctx-size), when it has that convention. */
   flagEnvPrefix?: string;
+  /** The requests served at once when the command names no cap, where the engine's default is small
+   *  (llama-server: one slot); absent when it is large. */
+  defaultMaxRequests?: number;
+  /** The search space `spectune init` proposes for a unit of this engine. */
+  proposeSpace(unit: SpaceInput): SpaceDimension[];
   /** Its Prometheus metric names for each engine-neutral figure, the first name exported wins (names across versions). */
   metricNames: Partial<Record<EngineViewMetric, readonly string[]>>;
   /** Tunable parameters with valid ranges. */

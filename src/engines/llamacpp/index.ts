@@ -6,6 +6,7 @@ import { parsePrometheus, sumMetric } from '../prometheus.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
 } from '../types.js';
+import { llamaSpace } from './space.js';
 
 // llama.cpp's own parser: exact spellings only.
 const GRAMMAR: FlagGrammar = { underscoresAsDashes: false };
@@ -160,6 +161,8 @@ export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
   displayName: 'llama-server',
   invocations: INVOCATIONS,
+  defaultMaxRequests: 1,
+  proposeSpace: llamaSpace,
   // llama-server reads LLAMA_ARG_<FLAG> for most flags (common/arg.cpp set_env); command-line flags override them.
   flagEnvPrefix: 'LLAMA_ARG_',
   metricNames: {

@@ -6,6 +6,7 @@ import { meanMetric, parsePrometheus, sumMetric } from '../prometheus.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
 } from '../types.js';
+import { sglangSpace } from './space.js';
 
 // SGLang uses plain argparse: underscores are not dashes (but argparse prefix abbreviations are listed as aliases).
 const GRAMMAR: FlagGrammar = { underscoresAsDashes: false };
@@ -128,6 +129,7 @@ export const sglang: EngineAdapter = {
   name: 'sglang',
   displayName: 'SGLang',
   invocations: INVOCATIONS,
+  proposeSpace: sglangSpace,
   metricNames: {
     runningRequests: ['sglang:num_running_reqs'],
     queuedRequests: ['sglang:num_queue_reqs'],

@@ -4,6 +4,7 @@ import {
 } from '../flags.js';
 import { meanMetric, parsePrometheus, sumMetric } from '../prometheus.js';
 import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from '../types.js';
+import { vllmSpace } from './space.js';
 import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './spec.js';
 
 // vLLM's FlexibleArgumentParser accepts --max_model_len for --max-model-len.
@@ -111,6 +112,7 @@ export const vllm: EngineAdapter = {
   name: 'vllm',
   displayName: 'vLLM',
   invocations: INVOCATIONS,
+  proposeSpace: vllmSpace,
   metricNames: {
     runningRequests: ['vllm:num_requests_running'],
     queuedRequests: ['vllm:num_requests_waiting'],
