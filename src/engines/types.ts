@@ -95,6 +95,19 @@ export type SpaceDimension = {
   why: string[];
 };
 
+/** How the engine's own log lines start, so diagnose can strip the prefix and tell the dialect. */
+export interface LogDialect {
+  /** The record head (level, timestamp, source); group 1 is the engine's own timestamp text. */
+  head?: RegExp;
+  /** A process tag in front of the head ("(EngineCore_DP0 pid=212) "); group 1 is the tag. A tagged line
+   *  is the engine's even when the head does not follow, unless foreignTag matches the tag. */
+  processTag?: RegExp;
+  /** Tags the processTag pattern also matches that belong to no engine (Ray's raylet). */
+  foreignTag?: RegExp;
+  /** Line starts that betray the engine although it prints no prefix (llama.cpp's function names). */
+  hint?: RegExp;
+}
+
 /** Everything spectune knows about one engine. */
 export interface EngineAdapter {
   name: EngineName;
@@ -110,6 +123,8 @@ export interface EngineAdapter {
   defaultMaxRequests?: number;
   /** The search space `spectune init` proposes for a unit of this engine. */
   proposeSpace(unit: SpaceInput): SpaceDimension[];
+  /** Its log prefix (diagnose/prefix.ts). */
+  logDialect: LogDialect;
   /** Its Prometheus metric names for each engine-neutral figure, the first name exported wins (names across versions). */
   metricNames: Partial<Record<EngineViewMetric, readonly string[]>>;
   /** Tunable parameters with valid ranges. */

@@ -165,6 +165,7 @@ export const llamacpp: EngineAdapter = {
   proposeSpace: llamaSpace,
   // llama-server reads LLAMA_ARG_<FLAG> for most flags (common/arg.cpp set_env); command-line flags override them.
   flagEnvPrefix: 'LLAMA_ARG_',
+  logDialect: { hint: /^(?:llama_|ggml_|gguf_|srv {1,4}\w|slot {1,6}\w|main: |common_|load_tensors:|print_info:|build: )/ },
   metricNames: {
     runningRequests: ['llamacpp:requests_processing'],
     queuedRequests: ['llamacpp:requests_deferred'],

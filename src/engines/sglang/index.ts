@@ -130,6 +130,7 @@ export const sglang: EngineAdapter = {
   displayName: 'SGLang',
   invocations: INVOCATIONS,
   proposeSpace: sglangSpace,
+  logDialect: { head: /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: [A-Z]{2}\d+)*)\] / },
   metricNames: {
     runningRequests: ['sglang:num_running_reqs'],
     queuedRequests: ['sglang:num_queue_reqs'],

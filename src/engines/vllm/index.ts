@@ -113,6 +113,12 @@ export const vllm: EngineAdapter = {
   displayName: 'vLLM',
   invocations: INVOCATIONS,
   proposeSpace: vllmSpace,
+  logDialect: {
+    head: /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:\.\d+)? (?:\[[^\]]+\]|\S+:\d+\]) /,
+    // vLLM / Ray process tags: "(EngineCore_DP0 pid=212)", "(VllmWorker rank=5 pid=45037)", "(RayWorkerWrapper pid=1, ip=10.0.0.2)", "(raylet)".
+    processTag: /^\(((?:[\w.-]+(?: [\w.-]+=[\w.:-]+)*,? pid=\d+(?:, ip=[\d.]+)?)|raylet(?:, ip=[\d.]+)?)\) /,
+    foreignTag: /^raylet/,
+  },
   metricNames: {
     runningRequests: ['vllm:num_requests_running'],
     queuedRequests: ['vllm:num_requests_waiting'],
