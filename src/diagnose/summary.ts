@@ -53,7 +53,8 @@ function summarizeDeath(d: Death, c: SummaryContext): string {
       return `Stop timeout, not a crash: ${c.stop} did not finish in time — ${n} when systemd's TimeoutStopSec expired (\`State 'stop-sigterm' timed out. Killing.\`) and it sent SIGKILL. ${served}`;
     }
     case 'clean_stop': {
-      const trap = l.marks.exit?.fields.status === '9' && l.dialect === 'sglang' ? ' systemd reports `Failed with result \'signal\'` only because SGLang SIGKILLs its own process tree after draining.' : '';
+      const note = l.dialect ? getEngine(l.dialect).logDialect.cleanStopSigkillNote : undefined;
+      const trap = l.marks.exit?.fields.status === '9' && note ? ` ${note}` : '';
       return `Clean stop after ${c.stop}: the engine finished its requests and exited.${trap} ${served}`;
     }
     case 'host_oom_kill': {

@@ -106,6 +106,14 @@ export interface LogDialect {
   foreignTag?: RegExp;
   /** Line starts that betray the engine although it prints no prefix (llama.cpp's function names). */
   hint?: RegExp;
+  /** Every prefixed line starts a new record (SGLang); otherwise a line with the same head continues it (vLLM). */
+  prefixStartsRecord?: boolean;
+  /** uvicorn's "Application startup complete." is not readiness: the engine warms up after it (SGLang). */
+  uvicornStartupNotReady?: boolean;
+  /** The engine sends its own warm-up request before it says ready; that request is not the operator's. */
+  ownWarmupRequest?: boolean;
+  /** Said of a clean stop that systemd reports as killed by signal 9 (the engine SIGKILLs its own tree). */
+  cleanStopSigkillNote?: string;
 }
 
 /** Everything spectune knows about one engine. */

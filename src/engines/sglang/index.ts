@@ -130,7 +130,13 @@ export const sglang: EngineAdapter = {
   displayName: 'SGLang',
   invocations: INVOCATIONS,
   proposeSpace: sglangSpace,
-  logDialect: { head: /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: [A-Z]{2}\d+)*)\] / },
+  logDialect: {
+    head: /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: [A-Z]{2}\d+)*)\] /,
+    prefixStartsRecord: true,
+    uvicornStartupNotReady: true,
+    ownWarmupRequest: true,
+    cleanStopSigkillNote: 'systemd reports `Failed with result \'signal\'` only because SGLang SIGKILLs its own process tree after draining.',
+  },
   metricNames: {
     runningRequests: ['sglang:num_running_reqs'],
     queuedRequests: ['sglang:num_queue_reqs'],
