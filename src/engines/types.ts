@@ -116,6 +116,18 @@ export interface LogDialect {
   cleanStopSigkillNote?: string;
 }
 
+/** A multi-node launch where only this unit runs the engine; its peers run no engine command. */
+export interface HeadNode { peers: string[]; note: string }
+
+/** How an engine's launch line spans nodes (onboard/group.ts). */
+export interface MultiNode {
+  /** Every node runs the engine with --nnodes/--node-rank; these flags name the init address (the first in
+   *  summaries), and portFlag its port when separate. */
+  rankFlags?: { addrFlags: string[]; portFlag?: string };
+  /** Only this unit runs the engine (Ray workers, rpc-server peers): what that means, from the resolved argv. */
+  readHeadNode?(argv: readonly string[]): HeadNode | null;
+}
+
 /** Everything spectune knows about one engine. */
 export interface EngineAdapter {
   name: EngineName;
@@ -131,6 +143,8 @@ export interface EngineAdapter {
   defaultMaxRequests?: number;
   /** The search space `spectune init` proposes for a unit of this engine. */
   proposeSpace(unit: SpaceInput): SpaceDimension[];
+  /** How its launch line spans nodes, when it can. */
+  multiNode?: MultiNode;
   /** Its log prefix (diagnose/prefix.ts). */
   logDialect: LogDialect;
   /** Its Prometheus metric names for each engine-neutral figure, the first name exported wins (names across versions). */

@@ -6,6 +6,7 @@ import { parsePrometheus, sumMetric } from '../prometheus.js';
 import type {
   ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
 } from '../types.js';
+import { LLAMACPP_MULTI_NODE } from './nodes.js';
 import { llamaSpace } from './space.js';
 
 // llama.cpp's own parser: exact spellings only.
@@ -163,6 +164,7 @@ export const llamacpp: EngineAdapter = {
   invocations: INVOCATIONS,
   defaultMaxRequests: 1,
   proposeSpace: llamaSpace,
+  multiNode: LLAMACPP_MULTI_NODE,
   // llama-server reads LLAMA_ARG_<FLAG> for most flags (common/arg.cpp set_env); command-line flags override them.
   flagEnvPrefix: 'LLAMA_ARG_',
   logDialect: { hint: /^(?:llama_|ggml_|gguf_|srv {1,4}\w|slot {1,6}\w|main: |common_|load_tensors:|print_info:|build: )/ },

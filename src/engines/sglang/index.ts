@@ -130,6 +130,7 @@ export const sglang: EngineAdapter = {
   displayName: 'SGLang',
   invocations: INVOCATIONS,
   proposeSpace: sglangSpace,
+  multiNode: { rankFlags: { addrFlags: ['--dist-init-addr', '--nccl-init-addr'] } },
   logDialect: {
     head: /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: [A-Z]{2}\d+)*)\] /,
     prefixStartsRecord: true,

@@ -4,6 +4,7 @@ import {
 } from '../flags.js';
 import { meanMetric, parsePrometheus, sumMetric } from '../prometheus.js';
 import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from '../types.js';
+import { VLLM_MULTI_NODE } from './nodes.js';
 import { vllmSpace } from './space.js';
 import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './spec.js';
 
@@ -113,6 +114,7 @@ export const vllm: EngineAdapter = {
   displayName: 'vLLM',
   invocations: INVOCATIONS,
   proposeSpace: vllmSpace,
+  multiNode: VLLM_MULTI_NODE,
   logDialect: {
     head: /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:\.\d+)? (?:\[[^\]]+\]|\S+:\d+\]) /,
     // vLLM / Ray process tags: "(EngineCore_DP0 pid=212)", "(VllmWorker rank=5 pid=45037)", "(RayWorkerWrapper pid=1, ip=10.0.0.2)", "(raylet)".
