@@ -30,7 +30,7 @@ export const TARGET_USAGE = `target (flags win over -c spectune.yaml, read when 
   --host user@host          the service host over SSH (default: this machine)
   --ssh-config FILE         ssh_config for it (default: your ~/.ssh/config)   --sudo  run systemctl etc. through sudo
   --unit NAME               the systemd unit (required here or in spectune.yaml)
-  --engine ${ENGINE_NAMES.join('|')}   (default sglang)
+  --engine ${ENGINE_NAMES.join('|')}   (default ${ENGINE_NAMES[0]})
   --endpoint URL            (default http://<host>:<--port of ExecStart, else ${ENGINE_NAMES.map((n) => DEFAULT_PORTS[n]).join(' / ')}>)
   -c FILE                   spectune.yaml to read the target from (default ./spectune.yaml when it exists)
   --action-log FILE         your log of spectune's stops/restarts (default $SPECTUNE_ACTION_LOG, else
@@ -111,7 +111,7 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
   const fromConfig = await readConfigTarget(str('config'), env);
   const unit = str('unit') ?? fromConfig.unit;
   if (!unit) throw new ToolError('E_USAGE', 'no unit: pass --unit NAME (or a spectune.yaml with target.hosts[].unit)');
-  const engine = (str('engine') ?? fromConfig.engine ?? 'sglang') as EngineName;
+  const engine = (str('engine') ?? fromConfig.engine ?? ENGINE_NAMES[0]) as EngineName;
   if (!ENGINE_NAMES.includes(engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${engine}"`);
   const explicit = str('host') !== undefined || str('unit') !== undefined;
   const one = { target: str('host') ?? fromConfig.target, unit: normalizeUnitName(unit), rank: 0 };

@@ -1,26 +1,33 @@
 // Pure reading of the engine's own view: Prometheus samples (/metrics, parsed by engines/prometheus.ts) and SGLang's
 // /server_info JSON, as one engine-neutral view.
 import { meanMetric, sumMetric, type PromSample } from '../engines/prometheus.js';
+import { ENGINE_NAMES, getEngine } from '../engines/registry.js';
+import type { EngineViewMetric } from '../engines/types.js';
 
 export { parsePrometheus, type PromSample } from '../engines/prometheus.js';
 
 /** Engine view keys, the same for every engine (null when the engine does not export it). */
 export type EngineView = Record<string, number | null>;
 
+// Every registered engine's Prometheus names of one figure, in registry order (the first name exported wins).
+function namesOf(metric: EngineViewMetric): string[] {
+  return ENGINE_NAMES.flatMap((n) => getEngine(n).metricNames[metric] ?? []);
+}
+
 // Pick the engine-neutral figures the tuner needs out of /metrics and /server_info.
 export function summarizeEngineView(samples: PromSample[] | null, serverInfo: unknown): EngineView {
   const s = samples ?? [];
   return {
-    runningRequests: sumMetric(s, 'sglang:num_running_reqs', 'vllm:num_requests_running', 'llamacpp:requests_processing'),
-    queuedRequests: sumMetric(s, 'sglang:num_queue_reqs', 'vllm:num_requests_waiting', 'llamacpp:requests_deferred'),
-    kvUsage: meanMetric(s, 'sglang:token_usage', 'vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'),
-    specAcceptLength: meanMetric(s, 'sglang:spec_accept_length'),
-    specAcceptRate: meanMetric(s, 'sglang:spec_accept_rate'),
-    specDraftsTotal: sumMetric(s, 'vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts', 'llamacpp:spec_decode_num_drafts_total'),
-    specAcceptedTotal: sumMetric(s, 'vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens', 'llamacpp:spec_decode_num_accepted_tokens_total'),
-    specDraftTokensTotal: sumMetric(s, 'vllm:spec_decode_num_draft_tokens_total', 'llamacpp:spec_decode_num_draft_tokens_total'),
-    generationTokensTotal: sumMetric(s, 'sglang:generation_tokens_total', 'vllm:generation_tokens_total', 'llamacpp:tokens_predicted_total'),
-    genThroughput: meanMetric(s, 'sglang:gen_throughput'),
+    runningRequests: sumMetric(s, ...namesOf('runningRequests')),
+    queuedRequests: sumMetric(s, ...namesOf('queuedRequests')),
+    kvUsage: meanMetric(s, ...namesOf('kvUsage')),
+    specAcceptLength: meanMetric(s, ...namesOf('specAcceptLength')),
+    specAcceptRate: meanMetric(s, ...namesOf('specAcceptRate')),
+    specDraftsTotal: sumMetric(s, ...namesOf('specDraftsTotal')),
+    specAcceptedTotal: sumMetric(s, ...namesOf('specAcceptedTotal')),
+    specDraftTokensTotal: sumMetric(s, ...namesOf('specDraftTokensTotal')),
+    generationTokensTotal: sumMetric(s, ...namesOf('generationTokensTotal')),
+    genThroughput: meanMetric(s, ...namesOf('genThroughput')),
     serverAvgAcceptLength: readServerInfoAcceptLength(serverInfo),
     maxRunningRequests: readServerInfoNumber(serverInfo, 'max_running_requests'),
     maxTotalTokens: readServerInfoNumber(serverInfo, 'max_total_num_tokens'),

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ENGINE_NAMES } from '../engines/registry.js';
 import { ToolError } from '../errors.js';
 import { diagnoseLogs, findFatalLine, namesNoFailure, parseActionLog, parseSystemctlShow, renderDiagnosis, rulesForEngine } from './index.js';
 import type { Verdict } from './types.js';
@@ -31,7 +32,7 @@ describe('findFatalLine', () => {
 
 describe('rulesForEngine', () => {
   it('gives each engine its dialect plus the shared systemd/kernel rules', () => {
-    for (const e of ['sglang', 'vllm', 'llamacpp'] as const) {
+    for (const e of ENGINE_NAMES) {
       const ids = rulesForEngine(e).map((r) => r.id);
       expect(ids).toContain('systemd.stop_sigterm_timeout');
       expect(ids).toContain('kernel.oom_killed_process');
@@ -40,10 +41,9 @@ describe('rulesForEngine', () => {
     expect(rulesForEngine('vllm').map((r) => r.id)).not.toContain('sglang.kv_pool_not_enough_memory');
   });
   it('keeps rule ids unique', () => {
-    const ids = rulesForEngine('sglang').concat(rulesForEngine('vllm'), rulesForEngine('llamacpp')).map((r) => r.id);
-    expect(new Set(ids).size).toBe(new Set(ids).size);
+    for (const e of ENGINE_NAMES) expect(new Set(rulesForEngine(e).map((r) => r.id)).size).toBe(rulesForEngine(e).length);
     const all = new Set<string>();
-    for (const r of [...rulesForEngine('sglang'), ...rulesForEngine('vllm'), ...rulesForEngine('llamacpp')]) all.add(`${r.id}|${r.class}`);
+    for (const r of ENGINE_NAMES.flatMap(rulesForEngine)) all.add(`${r.id}|${r.class}`);
     expect([...all].map((x) => x.split('|')[0]).length).toBe(new Set([...all].map((x) => x.split('|')[0])).size);
   });
 });

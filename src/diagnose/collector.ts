@@ -1,4 +1,5 @@
 // The streaming half of diagnose: every line of every source goes through here once; only bounded facts are kept.
+import { ENGINE_NAMES } from '../engines/registry.js';
 import { detach, detachAll } from './detach.js';
 import { LifetimeTracker, type LifeState, type RuleHit, type Sighting } from './lifetimes.js';
 import { createLineSplitter, type LineSplitter } from './lines.js';
@@ -91,7 +92,7 @@ export class Collector {
   private timelineTail: TimelineItem[] = [];
   private readonly suspicious: TimelineItem[] = [];
   private readonly unowned: RuleHit[] = [];
-  private readonly dialects: Record<Dialect, number> = { sglang: 0, vllm: 0, llamacpp: 0 };
+  private readonly dialects = Object.fromEntries(ENGINE_NAMES.map((n) => [n, 0])) as Record<Dialect, number>;
   private readonly tracebacks: TracebackAssembler;
   private lifeIds = 0;
 

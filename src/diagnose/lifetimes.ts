@@ -1,4 +1,5 @@
 // Split one input into process lifetimes (PID changes, systemd start markers, exits) and record what each lived.
+import { getEngine } from '../engines/registry.js';
 import { detach } from './detach.js';
 import type { Marker } from './markers.js';
 import { isGenerationPath } from './markers.js';
@@ -121,7 +122,7 @@ export class LifetimeTracker {
 
   private countRequest(life: LifeState, marker: Marker, s: Sighting): void {
     if (!isGenerationPath(marker.fields.path)) return;
-    if (!life.ready && life.dialect === 'sglang' && (life.sawStart || life.marks.engine_start)) return; // SGLang's own warm-up request
+    if (!life.ready && life.dialect && getEngine(life.dialect).logDialect.ownWarmupRequest && (life.sawStart || life.marks.engine_start)) return; // the engine's own warm-up request
     life.requests++;
     if (!life.firstRequest) life.firstRequest = s;
     life.lastRequest = s;

@@ -1,4 +1,5 @@
 // Lifecycle markers: the lines that build lifetimes and the timeline (start, ready, requests, stop, drain, exit...).
+import { getEngine } from '../engines/registry.js';
 import type { Dialect } from './prefix.js';
 
 /** Kinds of timeline events, in the vocabulary of the report. */
@@ -75,7 +76,7 @@ export function readAppMarker(text: string, dialect: Dialect | null): Marker | n
   if (NOT_LIFECYCLE.some((p) => text.startsWith(p))) return null;
   if (text.includes('total time =')) return { kind: 'request', fields: {} };
   if (text.includes('The server is fired up and ready to roll!')) return { kind: 'ready', fields: {} };
-  if (dialect !== 'sglang' && (m = READY_VLLM.exec(text))) return { kind: 'ready', fields: groups(m) };
+  if (!(dialect && getEngine(dialect).logDialect.uvicornStartupNotReady) && (m = READY_VLLM.exec(text))) return { kind: 'ready', fields: groups(m) };
   if (text.includes('server is listening on') && (m = READY_LLAMA.exec(text))) return { kind: 'ready', fields: groups(m) };
   if ((m = DRAIN.exec(text))) return { kind: 'drain', fields: groups(m) };
   if ((m = ABORT.exec(text))) return { kind: 'app_abort', fields: groups(m) };

@@ -1,5 +1,6 @@
 // Strip the engines' own line prefixes (SGLang, vLLM, uvicorn) so patterns and tracebacks see the bare text.
 
+import { ENGINE_NAMES, getEngine } from '../engines/registry.js';
 import type { EngineName } from '../engines/types.js';
 
 /** The engine dialects diagnose knows: one per engine of the registry. */
@@ -20,19 +21,14 @@ export interface AppLine {
   head: string;
 }
 
-const SGLANG = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: [A-Z]{2}\d+)*)\] /;
-/** vLLM / Ray process tags: "(EngineCore_DP0 pid=212)", "(VllmWorker rank=5 pid=45037)", "(RayWorkerWrapper pid=1, ip=10.0.0.2)", "(raylet)". */
-const VLLM_TAG = /^\(((?:[\w.-]+(?: [\w.-]+=[\w.:-]+)*,? pid=\d+(?:, ip=[\d.]+)?)|raylet(?:, ip=[\d.]+)?)\) /;
 /** torchrun / torch.distributed rank prefix: "[rank0]: ". */
 const RANK_PREFIX = /^\[rank\d+\]: ?/;
-const VLLM_LOG = /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:\.\d+)? (?:\[[^\]]+\]|\S+:\d+\]) /;
 /** A pasted line quoted in Markdown ("> ") and the RFC 3339 stamp that `docker logs -t`, `kubectl logs
  * --timestamps` and CI consoles put first ("2024-06-28T06:11:52.685300953Z ", "[2025-11-06T02:10:00.702Z] "). */
 const QUOTE_MARK = /^> ?/;
 const RFC3339_STAMP = /^\[?(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2}))\]? /;
 /** docker compose prefixes every line with the service name and a bar: "llama-router-gpu  | ". */
 const COMPOSE = /^[\w.-]+ +\| /;
-const LLAMA_HINT = /^(?:llama_|ggml_|gguf_|srv {1,4}\w|slot {1,6}\w|main: |common_|load_tensors:|print_info:|build: )/;
 
 // Split a message into its engine prefix facts and the bare text.
 export function stripAppPrefix(message: string): AppLine {
@@ -58,22 +54,26 @@ export function stripAppPrefix(message: string): AppLine {
   return outer === null ? inner : { ...inner, prefixed: true, tag: inner.tag ?? (outer || null), appTs: inner.appTs ?? stamp };
 }
 
-// The engine's own prefix (SGLang, vLLM, llama.cpp hints) of a message without outer wrappers.
+// The registered engines' log dialects, read once.
+const DIALECTS = ENGINE_NAMES.map((name) => ({ name, ...getEngine(name).logDialect }));
+
+// The engine's own prefix (each adapter's logDialect: a head, after an optional process tag; else a tag alone; else a
+// hint) of a message without outer wrappers.
 function stripEnginePrefix(message: string): AppLine {
-  const c = message.charCodeAt(0);
-  if (c === 91) {
-    const m = SGLANG.exec(message);
-    if (m) return { text: message.slice(m[0].length), prefixed: true, tag: null, appTs: m[1], dialect: 'sglang', head: m[0] };
-  }
-  let rest = message;
-  let tag: string | null = null;
-  if (c === 40) {
-    const t = VLLM_TAG.exec(message);
+  for (const d of DIALECTS) {
+    if (!d.head) continue;
+    let rest = message;
+    let tag: string | null = null;
+    const t = d.processTag?.exec(message);
     if (t) { tag = t[1]; rest = message.slice(t[0].length); }
+    const m = d.head.exec(rest);
+    if (m) return { text: rest.slice(m[0].length), prefixed: true, tag, appTs: m[1], dialect: d.name, head: m[0] };
   }
-  const v = VLLM_LOG.exec(rest);
-  if (v) return { text: rest.slice(v[0].length), prefixed: true, tag, appTs: v[1], dialect: 'vllm', head: v[0] };
-  if (tag) return { text: rest, prefixed: true, tag, appTs: null, dialect: tag.startsWith('raylet') ? null : 'vllm', head: '' };
-  const dialect = LLAMA_HINT.test(message) ? 'llamacpp' : null;
+  for (const d of DIALECTS) {
+    const t = d.processTag?.exec(message);
+    if (t) return { text: message.slice(t[0].length), prefixed: true, tag: t[1], appTs: null, dialect: d.foreignTag?.test(t[1]) ? null : d.name, head: '' };
+  }
+  const hinted = DIALECTS.find((d) => d.hint?.test(message));
+  const dialect = hinted ? hinted.name : null;
   return { text: message, prefixed: dialect !== null, tag: null, appTs: null, dialect, head: '' };
 }

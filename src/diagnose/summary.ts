@@ -1,4 +1,5 @@
 // One paragraph that says what happened, with the numbers an operator checks first.
+import { getEngine } from '../engines/registry.js';
 import type { Incident } from './explain.js';
 import { ruleOf, type Death } from './death.js';
 import { summarizeRunning } from './running.js';
@@ -13,9 +14,6 @@ export interface SummaryContext {
   hints: Map<string, number | null>;
 }
 
-/** Names of the engines in sentences. */
-const ENGINE_NAME = { sglang: 'SGLang', vllm: 'vLLM', llamacpp: 'llama-server' } as const;
-
 // "48 requests" / "1 request".
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -23,7 +21,7 @@ function plural(n: number, word: string): string {
 
 // The engine's name for sentences.
 function engineOf(d: Death): string {
-  return d.life.dialect ? ENGINE_NAME[d.life.dialect] : 'the engine';
+  return d.life.dialect ? getEngine(d.life.dialect).displayName : 'the engine';
 }
 
 // A process still running whose state the input cannot tell: an exception printed, or too few lines.
@@ -55,7 +53,8 @@ function summarizeDeath(d: Death, c: SummaryContext): string {
       return `Stop timeout, not a crash: ${c.stop} did not finish in time — ${n} when systemd's TimeoutStopSec expired (\`State 'stop-sigterm' timed out. Killing.\`) and it sent SIGKILL. ${served}`;
     }
     case 'clean_stop': {
-      const trap = l.marks.exit?.fields.status === '9' && l.dialect === 'sglang' ? ' systemd reports `Failed with result \'signal\'` only because SGLang SIGKILLs its own process tree after draining.' : '';
+      const note = l.dialect ? getEngine(l.dialect).logDialect.cleanStopSigkillNote : undefined;
+      const trap = l.marks.exit?.fields.status === '9' && note ? ` ${note}` : '';
       return `Clean stop after ${c.stop}: the engine finished its requests and exited.${trap} ${served}`;
     }
     case 'host_oom_kill': {

@@ -1,5 +1,6 @@
 // Reassemble Python tracebacks from journal lines (blank lines dropped, SGLang prefixes only the first line,
 // vLLM every line, several processes interleaved) into chains whose first block is the root cause.
+import { getEngine } from '../engines/registry.js';
 import { detach } from './detach.js';
 import type { AppLine } from './prefix.js';
 import type { TraceFrame } from './types.js';
@@ -46,7 +47,7 @@ interface StreamState {
 
 // Is this line the start of another log record (so it cannot continue the traceback)?
 function startsRecord(app: AppLine, head: string): boolean {
-  return app.prefixed && (app.dialect === 'sglang' || app.head !== head);
+  return app.prefixed && ((app.dialect !== null && getEngine(app.dialect).logDialect.prefixStartsRecord === true) || app.head !== head);
 }
 
 // Create a new block at a header line.

@@ -1,9 +1,12 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolError } from '../errors.js';
-import { ANY_ENGINE_ENDPOINTS, DEFAULT_PORTS, detectEngine, ENGINE_NAMES, getEngine, getEngineEndpoints } from './registry.js';
-import { llamacpp, parseTimingLines } from './llamacpp.js';
-import { sglang } from './sglang.js';
-import { vllm } from './vllm.js';
+import { detectEngine } from './locate.js';
+import { ANY_ENGINE_ENDPOINTS, DEFAULT_PORTS, ENGINE_NAMES, getEngine, getEngineEndpoints } from './registry.js';
+import { llamacpp, parseTimingLines } from './llamacpp/index.js';
+import { sglang } from './sglang/index.js';
+import { vllm } from './vllm/index.js';
 
 const SG = ['python', '-m', 'sglang.launch_server', '--model-path', 'm'];
 const VL = ['vllm', 'serve', 'org/model'];
@@ -16,8 +19,10 @@ function codeOf(fn: () => unknown): string | null {
 }
 
 describe('registry', () => {
-  it('knows the three engines and detects them from argv, including the simulator and shell wrappers', () => {
-    expect(ENGINE_NAMES).toEqual(['sglang', 'vllm', 'llamacpp']);
+  it('lists exactly the engine folders and detects them from argv, including the simulator and shell wrappers', () => {
+    const folders = readdirSync(import.meta.dirname, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(import.meta.dirname, d.name, 'index.ts'))).map((d) => d.name);
+    expect([...ENGINE_NAMES].sort()).toEqual(folders.sort());
+    expect(ENGINE_NAMES.slice(0, 3)).toEqual(['sglang', 'vllm', 'llamacpp']);
     expect(detectEngine(['node', '/opt/spectune/bin/spectune.js', 'sim', '--port', '1'])).toBe('sglang');
     expect(detectEngine(['sglang', 'serve', '--model-path', 'x'])).toBe('sglang');
     expect(detectEngine(['/usr/bin/python3.11', '-m', 'vllm.entrypoints.openai.api_server'])).toBe('vllm');
@@ -30,12 +35,13 @@ describe('registry', () => {
 
 describe('registry-derived data', () => {
   it('takes default ports, endpoints and version probes from each adapter', () => {
-    expect(DEFAULT_PORTS).toEqual({ sglang: 30000, vllm: 8000, llamacpp: 8080 });
+    expect(Object.keys(DEFAULT_PORTS)).toEqual(ENGINE_NAMES);
+    expect(DEFAULT_PORTS).toMatchObject({ sglang: 30000, vllm: 8000, llamacpp: 8080 });
     expect(getEngineEndpoints('sglang')).toEqual({ metricsPath: '/metrics', infoPaths: ['/server_info', '/get_server_info'] });
     expect(getEngineEndpoints('vllm').infoPaths).toEqual([]);
     expect(ANY_ENGINE_ENDPOINTS).toEqual({ metricsPath: '/metrics', infoPaths: ['/server_info', '/get_server_info'] });
     expect(getEngine('llamacpp').versionProbes).toEqual([{ path: '/props', field: 'build_info' }]);
-    expect(ENGINE_NAMES.map((n) => getEngine(n).maxRequestsKey)).toEqual(['max_running_requests', 'max_num_seqs', 'parallel']);
+    expect(Object.fromEntries(ENGINE_NAMES.map((n) => [n, getEngine(n).maxRequestsKey]))).toMatchObject({ sglang: 'max_running_requests', vllm: 'max_num_seqs', llamacpp: 'parallel' });
     for (const n of ENGINE_NAMES) expect(getEngine(n).params.some((p) => p.key === getEngine(n).modelKey)).toBe(true);
   });
 

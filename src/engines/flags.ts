@@ -1,7 +1,8 @@
 // Generic argv flag grammar shared by the adapters: find a parameter's flag in any spelling (--flag value,
 // --flag=value, aliases), read it as a typed value, and set or remove it without touching other tokens.
 import { ToolError } from '../errors.js';
-import type { ArgvProblem, EngineSettings, ParamSpec, ParamValue } from './types.js';
+import { matchInvocation } from './invocation.js';
+import type { ArgvProblem, EngineInvocation, EngineSettings, ParamSpec, ParamValue } from './types.js';
 
 /** One occurrence of a flag in an argv. */
 export interface FlagHit {
@@ -152,8 +153,13 @@ export function setFlag(argv: readonly string[], spec: ParamSpec, value: ParamVa
   return out;
 }
 
-// Index of the first engine flag in an engine argv: after "python -m module", "vllm serve", "node x.js sim".
-export function skipInvocation(argv: readonly string[]): number {
+// Index of the first engine flag in an engine argv: after the adapter's invocation words that start it, else after
+// "python -m module", "x serve", "x sim", "node x.js sim" (a variable binary).
+export function skipInvocation(argv: readonly string[], invocations: readonly EngineInvocation[] = []): number {
+  for (const inv of invocations) {
+    const n = matchInvocation(argv, 0, inv);
+    if (n !== null) return Math.min(n, argv.length);
+  }
   if (argv[1] === '-m' && /python[\d.]*$/.test(argv[0] ?? '')) return Math.min(3, argv.length);
   if (argv[1] === 'serve' || argv[1] === 'sim') return 2;
   if (argv[2] === 'sim') return 3;

@@ -1,6 +1,8 @@
 // Find the engine invocation inside a launch command: directly, after env/exec/docker-run prefixes, or inside a
 // `bash -c '...'` script. A command that runs some other program is a wrapper whose flags cannot be seen here.
 import { splitShellCommands, type ShellWord } from './shell-words.js';
+import { baseName, matchInvocation } from './invocation.js';
+import { ENGINE_NAMES, getEngine } from './registry.js';
 import type { EngineName } from './types.js';
 
 /** Where the engine invocation is in a command line. */
@@ -12,32 +14,17 @@ export type EngineLocation =
   /** The command runs a program spectune does not know (a wrapper script, a custom launcher). */
   | { kind: 'wrapper'; program: string; message: string; warnings: string[] };
 
-// Python modules that start each engine's OpenAI-compatible server.
-const PYTHON_MODULES: Record<string, EngineName> = {
-  'sglang.launch_server': 'sglang',
-  'sglang.srt.server': 'sglang',
-  'vllm.entrypoints.openai.api_server': 'vllm',
-};
 // Shells whose -c script spectune looks into.
 const SHELLS = /^(ba|da|z|a)?sh$/;
 // Tokens in front of a command that do not change which program runs.
 const COMMAND_PREFIXES = new Set(['exec', 'env', 'nohup', 'command', 'then', 'else', 'do', 'time', '!', '{']);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-// The last path component of a program word.
-function baseName(word: string): string {
-  return word.slice(word.lastIndexOf('/') + 1);
-}
-
-// Which engine, if any, starts at argv[i].
+// Which engine, if any, starts at argv[i] (the registered adapters' invocations, in registry order).
 export function matchEngineAt(argv: readonly string[], i: number): EngineName | null {
-  const base = baseName(argv[i] ?? '');
-  if (/^python[\d.]*$/.test(base) && argv[i + 1] === '-m') return PYTHON_MODULES[argv[i + 2] ?? ''] ?? null;
-  if (base === 'sglang' && argv[i + 1] === 'serve') return 'sglang';
-  if (base === 'vllm' && argv[i + 1] === 'serve') return 'vllm';
-  if (/^llama-server(\.exe)?$/.test(base)) return 'llamacpp';
-  if (/^node(js)?$/.test(base) && /spectune(\.m?js)?$/.test(argv[i + 1] ?? '') && argv[i + 2] === 'sim') return 'sglang';
-  if (base === 'spectune' && argv[i + 1] === 'sim') return 'sglang';
+  for (const name of ENGINE_NAMES) {
+    if (getEngine(name).invocations.some((inv) => matchInvocation(argv, i, inv) !== null)) return name;
+  }
   return null;
 }
 
@@ -106,4 +93,10 @@ export function findEngineCommand(argv: readonly string[], hint?: EngineName): E
     return { kind: 'wrapper', program, warnings: [], message: `unit runs a ${baseName(program)} -c script with no recognisable engine command: flags cannot be read/patched from the unit (pass the engine to look for a variable binary)` };
   }
   return wrapperResult(program, 'wrapper script');
+}
+
+// Tell which engine an argv starts (directly or inside a shell -c wrapper), or null.
+export function detectEngine(argv: readonly string[]): EngineName | null {
+  const loc = findEngineCommand(argv);
+  return loc.kind === 'wrapper' ? null : loc.engine;
 }

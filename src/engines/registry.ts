@@ -1,9 +1,8 @@
 // The engine registry, keyed by name: the --engine choices and the config enum derive from its keys.
 import { ToolError } from '../errors.js';
-import { findEngineCommand } from './locate.js';
-import { llamacpp } from './llamacpp.js';
-import { sglang } from './sglang.js';
-import { vllm } from './vllm.js';
+import { llamacpp } from './llamacpp/index.js';
+import { sglang } from './sglang/index.js';
+import { vllm } from './vllm/index.js';
 import type { EngineAdapter, EngineName } from './types.js';
 
 const ENGINES: Record<EngineName, EngineAdapter> = { sglang, vllm, llamacpp };
@@ -39,8 +38,3 @@ export function getEngineEndpoints(name: string): EngineEndpoints {
   return { metricsPath, infoPaths };
 }
 
-// Tell which engine an argv starts (directly or inside a shell -c wrapper), or null.
-export function detectEngine(argv: readonly string[]): EngineName | null {
-  const loc = findEngineCommand(argv);
-  return loc.kind === 'wrapper' ? null : loc.engine;
-}

@@ -74,9 +74,81 @@ export interface EngineCachePolicy {
 /** One place an engine reports its version over HTTP: a GET path and the JSON field holding it. */
 export interface VersionProbe { path: string; field: string }
 
+/** One way a launch command starts an engine: `python -m <module>`, or a program (matched on its base name) followed
+ *  by fixed words (`serve`, `sim`). The words are skipped before the engine's own flags. */
+export type EngineInvocation =
+  | { pythonModule: string }
+  | { program: RegExp; args?: readonly (string | RegExp)[] };
+
+/** The engine-neutral figures the bench reads from /metrics (bench/prometheus.ts summarizeEngineView). */
+export type EngineViewMetric =
+  | 'runningRequests' | 'queuedRequests' | 'kvUsage' | 'specAcceptLength' | 'specAcceptRate' | 'specDraftsTotal'
+  | 'specAcceptedTotal' | 'specDraftTokensTotal' | 'generationTokensTotal' | 'genThroughput';
+
+/** What init knows of a unit when it proposes a search space: the settings in force and whether speculation is on. */
+export interface SpaceInput { settings: EngineSettings; speculativeEnabled: boolean }
+
+/** A dimension init proposes: the config key, a range or the values to try, and the comment lines that explain it. */
+export type SpaceDimension = {
+  key: string;
+  value: { min: number; max: number } | { values: (number | string)[] };
+  why: string[];
+};
+
+/** How the engine's own log lines start, so diagnose can strip the prefix and tell the dialect. */
+export interface LogDialect {
+  /** The record head (level, timestamp, source); group 1 is the engine's own timestamp text. */
+  head?: RegExp;
+  /** A process tag in front of the head ("(EngineCore_DP0 pid=212) "); group 1 is the tag. A tagged line
+   *  is the engine's even when the head does not follow, unless foreignTag matches the tag. */
+  processTag?: RegExp;
+  /** Tags the processTag pattern also matches that belong to no engine (Ray's raylet). */
+  foreignTag?: RegExp;
+  /** Line starts that betray the engine although it prints no prefix (llama.cpp's function names). */
+  hint?: RegExp;
+  /** Every prefixed line starts a new record (SGLang); otherwise a line with the same head continues it (vLLM). */
+  prefixStartsRecord?: boolean;
+  /** uvicorn's "Application startup complete." is not readiness: the engine warms up after it (SGLang). */
+  uvicornStartupNotReady?: boolean;
+  /** The engine sends its own warm-up request before it says ready; that request is not the operator's. */
+  ownWarmupRequest?: boolean;
+  /** Said of a clean stop that systemd reports as killed by signal 9 (the engine SIGKILLs its own tree). */
+  cleanStopSigkillNote?: string;
+}
+
+/** A multi-node launch where only this unit runs the engine; its peers run no engine command. */
+export interface HeadNode { peers: string[]; note: string }
+
+/** How an engine's launch line spans nodes (onboard/group.ts). */
+export interface MultiNode {
+  /** Every node runs the engine with --nnodes/--node-rank; these flags name the init address (the first in
+   *  summaries), and portFlag its port when separate. */
+  rankFlags?: { addrFlags: string[]; portFlag?: string };
+  /** Only this unit runs the engine (Ray workers, rpc-server peers): what that means, from the resolved argv. */
+  readHeadNode?(argv: readonly string[]): HeadNode | null;
+}
+
 /** Everything spectune knows about one engine. */
 export interface EngineAdapter {
   name: EngineName;
+  /** The engine's name in prose (diagnosis summaries). */
+  displayName: string;
+  /** How a launch command starts it (binary detection in locate.ts, the words skipped before its flags). */
+  invocations: readonly EngineInvocation[];
+  /** Prefix of the environment variables the engine reads flags from (llama-server LLAMA_ARG_CTX_SIZE for
+   *  --ctx-size), when it has that convention. */
+  flagEnvPrefix?: string;
+  /** The requests served at once when the command names no cap, where the engine's default is small
+   *  (llama-server: one slot); absent when it is large. */
+  defaultMaxRequests?: number;
+  /** The search space `spectune init` proposes for a unit of this engine. */
+  proposeSpace(unit: SpaceInput): SpaceDimension[];
+  /** How its launch line spans nodes, when it can. */
+  multiNode?: MultiNode;
+  /** Its log prefix (diagnose/prefix.ts). */
+  logDialect: LogDialect;
+  /** Its Prometheus metric names for each engine-neutral figure, the first name exported wins (names across versions). */
+  metricNames: Partial<Record<EngineViewMetric, readonly string[]>>;
   /** Tunable parameters with valid ranges. */
   params: ParamSpec[];
   /** The port the engine listens on when its command line names none. */

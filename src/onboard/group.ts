@@ -1,6 +1,8 @@
 // Pure reading of a multi-node launch line (which group a unit belongs to and which rank it is) and the judgement of
 // whether the ranks init found, or spectune.yaml lists, make the whole group. Text in, data out.
 import { resolveReferences } from '../engines/command-line.js';
+import { flagValue, intOf } from '../engines/flag-value.js';
+import { getEngine } from '../engines/registry.js';
 import type { EngineName } from '../engines/types.js';
 
 /** The most ranks spectune.yaml's target holds (target.hosts: rank0, rank1). */
@@ -16,51 +18,23 @@ export type NodeGroup =
   | { form: 'ranks'; count: number; rank: number; initAddr: string | null; flags: string }
   | { form: 'head'; peers: string[]; note: string };
 
-// The value of a long flag in argv (`--flag V` or `--flag=V`; vLLM also accepts underscores), or undefined.
-function flagValue(argv: readonly string[], names: string[]): string | undefined {
-  let out: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i].replace(/_/g, '-');
-    for (const n of names) {
-      if (a === n && i + 1 < argv.length) out = argv[i + 1];
-      else if (a.startsWith(`${n}=`)) out = argv[i].slice(n.length + 1);
-    }
-  }
-  return out;
-}
-
-// A whole non-negative integer, or null (a variable nobody can see is not a fact).
-function intOf(v: string | undefined): number | null {
-  return v !== undefined && /^\d+$/.test(v) ? Number(v) : null;
-}
-
 // Which multi-node form a launch line uses (null: one node). argv: the engine argv as written; env: the unit's
 // Environment= (a `--node-rank ${RANK}` reads through it).
 export function readNodeGroup(engine: EngineName, argvAsWritten: readonly string[], env: Record<string, string> = {}): NodeGroup | null {
   const argv = argvAsWritten.map((a) => resolveReferences(a, env));
-  if (engine === 'llamacpp') {
-    const rpc = flagValue(argv, ['--rpc']);
-    if (!rpc) return null;
-    const peers = rpc.split(',').map((s) => s.trim()).filter(Boolean);
-    return { form: 'head', peers, note: `llama-server offloads layers to rpc-server on ${peers.join(', ')}: those take no engine flags, so spectune changes this unit alone (restart the rpc-server units yourself if they change)` };
-  }
-  const count = intOf(flagValue(argv, ['--nnodes']));
-  if (count !== null && count > 1) {
+  const adapter = getEngine(engine);
+  const ranks = adapter.multiNode?.rankFlags;
+  const count = ranks ? intOf(flagValue(argv, ['--nnodes'])) : null;
+  if (ranks && count !== null && count > 1) {
     const rank = intOf(flagValue(argv, ['--node-rank'])) ?? 0;
-    const addrFlag = engine === 'vllm' ? '--master-addr' : '--dist-init-addr';
-    const addr = flagValue(argv, engine === 'vllm' ? ['--master-addr'] : ['--dist-init-addr', '--nccl-init-addr']);
-    const port = engine === 'vllm' ? flagValue(argv, ['--master-port']) : undefined;
+    const addrFlag = ranks.addrFlags[0];
+    const addr = flagValue(argv, ranks.addrFlags);
+    const port = ranks.portFlag ? flagValue(argv, [ranks.portFlag]) : undefined;
     const initAddr = addr === undefined ? null : port && !addr.includes(':') ? `${addr}:${port}` : addr;
     return { form: 'ranks', count, rank, initAddr, flags: `--nnodes ${count} --node-rank ${rank}${initAddr ? ` ${addrFlag} ${addr}` : ''}` };
   }
-  if (engine === 'vllm') {
-    const backend = flagValue(argv, ['--distributed-executor-backend']);
-    const pp = intOf(flagValue(argv, ['--pipeline-parallel-size', '-pp']));
-    if (backend === 'ray' || (pp !== null && pp > 1)) {
-      return { form: 'head', peers: [], note: `vLLM ${backend === 'ray' ? 'on a Ray cluster' : `with --pipeline-parallel-size ${pp} (over Ray across nodes)`}: the other nodes run \`ray start\`, not vllm serve, so spectune changes this unit alone` };
-    }
-  }
-  return null;
+  const head = adapter.multiNode?.readHeadNode?.(argv);
+  return head ? { form: 'head', ...head } : null;
 }
 
 /** The host part of a dist-init/master address ("10.0.0.5:20000" → "10.0.0.5", "[fd00::1]:20000" → "fd00::1"). */

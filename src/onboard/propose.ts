@@ -1,5 +1,6 @@
 // The spectune.yaml init writes (pure): target, space, objective, constraints, benchmark and budget proposed from
 // what the unit runs and how long it takes to start, each with a comment saying why.
+import { getEngine } from '../engines/registry.js';
 import { recommendedStopSec } from './checks.js';
 import { proposeSpace, servingSlots, spaceEntries } from './space.js';
 import type { EngineUnit, StartupReading } from './types.js';
@@ -32,11 +33,19 @@ const TRIALS = 20;
 /** Concurrency of the throughput constraint at most (beyond this the constraint mostly measures the queue). */
 const MAX_CONSTRAINT_CONCURRENCY = 16;
 
+// The shortest spelling of the engine's request-cap flag (llama-server -np).
+function capSpelling(u: EngineUnit): string {
+  const { params, maxRequestsKey } = getEngine(u.engine);
+  const spec = params.find((p) => p.key === maxRequestsKey);
+  return [spec?.flag ?? maxRequestsKey, ...(spec?.aliases ?? [])].sort((a, b) => a.length - b.length)[0];
+}
+
 // The benchmark levels: one user (the objective) and a loaded level the unit can serve at once.
 function levels(u: EngineUnit): { levels: number[]; why: string } {
-  const slots = servingSlots(u) ?? (u.engine === 'llamacpp' ? 1 : MAX_CONSTRAINT_CONCURRENCY);
+  const engine = getEngine(u.engine);
+  const slots = servingSlots(u) ?? engine.defaultMaxRequests ?? MAX_CONSTRAINT_CONCURRENCY;
   const top = Math.min(MAX_CONSTRAINT_CONCURRENCY, slots);
-  if (top <= 1) return { levels: [1], why: `the unit serves one request at a time (${u.engine === 'llamacpp' ? '-np 1 or default slots' : 'its request cap is 1'}): one level` };
+  if (top <= 1) return { levels: [1], why: `the unit serves one request at a time (${engine.defaultMaxRequests !== undefined ? `${capSpelling(u)} 1 or default slots` : 'its request cap is 1'}): one level` };
   const known = servingSlots(u) !== null ? `the unit serves up to ${slots} at once` : 'no request cap in the command';
   return { levels: [1, top], why: `1 user for the objective, ${top} for the throughput constraint (${known})` };
 }

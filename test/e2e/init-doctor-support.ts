@@ -9,7 +9,7 @@
 //    startup complete.` is vLLM's ready line too), /health — is what a real vLLM unit gives them.
 //  - llama-server: sd-llamacpp-terr0q's command line running the real llama-server built for the e2e suite, with the
 //    generated target/draft pair and draft-model speculation on.
-import { locateExecStart } from '../../src/engines/index.js';
+import { locateExecStart, type EngineName } from '../../src/engines/index.js';
 import { loadLaunchConfigs } from '../unit/engines-launch-configs.helpers.js';
 import { DRAFT, HOST_BIN, hostModel, PAIRS } from './llamacpp-support.js';
 import type { TestHost } from './helpers/testhosts.js';
@@ -42,7 +42,7 @@ function execStart(id: string, edits: [RegExp, string][]): string {
 }
 
 /** The three engine units. */
-export type EngineKind = 'sglang' | 'vllm' | 'llamacpp';
+export type EngineKind = EngineName;
 
 // The ExecStart of each kind at a port.
 export function engineExecStart(kind: EngineKind, port: number): string {

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { llamacpp } from '../../src/engines/llamacpp.js';
+import { llamacpp } from '../../src/engines/llamacpp/index.js';
 import { planPair, writeModel } from '../../src/llamacpp/make-model.js';
 
 const ROOT = process.env.SPECTUNE_LLAMA_DIR ?? '/var/lib/spectune-llama';

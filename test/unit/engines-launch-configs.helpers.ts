@@ -4,12 +4,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { splitShellCommands } from '../../src/engines/shell-words.js';
+import type { EngineName } from '../../src/engines/types.js';
 
 /** One line of launch-configs.jsonl. */
 export interface LaunchConfig {
   id: string;
   kind: 'systemd' | 'compose' | 'k8s' | 'shell';
-  engine: 'sglang' | 'vllm' | 'llamacpp';
+  engine: EngineName;
   format: string;
   text: string;
   spec_state: string;

@@ -4,12 +4,12 @@
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/index.js';
-import { LLAMACPP_PARAMS, SGLANG_PARAMS, VLLM_PARAMS } from '../../src/engines/index.js';
+import { ENGINE_NAMES, getEngine } from '../../src/engines/index.js';
 import { describeUnitFiles, parseDockerPs, proposeConfig, type EngineUnit } from '../../src/onboard/index.js';
 import { composeArgv, loadLaunchConfigs } from './engines-launch-configs.helpers.js';
 
 const CONFIGS = loadLaunchConfigs();
-const PARAMS = { sglang: SGLANG_PARAMS, vllm: VLLM_PARAMS, llamacpp: LLAMACPP_PARAMS };
+const PARAMS = Object.fromEntries(ENGINE_NAMES.map((n) => [n, getEngine(n).params]));
 
 // The unit as init reads it from `systemctl cat` (one file, no drop-ins).
 function readUnit(id: string): EngineUnit | null {

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ENGINE_NAMES } from '../../engines/index.js';
 import { reportError } from '../exit.js';
 import { captureIo, type Command } from '../io.js';
 import { run as runDoctor } from './doctor.js';
@@ -38,7 +39,7 @@ describe('spectune init / doctor: usage errors', () => {
     } finally {
       process.chdir(cwd);
     }
-    expect((await cli(['doctor', '--unit', 'x', '--engine', 'tgi'])).stderr).toBe('spectune: --engine: expected one of sglang, vllm, llamacpp, got "tgi"\n');
+    expect((await cli(['doctor', '--unit', 'x', '--engine', 'tgi'])).stderr).toBe(`spectune: --engine: expected one of ${ENGINE_NAMES.join(', ')}, got "tgi"\n`);
     expect(await cli(['doctor', '--unit', 'x', '--itl-ms', '0'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^spectune: --itl-ms: expected a positive number of milliseconds, got "0" \(hint: /) });
   });
 

@@ -1,14 +1,24 @@
 // SGLang (python -m sglang.launch_server / sglang serve, and spectune's sglang-compatible simulator).
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
-} from './flags.js';
-import { meanMetric, parsePrometheus, sumMetric } from './prometheus.js';
+} from '../flags.js';
+import { meanMetric, parsePrometheus, sumMetric } from '../prometheus.js';
 import type {
-  ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
-} from './types.js';
+  ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
+} from '../types.js';
+import { sglangSpace } from './space.js';
 
 // SGLang uses plain argparse: underscores are not dashes (but argparse prefix abbreviations are listed as aliases).
 const GRAMMAR: FlagGrammar = { underscoresAsDashes: false };
+
+// How a command starts SGLang; spectune's simulator speaks SGLang's API and log dialect, so `spectune sim` is SGLang.
+const INVOCATIONS: EngineInvocation[] = [
+  { pythonModule: 'sglang.launch_server' },
+  { pythonModule: 'sglang.srt.server' },
+  { program: /^sglang$/, args: ['serve'] },
+  { program: /^node(js)?$/, args: [/spectune(\.m?js)?$/, 'sim'] },
+  { program: /^spectune$/, args: ['sim'] },
+];
 
 // Speculative algorithms SGLang accepts (NEXTN is rewritten to EAGLE internally).
 const SPEC_ALGORITHMS = ['EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE', 'NGRAM', 'LOOKAHEAD'];
@@ -89,8 +99,8 @@ function parseSglangCapacity(line: string): CapacityFacts | null {
 
 // Problems SGLang itself would raise: setting only some of steps/topk/draft tokens fails a bare assert.
 function validateSglangArgv(argv: string[]): ArgvProblem[] {
-  const problems = checkFlagValues(argv, SGLANG_PARAMS, GRAMMAR, skipInvocation(argv));
-  const s = readFlagSettings(argv, SGLANG_PARAMS, GRAMMAR, skipInvocation(argv));
+  const problems = checkFlagValues(argv, SGLANG_PARAMS, GRAMMAR, skipInvocation(argv, INVOCATIONS));
+  const s = readFlagSettings(argv, SGLANG_PARAMS, GRAMMAR, skipInvocation(argv, INVOCATIONS));
   const trio = ['speculative_num_steps', 'speculative_eagle_topk', 'speculative_num_draft_tokens'];
   const set = trio.filter((k) => s[k] !== undefined);
   if (s.speculative_algorithm !== undefined && set.length > 0 && s.speculative_num_steps === undefined) {
@@ -109,7 +119,7 @@ function patchSglangArgv(argv: string[], changes: Record<string, ParamValue | nu
   for (const [key, value] of Object.entries(changes)) {
     const spec = requireParam(SGLANG_PARAMS, key, 'sglang');
     if (value !== null) assertValidValue(spec, value, 'sglang');
-    out = setFlag(out, spec, value, GRAMMAR, skipInvocation(out));
+    out = setFlag(out, spec, value, GRAMMAR, skipInvocation(out, INVOCATIONS));
   }
   return out;
 }
@@ -117,6 +127,26 @@ function patchSglangArgv(argv: string[], changes: Record<string, ParamValue | nu
 /** The SGLang adapter (also drives `spectune sim`, which speaks SGLang's flags, logs and endpoints). */
 export const sglang: EngineAdapter = {
   name: 'sglang',
+  displayName: 'SGLang',
+  invocations: INVOCATIONS,
+  proposeSpace: sglangSpace,
+  multiNode: { rankFlags: { addrFlags: ['--dist-init-addr', '--nccl-init-addr'] } },
+  logDialect: {
+    head: /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: [A-Z]{2}\d+)*)\] /,
+    prefixStartsRecord: true,
+    uvicornStartupNotReady: true,
+    ownWarmupRequest: true,
+    cleanStopSigkillNote: 'systemd reports `Failed with result \'signal\'` only because SGLang SIGKILLs its own process tree after draining.',
+  },
+  metricNames: {
+    runningRequests: ['sglang:num_running_reqs'],
+    queuedRequests: ['sglang:num_queue_reqs'],
+    kvUsage: ['sglang:token_usage'],
+    specAcceptLength: ['sglang:spec_accept_length'],
+    specAcceptRate: ['sglang:spec_accept_rate'],
+    generationTokensTotal: ['sglang:generation_tokens_total'],
+    genThroughput: ['sglang:gen_throughput'],
+  },
   params: SGLANG_PARAMS,
   defaultPort: 30000,
   modelKey: 'model_path',
@@ -134,7 +164,7 @@ export const sglang: EngineAdapter = {
     description: 'SGLang: POST /flush_cache before each measured level, and a random prefix unique to the run and the request',
   },
   readyPattern: /The server is fired up and ready to roll!/,
-  readSettings: (argv) => readFlagSettings(argv, SGLANG_PARAMS, GRAMMAR, skipInvocation(argv)),
+  readSettings: (argv) => readFlagSettings(argv, SGLANG_PARAMS, GRAMMAR, skipInvocation(argv, INVOCATIONS)),
   patchArgv: patchSglangArgv,
   effectiveSettings: applyTopkOneRule,
   parseCapacity: parseSglangCapacity,

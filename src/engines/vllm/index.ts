@@ -1,13 +1,21 @@
 // vLLM (vllm serve / python -m vllm.entrypoints.openai.api_server).
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
-} from './flags.js';
-import { meanMetric, parsePrometheus, sumMetric } from './prometheus.js';
-import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from './types.js';
-import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './vllm-spec.js';
+} from '../flags.js';
+import { meanMetric, parsePrometheus, sumMetric } from '../prometheus.js';
+import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from '../types.js';
+import { VLLM_MULTI_NODE } from './nodes.js';
+import { vllmSpace } from './space.js';
+import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './spec.js';
 
 // vLLM's FlexibleArgumentParser accepts --max_model_len for --max-model-len.
 const GRAMMAR: FlagGrammar = { underscoresAsDashes: true };
+
+// How a command starts vLLM.
+const INVOCATIONS: EngineInvocation[] = [
+  { pythonModule: 'vllm.entrypoints.openai.api_server' },
+  { program: /^vllm$/, args: ['serve'] },
+];
 
 // Flags read by the generic grammar (the speculative keys live in vllm-spec.ts).
 const FLAG_PARAMS: ParamSpec[] = [
@@ -41,7 +49,7 @@ function positionalModel(argv: readonly string[]): string | undefined {
 
 // Read flags, the positional model and the speculative settings in whatever form they are written.
 function readVllmSettings(argv: string[]): EngineSettings {
-  const from = skipInvocation(argv);
+  const from = skipInvocation(argv, INVOCATIONS);
   const settings = readFlagSettings(argv, FLAG_PARAMS, GRAMMAR, from);
   const model = positionalModel(argv);
   if (model !== undefined && settings.model === undefined) settings.model = model;
@@ -61,14 +69,14 @@ function patchVllmArgv(argv: string[], changes: Record<string, ParamValue | null
     const p = requireParam(VLLM_PARAMS, key, 'vllm');
     if (value !== null) assertValidValue(p, value, 'vllm');
     if (VLLM_SPEC_PARAMS.some((s) => s.key === key)) spec[key] = value;
-    else out = setFlag(out, p, value, GRAMMAR, skipInvocation(out));
+    else out = setFlag(out, p, value, GRAMMAR, skipInvocation(out, INVOCATIONS));
   }
-  return Object.keys(spec).length ? patchVllmSpec(out, spec, skipInvocation(out)) : out;
+  return Object.keys(spec).length ? patchVllmSpec(out, spec, skipInvocation(out, INVOCATIONS)) : out;
 }
 
 // Problems vLLM would raise at start-up.
 function validateVllmArgv(argv: string[]): ArgvProblem[] {
-  const from = skipInvocation(argv);
+  const from = skipInvocation(argv, INVOCATIONS);
   return [...validateVllmSpec(argv, from), ...checkFlagValues(argv, FLAG_PARAMS, GRAMMAR, from)];
 }
 
@@ -103,6 +111,25 @@ function parseVllmMetrics(prometheus: string | null, _serverInfo: unknown | null
 /** The vLLM adapter. */
 export const vllm: EngineAdapter = {
   name: 'vllm',
+  displayName: 'vLLM',
+  invocations: INVOCATIONS,
+  proposeSpace: vllmSpace,
+  multiNode: VLLM_MULTI_NODE,
+  logDialect: {
+    head: /^(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2}-\d{2} \d{2}:\d{2}:\d{2})(?:\.\d+)? (?:\[[^\]]+\]|\S+:\d+\]) /,
+    // vLLM / Ray process tags: "(EngineCore_DP0 pid=212)", "(VllmWorker rank=5 pid=45037)", "(RayWorkerWrapper pid=1, ip=10.0.0.2)", "(raylet)".
+    processTag: /^\(((?:[\w.-]+(?: [\w.-]+=[\w.:-]+)*,? pid=\d+(?:, ip=[\d.]+)?)|raylet(?:, ip=[\d.]+)?)\) /,
+    foreignTag: /^raylet/,
+  },
+  metricNames: {
+    runningRequests: ['vllm:num_requests_running'],
+    queuedRequests: ['vllm:num_requests_waiting'],
+    kvUsage: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'],
+    specDraftsTotal: ['vllm:spec_decode_num_drafts_total', 'vllm:spec_decode_num_drafts'],
+    specAcceptedTotal: ['vllm:spec_decode_num_accepted_tokens_total', 'vllm:spec_decode_num_accepted_tokens'],
+    specDraftTokensTotal: ['vllm:spec_decode_num_draft_tokens_total'],
+    generationTokensTotal: ['vllm:generation_tokens_total'],
+  },
   params: VLLM_PARAMS,
   defaultPort: 8000,
   modelKey: 'model',

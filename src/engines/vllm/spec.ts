@@ -1,8 +1,8 @@
 // vLLM's speculative decoding settings live in one JSON argument (--speculative-config '{...}'), in dotted
 // sub-flags (--speculative-config.method mtp) or, in old releases, in separate flags. Read and patch whichever
 // form the operator used, editing inside the JSON text so its formatting and other keys stay as written.
-import { coerceValue, isIndirect } from './flags.js';
-import type { ArgvProblem, EngineSettings, ParamSpec, ParamValue } from './types.js';
+import { coerceValue, isIndirect } from '../flags.js';
+import type { ArgvProblem, EngineSettings, ParamSpec, ParamValue } from '../types.js';
 
 /** The speculative settings, keyed canonically, with their name inside the JSON. */
 export const VLLM_SPEC_PARAMS: (ParamSpec & { jsonKey: string })[] = [

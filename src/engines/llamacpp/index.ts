@@ -1,14 +1,19 @@
 // llama.cpp's llama-server (flags as of v0.4.0, tools/server and common/arg.cpp).
 import {
   assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
-} from './flags.js';
-import { parsePrometheus, sumMetric } from './prometheus.js';
+} from '../flags.js';
+import { parsePrometheus, sumMetric } from '../prometheus.js';
 import type {
-  ArgvProblem, CapacityFacts, EngineAdapter, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
-} from './types.js';
+  ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue,
+} from '../types.js';
+import { LLAMACPP_MULTI_NODE } from './nodes.js';
+import { llamaSpace } from './space.js';
 
 // llama.cpp's own parser: exact spellings only.
 const GRAMMAR: FlagGrammar = { underscoresAsDashes: false };
+
+// How a command starts llama.cpp's server.
+const INVOCATIONS: EngineInvocation[] = [{ program: /^llama-server(\.exe)?$/ }];
 
 // common/speculative.cpp common_speculative_type_from_name_map (forks add more, e.g. "dflash").
 const SPEC_TYPES = ['none', 'draft-simple', 'draft-eagle3', 'draft-mtp', 'draft-dflash', 'draft-dspark',
@@ -89,7 +94,7 @@ function deriveLlamaSettings(settings: EngineSettings): EngineSettings {
 
 // Removed flags (errors naming the replacement), -md without --spec-type, draft-simple without a draft model.
 function validateLlamaArgv(argv: string[]): ArgvProblem[] {
-  const from = skipInvocation(argv);
+  const from = skipInvocation(argv, INVOCATIONS);
   const problems: ArgvProblem[] = [];
   for (const tok of argv.slice(from)) {
     const flag = tok.split('=')[0];
@@ -147,7 +152,7 @@ function patchLlamaArgv(argv: string[], changes: Record<string, ParamValue | nul
   for (const [key, value] of Object.entries(changes)) {
     const spec = requireParam(LLAMACPP_PARAMS, key, 'llamacpp');
     if (value !== null) assertValidValue(spec, value, 'llamacpp');
-    out = setFlag(out, spec, value, GRAMMAR, skipInvocation(out));
+    out = setFlag(out, spec, value, GRAMMAR, skipInvocation(out, INVOCATIONS));
   }
   return out;
 }
@@ -155,6 +160,22 @@ function patchLlamaArgv(argv: string[], changes: Record<string, ParamValue | nul
 /** The llama.cpp llama-server adapter. */
 export const llamacpp: EngineAdapter = {
   name: 'llamacpp',
+  displayName: 'llama-server',
+  invocations: INVOCATIONS,
+  defaultMaxRequests: 1,
+  proposeSpace: llamaSpace,
+  multiNode: LLAMACPP_MULTI_NODE,
+  // llama-server reads LLAMA_ARG_<FLAG> for most flags (common/arg.cpp set_env); command-line flags override them.
+  flagEnvPrefix: 'LLAMA_ARG_',
+  logDialect: { hint: /^(?:llama_|ggml_|gguf_|srv {1,4}\w|slot {1,6}\w|main: |common_|load_tensors:|print_info:|build: )/ },
+  metricNames: {
+    runningRequests: ['llamacpp:requests_processing'],
+    queuedRequests: ['llamacpp:requests_deferred'],
+    specDraftsTotal: ['llamacpp:spec_decode_num_drafts_total'],
+    specAcceptedTotal: ['llamacpp:spec_decode_num_accepted_tokens_total'],
+    specDraftTokensTotal: ['llamacpp:spec_decode_num_draft_tokens_total'],
+    generationTokensTotal: ['llamacpp:tokens_predicted_total'],
+  },
   params: LLAMACPP_PARAMS,
   defaultPort: 8080,
   modelKey: 'model',
@@ -171,7 +192,7 @@ export const llamacpp: EngineAdapter = {
     description: 'llama.cpp: cache_prompt=false on every request (no KV reuse between requests; tools/server server-task.h)',
   },
   readyPattern: /(?:server is )?listening on https?:\/\//,
-  readSettings: (argv) => readFlagSettings(argv, LLAMACPP_PARAMS, GRAMMAR, skipInvocation(argv)),
+  readSettings: (argv) => readFlagSettings(argv, LLAMACPP_PARAMS, GRAMMAR, skipInvocation(argv, INVOCATIONS)),
   patchArgv: patchLlamaArgv,
   effectiveSettings: deriveLlamaSettings,
   parseCapacity: parseLlamaCapacity,
