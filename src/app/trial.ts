@@ -46,6 +46,7 @@ export async function runPhase<T>(ctx: TrialContext, index: number, phase: Trial
 export async function measureTrial(ctx: TrialContext, rec: TrialRecord): Promise<TrialRecord> {
   const { deps, spec, onEvent, signal } = ctx;
   await runPhase(ctx, rec.index, 'warmup', () => deps.bench.run('warmup', onEvent, signal));
+  signal?.throwIfAborted();
   const phase = rec.kind === 'soak' ? 'soak' : 'bench';
   const { runs, samples } = await runPhase(ctx, rec.index, phase, () => deps.bench.run(phase, onEvent, signal));
   signal?.throwIfAborted();

@@ -53,6 +53,8 @@ export async function runLevel(ctx: LevelContext, concurrency: number, budget: L
   const watchdog = setInterval(() => run.tick(), watchdogInterval(ctx.opts));
   const onAbort = (): void => run.abort();
   ctx.signal?.addEventListener('abort', onAbort);
+  // a signal aborted before this level began never fires 'abort' again: such a level issues nothing
+  if (ctx.signal?.aborted) run.abort();
   try {
     if (ctx.opts.rate !== null) await run.openLoop(ctx.opts.rate);
     else await run.closedLoop();

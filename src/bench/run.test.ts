@@ -122,6 +122,18 @@ describe('runBench against a scripted SSE server', () => {
     await expect(runBench({ url: server.url, requests: 4, warmup: 0 }, undefined, ac.signal)).rejects.toMatchObject({ code: 'E_BENCH_FAILED', message: 'benchmark aborted' });
   });
 
+  it('an abort during the warm-up issues no measured request (the measured level starts on an aborted signal)', async () => {
+    let requests = 0;
+    server = await startSseServer(() => { requests += 1; return { frames: 50, itlMs: 10 }; });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 150);
+    const t0 = Date.now();
+    await expect(runBench({ url: server.url, requests: 12, warmup: 2 }, undefined, ac.signal)).rejects.toMatchObject({ code: 'E_BENCH_FAILED', message: 'benchmark aborted' });
+    // warm-up requests only (the first is cut at 150 ms); a measured level would have sent 12 more, 500 ms each
+    expect(requests).toBeLessThanOrEqual(2);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
   it('a refused key (401/403) names where the key comes from, not --api and --model', async () => {
     server = await startSseServer(() => ({ status: 401 }));
     const bare = await runBench({ url: server.url, requests: 2, warmup: 2 }).catch((e: unknown) => e);
