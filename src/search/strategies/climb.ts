@@ -42,9 +42,10 @@ export function judge(s: ClimbState, cand: Params, purpose: Purpose, reason: str
     if (needsRepeat(c, o.values.length, s.opts.repeats)) {
       o = s.ctx.measure(cand, 'repeat', `${reason}: within noise of the incumbent (${pct(c.gain)}), measure again`, o.values.length + 1);
       if (o.outcome !== 'ok') return o.outcome;
-    } else if (c.winner !== 'b' && s.bestObs.values.length < o.values.length) {
-      // the candidate was measured again and still does not win: the incumbent gets as many runs before it keeps its
-      // place (one lucky run of the incumbent would otherwise stop the climb for good)
+    } else if (c.winner !== 'b' && isBaseline(s) && s.bestObs.values.length < o.values.length) {
+      // the candidate was measured again and still does not win against the baseline: the baseline gets as many runs
+      // before it keeps its place. It is the one config measured on the service as found (not restarted by spectune),
+      // and one lucky run of it would otherwise stop the climb for good (seen in CI on llama-server: n-max 1 kept)
       const inc = s.ctx.measure(s.best, 'repeat', `${reason}: the incumbent measured again to match the candidate's ${o.values.length} runs`, s.bestObs.values.length + 1);
       if (inc.outcome !== 'ok') return adopt(s, cand, o);
       s.bestObs = inc;
@@ -53,6 +54,11 @@ export function judge(s: ClimbState, cand: Params, purpose: Purpose, reason: str
   }
   if (c.winner === 'b') return adopt(s, cand, o);
   return c.winner === 'a' ? 'worse' : 'tie';
+}
+
+// Whether the incumbent is still the baseline config.
+function isBaseline(s: ClimbState): boolean {
+  return configKey(s.best) === configKey(s.opts.baseline);
 }
 
 // Make a candidate the incumbent.
