@@ -26,6 +26,22 @@ describe('adaptive search on the seed', () => {
     expect(r.trials.find((t) => t.purpose === 'probe')?.reason).toBe('probe speculative_num_steps=10 beyond the plateau at speculative_num_steps=4 (see if it unplateaus)');
   });
 
+  it('measures the baseline again when a repeated candidate still ties it: one lucky baseline run does not stop the climb', () => {
+    const runs = new Map<number, number>();
+    // steps=1 measures 130 once (a lucky run on the service as found), 100 after; steps=2 128; 3 150; 4 160
+    const lucky: Oracle = (p) => {
+      const s = p.speculative_num_steps as number;
+      runs.set(s, (runs.get(s) ?? 0) + 1);
+      const v = s === 1 ? (runs.get(1) === 1 ? 130 : 100) : ({ 2: 128, 3: 150, 4: 160 } as Record<number, number>)[s];
+      return { status: 'ok', objective: v, constraintsOk: true };
+    };
+    const space: SearchSpace = [{ key: 'speculative_num_steps', values: [1, 2, 3, 4] }];
+    const r = driveSearch(lucky, space, { trials: 30 }, opts({ repeats: 3 }));
+    expect(visited(r).slice(0, 5)).toEqual(['baseline:1', 'climb:2', 'repeat:2', 'repeat:2', 'repeat:1']);
+    expect(r.trials[4].reason).toBe("climb speculative_num_steps 1 → 2: the incumbent measured again to match the candidate's 3 runs");
+    expect(r.best).toEqual({ speculative_num_steps: 4 });
+  });
+
   it('costs fewer restarts than the grid', () => {
     const adaptive = driveSearch(curve(SEED), steps, { trials: 30 }, opts());
     const grid = driveSearch(curve(SEED), steps, { trials: 30 }, opts({ strategy: 'grid' }));
