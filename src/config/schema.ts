@@ -16,7 +16,8 @@ export const METRICS = [
 /** A metric name (see METRICS). */
 export type MetricName = (typeof METRICS)[number];
 
-const HOST_SPEC = /^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:[\]-]+$/;
+// biome-ignore lint/complexity/noUselessEscapeInRegex: in the JSON schema `\[` stays valid under the v flag
+const HOST_SPEC = /^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/;
 const settingValue = z.union([z.number(), z.string(), z.boolean()]);
 /** Benchmark timeouts of a campaign when spectune.yaml does not set them (shown in `spectune tune --help`). */
 export const DEFAULT_BENCH_TIMEOUTS = { ready: '20m', connect: '10s', firstToken: '120s', stall: '60s', total: '10m' } as const;
