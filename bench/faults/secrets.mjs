@@ -212,12 +212,10 @@ export function scanArtifact(text, secrets) {
 export async function run({ short, log }) {
   const sc = await runScenario({ log, short });
   if (sc.skipped) return { trials: 0, recovered: 0, lost: 0, stateAfter: sc.skipped, pass: false };
-  let clean = 0;
   const leaking = [];
   for (const a of sc.artifacts) {
     const { leaks } = scanArtifact(a.text, sc.secrets);
     if (leaks.length) leaking.push(`${a.name}: ${leaks.join(', ')}`);
-    else clean++;
   }
   const problems = [];
   const storeDump = sc.artifacts.filter((a) => a.store).map((a) => a.text).join('\n');

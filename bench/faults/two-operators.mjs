@@ -3,7 +3,7 @@
 // proceeds, the other is refused in one line naming the first's owner (user@machine pid) and start time; a
 // `--dry-run` meanwhile takes no lock and changes nothing; after kill -9 of the owner the lock is reported as stale
 // (one line) and broken with --break-lock, saying what it broke; the unit ends on a known-good config, unlocked.
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { installSimUnit, isOneLine, loadHosts, plainLines, readUnitState, removeSimUnit, ROOT, runArgv, runCli, seeded, ssh, tuneConfigText, writeLocalConfig } from './_unit-support.mjs';

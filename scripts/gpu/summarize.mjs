@@ -84,7 +84,7 @@ const stopsPaying = perConcurrency.find((p) => p.best && p.nospec && p.best.out 
 
 // Regret of the adaptive winner: its config's grid measurement against the grid's best, on the objective.
 let regret = null;
-if (grid && adaptive && adaptive.best && grid.best) {
+if (grid && adaptive?.best && grid.best) {
   const obj = byConfig(grid, grid.config.objective?.concurrency ?? 1, 'decode');
   const g = obj.get(grid.best.nMax); const a = obj.get(adaptive.best.nMax);
   if (g && a) regret = round((1 - a / g) * 100, 2);

@@ -1,6 +1,6 @@
 // `spectune apply`: deploy one config through the drop-in, restart safely, wait for readiness failing fast,
 // and roll back to the last known-good config when the candidate fails.
-import type { Diagnosis, Verdict } from '../diagnose/types.js';
+import type { Diagnosis, Verdict } from '../diagnose/index.js';
 import type { EngineSettings } from '../engines/types.js';
 import { isToolError, ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';

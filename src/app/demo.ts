@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { validateConfig, type SpectuneConfig } from '../config/index.js';
@@ -80,7 +80,7 @@ async function runDemoCampaign(pm: ProcessManager, root: string, db: Db, config:
     actionLog: createFileActionLog(join(outDir, 'actions.jsonl')),
   });
   const deps = {
-    service: createControllerServicePort(ctl, config.target.endpoint),
+    service: createControllerServicePort(ctl),
     bench: createBenchPort(config, null),
     search: createSearchPort(config, { confirmProbes: true }),
     store: createSqliteTuneStore(db, 'sglang'),

@@ -1,6 +1,6 @@
 // The end state of a campaign: deploy the winner (or restore the original), verify it healthy, print the drop-in.
 import { findBest, configKey } from '../tune/best.js';
-import { describeBestPerConcurrency, findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
+import { describeBestPerConcurrency, findBestPerConcurrency } from '../tune/per-concurrency.js';
 import { metricUnit } from '../tune/objective.js';
 import { findDisqualified } from '../tune/step.js';
 import { RESTARTS_COUNTED, type NextStep, type TrialRecord, type TuneConfig } from '../tune/types.js';

@@ -1,7 +1,7 @@
 // What the campaign runner needs from the outside world, as narrow ports; tune-wiring.ts binds them to the real
 // service controller, benchmark, search and store, and the unit tests bind them to fakes.
 import type { BenchRun, RequestSample } from '../bench/types.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import type { CapacityFacts } from '../engines/types.js';
 import type { EventSink } from '../tune/events.js';
 import type { CampaignEndState } from '../store/index.js';

@@ -51,7 +51,7 @@ class MultiServicePort implements TuneServicePort {
   }
 
   async waitHealthy(signal?: AbortSignal) {
-    const single = await createControllerServicePort(this.group.rank0, this.endpoint).waitHealthy(signal);
+    const single = await createControllerServicePort(this.group.rank0).waitHealthy(signal);
     if (!single.healthy) return single;
     const down = await this.group.downWorkers();
     return down.length ? { healthy: false, capacity: null, reason: down.join('; ') } : single;
@@ -110,12 +110,12 @@ class MultiServicePort implements TuneServicePort {
   }
 
   async readEndState(keys: string[]): Promise<EndState> {
-    const [first, units] = await Promise.all([createControllerServicePort(this.group.rank0, this.endpoint).readEndState!(keys), Promise.all(this.group.ranks.map(readUnitSnapshot))]);
+    const [first, units] = await Promise.all([createControllerServicePort(this.group.rank0).readEndState!(keys), Promise.all(this.group.ranks.map(readUnitSnapshot))]);
     return { ...first, units };
   }
 
   async describeDeployed(): Promise<string> {
-    const parts = await Promise.all(this.group.ranks.map((c) => createControllerServicePort(c, this.endpoint).describeDeployed()));
+    const parts = await Promise.all(this.group.ranks.map((c) => createControllerServicePort(c).describeDeployed()));
     return parts.map((p, i) => `# rank${i}\n${p}`).join('\n\n');
   }
 }

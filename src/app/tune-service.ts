@@ -2,7 +2,7 @@
 import { getEngine } from '../engines/index.js';
 import type { CapacityFacts, EngineName } from '../engines/types.js';
 import { readEngineInfo } from '../service/health.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import { dropInPath, type ActionLog, type ServiceController } from '../service/index.js';
 import { diagnoseUnit } from './diagnose-live.js';
 import type { TuneConfig } from '../tune/types.js';
@@ -39,7 +39,7 @@ export async function readUnitSnapshot(ctl: ServiceController): Promise<EndState
 }
 
 // Deploy through the controller: plan, apply (safe restart), wait ready or fail fast with a verdict.
-async function deployConfig(ctl: ServiceController, endpoint: string, config: TuneConfig, signal?: AbortSignal): Promise<DeployOutcome> {
+async function deployConfig(ctl: ServiceController, config: TuneConfig, signal?: AbortSignal): Promise<DeployOutcome> {
   const plan = await ctl.plan(config);
   if (plan.noop) {
     const st = await ctl.status();
@@ -72,7 +72,7 @@ async function diagnoseSince(ctl: ServiceController, since: string, actionLog?: 
 }
 
 // The service port over a controller (the action log, when given, attributes stops in a diagnosis).
-export function createControllerServicePort(ctl: ServiceController, endpoint: string, actionLog?: ActionLog): TuneServicePort {
+export function createControllerServicePort(ctl: ServiceController, actionLog?: ActionLog): TuneServicePort {
   /** The main PID of the service when the last deploy was ready (null: not known). */
   let readyPid: number | null = null;
   /** The host time the last deploy began (null: not known), where a diagnosis of its lifetime starts reading. */
@@ -92,7 +92,7 @@ export function createControllerServicePort(ctl: ServiceController, endpoint: st
     async deploy(config, _why, signal) {
       readyPid = null;
       deploySince = await hostSince(ctl);
-      const out = await deployConfig(ctl, endpoint, config, signal);
+      const out = await deployConfig(ctl, config, signal);
       if (out.ready) readyPid = (await ctl.status()).state.mainPid;
       return out;
     },

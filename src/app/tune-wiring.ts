@@ -116,7 +116,7 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   const ctl = ctls[0];
   const service = multi
     ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog, lease })
-    : createControllerServicePort(ctl, cfg.target.endpoint, actionLog);
+    : createControllerServicePort(ctl, actionLog);
   const deps: TuneDeps = {
     service: opts.servicePort ?? service,
     bench: createBenchPort(cfg, apiKey, resolveApiKeyInfo(cfg.target, opts.env).fix),

@@ -70,7 +70,7 @@ export class LogHistogram {
     if (seen >= rank) return this.min;
     for (let i = 0; i < BUCKETS; i++) {
       seen += this.counts[i];
-      if (seen >= rank) return clamp(MIN_VALUE * Math.pow(GROWTH, i) * MID, this.min, this.max);
+      if (seen >= rank) return clamp(MIN_VALUE * GROWTH ** i * MID, this.min, this.max);
     }
     return this.max;
   }
@@ -91,5 +91,5 @@ export class LogHistogram {
 }
 
 function clamp(v: number, lo: number, hi: number): number {
-  return v < lo ? lo : v > hi ? hi : v;
+  return Math.min(Math.max(v, lo), hi);
 }

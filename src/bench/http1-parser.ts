@@ -7,6 +7,7 @@ const SEMI = 0x3b;
 // A response head larger than this is not from an inference server; refuse it rather than buffer without bound.
 const MAX_HEAD_CHARS = 64 * 1024;
 
+// biome-ignore lint/suspicious/noConstEnum: tsc inlines the states into the per-byte loop; the enum never leaves this file
 const enum State { Head, Length, ChunkSize, ChunkExt, ChunkData, ChunkEnd, Trailers, UntilClose, Done }
 
 /** What the parser reports; body ranges are only valid during the call. */

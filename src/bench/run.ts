@@ -7,7 +7,7 @@ import { redactText } from '../redact.js';
 import { joinUrl, planRequest, type BenchPrompt } from './api.js';
 import { applyPromptPolicy, createRunNonce, resetEngineCache } from './cache.js';
 import { runLevel, type LevelContext, type LevelOutcome } from './load.js';
-import { LevelStats, round, summarizeHistogram } from './metrics.js';
+import { type LevelStats, round, summarizeHistogram } from './metrics.js';
 import { defaultRequests, resolveBenchOptions, type BenchOptions, type ResolvedBenchOptions } from './options.js';
 import { computeAcceptance, type EngineView } from './prometheus.js';
 import { loadShippedCorpus } from './prompt-files.js';

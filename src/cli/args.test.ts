@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../errors.js';
+import type { ToolError } from '../errors.js';
 import { nearestFlag, parseFlags } from './args.js';
 
 const FLAGS = {

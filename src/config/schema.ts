@@ -16,6 +16,7 @@ export const METRICS = [
 /** A metric name (see METRICS). */
 export type MetricName = (typeof METRICS)[number];
 
+// biome-ignore lint/complexity/noUselessEscapeInRegex: in the JSON schema `\[` stays valid under the v flag
 const HOST_SPEC = /^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/;
 const settingValue = z.union([z.number(), z.string(), z.boolean()]);
 /** Benchmark timeouts of a campaign when spectune.yaml does not set them (shown in `spectune tune --help`). */

@@ -26,13 +26,13 @@ interface Expected {
 }
 
 // Every fixture folder: <engine>/<case>.
-export function fixtureDirs(): string[] {
+function fixtureDirs(): string[] {
   return readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory())
     .flatMap((e) => readdirSync(join(ROOT, e.name), { withFileTypes: true }).filter((d) => d.isDirectory()).map((c) => join(ROOT, e.name, c.name)));
 }
 
 // Run diagnose on one form of a fixture folder.
-export function runFixture(dir: string, form: string): Diagnosis {
+function runFixture(dir: string, form: string): Diagnosis {
   const read = (f: string) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : undefined);
   const exp = JSON.parse(read('expected.json')!) as Expected;
   const actions = read('actions.jsonl');

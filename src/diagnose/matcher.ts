@@ -71,7 +71,7 @@ export class RuleMatcher {
   // Ids of the context rules a message ends (e.g. "capture finished" ends "capture in progress"), or null.
   clearedRules(message: string): Set<string> | null {
     const text = matchable(message);
-    if (!this.clearFilter || !this.clearFilter.test(text)) return null;
+    if (!this.clearFilter?.test(text)) return null;
     return new Set(this.clearing.filter((c) => c.pattern.test(text)).map((c) => c.ruleId));
   }
 

@@ -85,7 +85,7 @@ export function buildLifetimes(lives: LifeState[], deaths: Map<number, Death>, w
     const ts = (t: string | null) => formatStamp(parseStamp(t, hints.get(l.source) ?? null)) ?? t;
     const out: Lifetime = {
       pid: l.pid, firstLine: l.firstLine, lastLine: l.lastLine, start: ts(l.startTs), end: ts(l.endTs), ready: Boolean(l.ready),
-      requestsServed: l.requests, exit: exitText(l), cause: d && d.crashed ? d.class : null,
+      requestsServed: l.requests, exit: exitText(l), cause: d?.crashed ? d.class : null,
     };
     if (withSource) out.source = l.source;
     return out;

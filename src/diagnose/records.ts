@@ -41,6 +41,7 @@ const PASTED_SYSTEMD = /^([\w:@.-]+\.(?:service|scope)): (?:Main process exited|
 const META_LINE = /^-- (?:Boot [0-9a-f]+|No entries|Logs begin|Journal begins|Reboot)/;
 /** `journalctl -o json-seq` starts each entry with an ASCII record separator. */
 const RECORD_SEPARATOR = 0x1e;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC is what an ANSI colour sequence starts with
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 // Strip terminal colour codes (journald keeps them; they would break every pattern).

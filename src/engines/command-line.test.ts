@@ -73,7 +73,7 @@ describe('patchExecStart', () => {
 
   it('adds a missing flag in the continuation style and removes one with its value', () => {
     const p = patchExecStart(UNIT, 'sglang', { cuda_graph_max_bs: 16, speculative_eagle_topk: null });
-    expect(p.execStart).toMatch(/--mem-fraction-static=0\.8 \\\n  --cuda-graph-max-bs 16$/);
+    expect(p.execStart).toMatch(/--mem-fraction-static=0\.8 \\\n {2}--cuda-graph-max-bs 16$/);
     expect(p.execStart).not.toContain('--speculative-eagle-topk');
     expect(p.execStart).toContain(' \\\n  --speculative-num-draft-tokens 8 \\');
   });

@@ -44,6 +44,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 // Words made only of these characters need no quoting in a unit file.
 const PLAIN_WORD = /^[A-Za-z0-9_@+=:,./-]+$/;
 // Control characters cannot be written safely into an ExecStart line (and no engine flag needs them).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this check refuses
 const CONTROL_CHARS = /[\x00-\x1f\x7f]/;
 // A unit-file comment line (systemd: first non-blank character is # or ;).
 const COMMENT_LINE = /^[ \t]*[#;]/;

@@ -74,7 +74,7 @@ export function writeModel(path: string, spec: ModelSpec, vocabPath: string): Mo
   const fd = openSync(path, 'w');
   try {
     writeSync(fd, header);
-    fills.forEach((f, i) => writeSync(fd, fillTensor(f, spec.seed, { banned: BANNED_TOKENS }), 0, undefined, header.length + infos[i].offset));
+    fills.forEach((f, i) => { writeSync(fd, fillTensor(f, spec.seed, { banned: BANNED_TOKENS }), 0, undefined, header.length + infos[i].offset); });
     ftruncateSync(fd, header.length + dataBytes);
   } finally {
     closeSync(fd);

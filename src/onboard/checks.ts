@@ -42,7 +42,7 @@ export interface StopTimeoutFacts {
 // The per-request ITL the engine's measured decode rate implies at a full batch (the aggregate rate shared by
 // max_running_requests requests: slower per request than at today's batch, so a conservative figure), or null.
 export function measuredItlMs(load: StopTimeoutFacts['load']): number | null {
-  if (!load || !load.genThroughput || load.genThroughput <= 0 || load.running <= 0) return null;
+  if (!load?.genThroughput || load.genThroughput <= 0 || load.running <= 0) return null;
   const batch = Math.max(load.running, load.maxRunning ?? load.running);
   return Math.ceil((batch * 1000) / load.genThroughput);
 }
@@ -74,7 +74,7 @@ export function judgeStopTimeout(subject: string, f: StopTimeoutFacts): CheckRes
 // Start-up time from the journal against the ready deadline of the benchmark config.
 export function judgeStartup(subject: string, r: StartupReading | null, readyTimeoutMs: number): CheckResult {
   const limit = readyTimeoutMs / 1000;
-  if (!r || !r.last) {
+  if (!r?.last) {
     const why = r?.pending ? 'the current start has not logged its ready line yet' : 'no start with a ready line in the journal of the current run';
     return result('startup', subject, 'WARN', `start-up time unknown: ${why}`, `the first trial will measure it; the ready deadline is ${limit} s (benchmark.timeouts.ready)`, { readyTimeoutSec: limit });
   }

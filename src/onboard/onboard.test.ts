@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../errors.js';
+import type { ToolError } from '../errors.js';
 import {
   chooseUnit, describeCommand, filterEngineLike, formatChecks, judgeApiKey, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup,
   judgeStopTimeout, judgeStoreDisk, measureStartups, parseRunningUnits, proposeConfig, readVersion, recommendedStopSec, renderYaml, summarizeChecks,

@@ -1,5 +1,5 @@
 // Start-up time from a unit's journal (pure): systemd's start line to the engine's ready line, per start.
-import { readSystemdMarker } from '../diagnose/markers.js';
+import { readSystemdMarker } from '../diagnose/index.js';
 import type { StartupReading, StartupTime } from './types.js';
 
 /** The fields of a journal entry this needs (an entry without a time is skipped). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchRun } from '../bench/types.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import {
   buildReportModel, isSimulated, renderChartText, renderHtml, renderLevelChartSvg, renderMarkdown, renderTrialChartSvg, SIMULATED_TEXT,
   type ReportInput, type ReportTrial,

@@ -1,6 +1,6 @@
 // What a report is built from (store data, already loaded) and what renderers draw (the model). Pure data.
 import type { BenchRun } from '../bench/types.js';
-import type { ActionRecord, EvidenceLine, Verdict } from '../diagnose/types.js';
+import type { ActionRecord, EvidenceLine, Verdict } from '../diagnose/index.js';
 import type { CapacityFacts, ParamValue } from '../engines/types.js';
 import type { CampaignEndState } from '../store/campaigns.js';
 

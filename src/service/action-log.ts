@@ -5,8 +5,8 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { parseActionLog } from '../diagnose/state.js';
-import type { ActionRecord } from '../diagnose/types.js';
+import { parseActionLog } from '../diagnose/index.js';
+import type { ActionRecord } from '../diagnose/index.js';
 import { ToolError } from '../errors.js';
 import { describeErrno } from '../local-state.js';
 import { redactValue } from '../redact.js';

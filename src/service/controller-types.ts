@@ -1,5 +1,5 @@
 // Types of the service controller's API (options, results, the rollback error).
-import type { Diagnosis, Verdict } from '../diagnose/types.js';
+import type { Diagnosis, Verdict } from '../diagnose/index.js';
 import type { EngineName, EngineSettings } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import type { ServiceEventSink } from './events.js';

@@ -1,6 +1,6 @@
 // The service controller: plan, deploy, restart safely, wait for readiness failing fast, stop crash loops and
 // roll back, recording every action. This is the library API the tuner and the CLI commands use.
-import type { Diagnosis } from '../diagnose/types.js';
+import type { Diagnosis } from '../diagnose/index.js';
 import { getEngine } from '../engines/registry.js';
 import type { EngineAdapter, EngineName, EngineSettings } from '../engines/types.js';
 import { isToolError, ToolError } from '../errors.js';
@@ -228,7 +228,7 @@ export class ServiceController {
     const target: Version = look.good ?? 'none';
     if (look.onGood && isStartingOrUp(look.state)) return target;
     const files = await catUnit(this.host, this.unit);
-    refuseForeignOverride(this.host.name, this.unit, files);
+    refuseForeignOverride(this.host.name, files);
     const etc = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`))?.text ?? null;
     await restoreVersion(this.host, this.unit, target, etc, { leased: !!this.opts.lease || hasTrial(files), mode: this.unitMode });
     this.stopRenewing();
@@ -243,7 +243,7 @@ export class ServiceController {
   async planRollback(to?: Version): Promise<RollbackPlan> {
     const [versions, files, state] = await Promise.all([readVersions(this.host, this.unit), catUnit(this.host, this.unit), showUnit(this.host, this.unit)]);
     const version: Version = to ?? versions.good ?? 'none';
-    refuseForeignOverride(this.host.name, this.unit, files);
+    refuseForeignOverride(this.host.name, files);
     const dropInNow = ourDropIn(files)?.text ?? null;
     const dropInAfter = version === 'none' ? null : await this.readKeptVersion(version);
     let nothing: string | null = null;
@@ -277,7 +277,7 @@ export class ServiceController {
   async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; worker?: boolean } = {}): Promise<RollbackResult> {
     const target: Version = w.to ?? (await readVersions(this.host, this.unit)).good ?? 'none';
     const files = await catUnit(this.host, this.unit);
-    refuseForeignOverride(this.host.name, this.unit, files);
+    refuseForeignOverride(this.host.name, files);
     const etc = files.find((f) => f.path.endsWith(`/${DROPIN_NAME}`))?.text ?? null;
     await restoreVersion(this.host, this.unit, target, etc, { leased: !!this.opts.lease || hasTrial(files), mode: this.unitMode, keepLease: this.leaseHeld });
     this.stopRenewing();
@@ -486,7 +486,7 @@ export class ServiceController {
 }
 
 // A rollback into a config spectune cannot control is no rollback: refuse, naming the drop-in that overrides it.
-function refuseForeignOverride(host: string, unit: string, files: UnitFile[]): void {
+function refuseForeignOverride(host: string, files: UnitFile[]): void {
   const o = viewUnit(files).overrides;
   if (!o.length) return;
   const paths = [...new Set(o.map((x) => x.path))];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Diagnosis, DiagnosisClass, Verdict } from '../diagnose/types.js';
+import type { Diagnosis, DiagnosisClass, Verdict } from '../diagnose/index.js';
 import { asCrashLoop } from './crash-loop.js';
 import type { Tracker } from './readiness.js';
 

@@ -1,7 +1,7 @@
 // Crash loops: systemd keeps restarting a start-up that dies the same way each time, while `systemctl status`
 // may well say "active (running)". Pure helpers that turn what the watcher saw into a crash_loop verdict.
 import { namesNoFailure } from '../diagnose/index.js';
-import type { Diagnosis, Verdict } from '../diagnose/types.js';
+import type { Diagnosis, Verdict } from '../diagnose/index.js';
 import type { JournalEntry } from './journal.js';
 import type { Tracker } from './readiness.js';
 

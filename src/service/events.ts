@@ -1,5 +1,5 @@
 // The service controller's progress events; the whole stream (tune/events.ts) includes them.
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import type { LogEvent, Sink } from '../events.js';
 
 /** Which rank of a group an event is about (set on every rank's events when a group has several). */

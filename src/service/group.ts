@@ -2,7 +2,7 @@
 // others join it) controlled as one: every deploy goes to every rank, ranks restart in rank order, all are watched
 // at once, a failure is diagnosed from every rank's journal in one verdict, and every rank is rolled back.
 import { namesNoFailure } from '../diagnose/index.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import { ToolError } from '../errors.js';
 import { ignoreEvents } from '../events.js';
 import type { ServiceEventSink } from './events.js';
@@ -13,7 +13,7 @@ import {
   RollbackFailedError, type FailedStart, type RankLook, type ReadyResult, type RollbackPlan, type StopOptions,
 } from './controller-types.js';
 import type { Version } from './deploy.js';
-import { armLease, releaseLease, renewLease, type LeaseOptions } from './lease.js';
+import { armLease, renewLease, type LeaseOptions } from './lease.js';
 import { backoffMs, isLostHost, LEASE_MARGIN_MS, lostHostError } from './lost-host.js';
 import type { Changes, DeployPlan } from './plan.js';
 import { isStartingOrUp } from './show.js';

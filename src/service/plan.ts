@@ -175,7 +175,7 @@ export function renderPlan(plan: DeployPlan): string {
   for (const w of plan.warnings) lines.push(`warning: ${w}`);
   if (plan.filesInForce) lines.push('files in force now (systemd order):', ...plan.filesInForce.map((f, i) => `  ${i + 1}. ${f.path}  [${describeFileKind(f.kind)}]`));
   lines.push('', plan.diff || '(no difference)', 'steps:');
-  plan.steps.forEach((s, i) => lines.push(`  ${i + 1}. ${s.kind === 'write' ? `write ${s.path}` : s.argv.join(' ')}  # ${s.why}`));
+  plan.steps.forEach((s, i) => { lines.push(`  ${i + 1}. ${s.kind === 'write' ? `write ${s.path}` : s.argv.join(' ')}  # ${s.why}`); });
   if (plan.hooks?.length) lines.push('hooks (target.hooks):', ...plan.hooks.map((h) => `  ${h}`));
   return redactText(`${lines.join('\n')}\n`);
 }

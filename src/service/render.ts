@@ -1,5 +1,5 @@
 // Pure text rendering of service-control results and events for the CLI (secrets redacted).
-import type { Diagnosis, Verdict } from '../diagnose/types.js';
+import type { Diagnosis, Verdict } from '../diagnose/index.js';
 import type { EngineSettings } from '../engines/types.js';
 import { redactText } from '../redact.js';
 import type { ServiceStatus } from './controller.js';

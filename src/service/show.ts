@@ -1,5 +1,5 @@
 // Pure parsing of `systemctl show -p ...` output into the state spectune decides on.
-import { parseSystemctlShow } from '../diagnose/state.js';
+import { parseSystemctlShow } from '../diagnose/index.js';
 
 /** Properties spectune asks `systemctl show` for (one round trip per poll). */
 export const SHOW_PROPERTIES = [

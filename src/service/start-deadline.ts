@@ -1,7 +1,7 @@
 // The start-up deadline: a start that neither fails nor becomes ready (hung loading the model, stuck in
 // `activating`, or `active (running)` while /health never answers) is given up after a while and handled like a
 // failed start. Pure helpers naming what the watcher saw last, and the coded error for it.
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import { ToolError } from '../errors.js';
 import type { HealthResult } from './health.js';
 import type { Tracker } from './readiness.js';

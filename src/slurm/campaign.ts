@@ -6,7 +6,7 @@ import type { EventSink } from '../tune/events.js';
 import type { CampaignResult } from '../tune/result.js';
 import { configKey, findBest } from '../tune/best.js';
 import { evaluateObjective } from '../tune/objective.js';
-import { findBestPerConcurrency, type ConcurrencyBest } from '../tune/per-concurrency.js';
+import { findBestPerConcurrency } from '../tune/per-concurrency.js';
 import { decideNextStep, findDisqualified, reconcileTrials } from '../tune/step.js';
 import { trialNumber, type TrialKind, type TrialRecord, type TuneConfig } from '../tune/types.js';
 import { proposeBatch, type BatchItem } from './batch.js';

@@ -29,8 +29,8 @@ export function expandHostlist(text: string): string[] {
   const t = text.trim();
   if (!t || t === 'None assigned' || t === '(null)' || t === 'None') return [];
   const out: string[] = [];
-  for (const part of t.match(/[^,\[]+(?:\[[^\]]*\])?[^,]*/g) ?? []) {
-    const m = /^([^\[]*)\[([^\]]*)\](.*)$/.exec(part);
+  for (const part of t.match(/[^,[]+(?:\[[^\]]*\])?[^,]*/g) ?? []) {
+    const m = /^([^[]*)\[([^\]]*)\](.*)$/.exec(part);
     if (!m) { out.push(part); continue; }
     for (const r of m[2].split(',')) {
       const [a, b] = r.split('-');

@@ -1,6 +1,6 @@
 // The sbatch script: every request as a #SBATCH line, the engine exec'd, two ranks through one srun, bad values refused.
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../errors.js';
+import type { ToolError } from '../errors.js';
 import { buildSbatchScript, parseSbatchOutput } from './script.js';
 import type { TrialJobSpec } from './types.js';
 

@@ -1,5 +1,5 @@
 // The action log (who stopped/started what, and why) and the optional event log of a campaign.
-import type { ActionRecord } from '../diagnose/types.js';
+import type { ActionRecord } from '../diagnose/index.js';
 import type { SpectuneEvent } from '../tune/events.js';
 import type { Db } from './db.js';
 import { fromJson, toJson, toText } from './json.js';

@@ -1,6 +1,6 @@
 // Measurements attached to trials: bench runs, raw per-request samples, engine metrics and verdicts.
 import type { BenchRun, RequestSample } from '../bench/types.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import type { Db } from './db.js';
 import { fromJson, isoNow, toJson, toText } from './json.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BenchRun, RequestSample } from '../bench/types.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import {
   closeStore, createCampaign, findUnfinishedTrial, getTrialConfig, latestCampaign, listActions, listBenchRuns, listSamples,
   listTrials, listVerdicts, markTrialState, MIGRATIONS, openStore, recordAction, recordTrialResult, recordTrialStart, updateCampaign, type Db,

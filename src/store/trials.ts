@@ -1,7 +1,7 @@
 // Trials and their state machine (planned → deploying → running → measured|failed|infeasible|skipped), so that
 // --resume knows exactly what was in flight when spectune died.
 import type { BenchRun, RequestSample } from '../bench/types.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import type { CapacityFacts, EngineSettings } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import type { Db } from './db.js';

@@ -1,7 +1,7 @@
 // The one typed event stream: every domain's events plus the campaign's own; the CLI, the store, the reports and
 // any UI render these.
 import type { BenchEvent } from '../bench/events.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import type { Sink, TrialPhase } from '../events.js';
 import type { ServiceEvent } from '../service/events.js';
 

@@ -1,6 +1,6 @@
 // The campaign's domain: trials, their outcomes and what the runner decides next. Pure data, no I/O.
 import type { BenchRun } from '../bench/types.js';
-import type { Verdict } from '../diagnose/types.js';
+import type { Verdict } from '../diagnose/index.js';
 import type { CapacityFacts, ParamValue } from '../engines/types.js';
 
 /** One candidate configuration, keyed by canonical setting names (speculative_num_steps, ...). */

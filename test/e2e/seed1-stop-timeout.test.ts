@@ -98,7 +98,7 @@ describe('seed 1: stop with a benchmark in flight', () => {
     expect(other).toEqual(new Array(16).fill(true));
     const restartAction = events.find((e) => e.type === 'service:action' && e.action === 'restart');
     expect(quiescedAt).toBeGreaterThan(0);
-    expect(restartAction && restartAction.ts).toBeGreaterThanOrEqual(quiescedAt);
+    expect(restartAction?.ts).toBeGreaterThanOrEqual(quiescedAt);
     const warn = events.find((e) => e.type === 'log' && e.level === 'warn' && /TimeoutStopSec/.test(e.message));
     expect(warn && warn.type === 'log' ? warn.message : '').toMatch(new RegExp(`longer than TimeoutStopSec=${TIMEOUT_STOP_SEC}s.*Fix: add TimeoutStopSec=\\d+`));
     const journal = await journalText(u.host, u.unit, since);

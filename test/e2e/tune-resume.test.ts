@@ -53,7 +53,7 @@ describe('spectune tune --resume after SIGKILL', () => {
     expect(ctrlC.code, ctrlC.stderr.slice(-2000)).toBe(130);
     expect((JSON.parse(ctrlC.stdout) as { status: string }).status).toBe('interrupted');
     expect(ctrlC.events.some((e) => e.type === 'service:action' && e.action === 'rollback')).toBe(true);
-    runs.slice(1, KILLS.length).forEach((r, i) => expect(r.signal, `run ${i + 1} was not killed:\n${r.stderr.slice(-2000)}`).toBe('SIGKILL'));
+    runs.slice(1, KILLS.length).forEach((r, i) => { expect(r.signal, `run ${i + 1} was not killed:\n${r.stderr.slice(-2000)}`).toBe('SIGKILL'); });
     const last = runs[runs.length - 1];
     expect(last.code, last.stderr.slice(-3000)).toBe(0);
     expect((JSON.parse(last.stdout) as { status: string }).status).toBe('done');

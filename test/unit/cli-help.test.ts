@@ -27,6 +27,6 @@ describe('--help', () => {
   it('the top-level help lists examples', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^examples:\n  spectune demo$/m);
+    expect(r.stdout).toMatch(/^examples:\n {2}spectune demo$/m);
   });
 });

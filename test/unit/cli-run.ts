@@ -44,8 +44,8 @@ export function runCli(args: string[], opts: { cwd?: string; env?: Record<string
     if (opts.stdinText !== undefined) child.stdin!.end(opts.stdinText);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
     child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr, ms: Date.now() - started }); });
   });

@@ -7,7 +7,7 @@ import {
 } from '../../src/engines/index.js';
 import { isToolError } from '../../src/errors.js';
 import {
-  LAUNCH_CONFIGS_PATH, composeArgv, k8sContainers, kustomizeAppendedArgs, loadLaunchConfigs, markdownCodeBlocks, type LaunchConfig,
+  composeArgv, k8sContainers, kustomizeAppendedArgs, loadLaunchConfigs, markdownCodeBlocks, type LaunchConfig,
 } from './engines-launch-configs.helpers.js';
 
 /** What we expect for one config: speculation in force, a few settings, or that it is a wrapper. */

@@ -32,7 +32,8 @@ describe('the real process streams at the calibrated speed', () => {
 
   it('steps=4: a streamed 384-token request decodes at 277 tok/s ±5%', async () => {
     p = spawnSim(['--port', '0', '--sim-time-scale', FAST, '--speculative-algorithm', 'EAGLE', '--speculative-num-steps', '4', '--speculative-eagle-topk', '1']);
-    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await p.waitFor(/ready to roll/);
+    const port = await p.port();
     await streamChat(port, { max_tokens: 16, ignore_eos: true, rid: 'warmup' });
     const errors: number[] = [];
     for (let i = 0; i < ATTEMPTS; i++) {

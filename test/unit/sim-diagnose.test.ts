@@ -33,7 +33,8 @@ describe.concurrent('spectune diagnose on the simulator\'s logs', () => {
 
   it('batch-size CUDA OOM → cuda_oom', async () => {
     const log = await capture(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'cuda-oom-batch=2'], async (p) => {
-      const port = (await p.waitFor(/ready to roll/), await p.port());
+      await p.waitFor(/ready to roll/);
+      const port = await p.port();
       await Promise.allSettled([1, 2].map((i) => streamChat(port, { max_tokens: 40, ignore_eos: true, rid: `bench-${i}` })));
     });
     expect(diagnose(log)).toBe('cuda_oom');
@@ -41,7 +42,8 @@ describe.concurrent('spectune diagnose on the simulator\'s logs', () => {
 
   it('illegal memory access after N requests → cuda_error', async () => {
     const log = await capture(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'crash-after=1'], async (p) => {
-      const port = (await p.waitFor(/ready to roll/), await p.port());
+      await p.waitFor(/ready to roll/);
+      const port = await p.port();
       await streamChat(port, { max_tokens: 8, ignore_eos: true, rid: 'bench-1' }).catch(() => undefined);
     });
     expect(diagnose(log)).toBe('cuda_error');
@@ -49,7 +51,8 @@ describe.concurrent('spectune diagnose on the simulator\'s logs', () => {
 
   it('scheduler hang → watchdog → distributed_error', async () => {
     const log = await capture(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'hang-after=1', '--watchdog-timeout', '60'], async (p) => {
-      const port = (await p.waitFor(/ready to roll/), await p.port());
+      await p.waitFor(/ready to roll/);
+      const port = await p.port();
       await streamChat(port, { max_tokens: 8, ignore_eos: true, rid: 'bench-1' }).catch(() => undefined);
     });
     expect(diagnose(log)).toBe('distributed_error');
@@ -86,7 +89,8 @@ describe.concurrent('spectune diagnose on the simulator\'s logs', () => {
 
   it('SIGTERM with requests in flight, drained → clean_stop', async () => {
     const log = await capture(['--port', '0', '--sim-time-scale', '0.05', ...STEPS(3)], async (p) => {
-      const port = (await p.waitFor(/ready to roll/), await p.port());
+      await p.waitFor(/ready to roll/);
+      const port = await p.port();
       const req = streamChat(port, { max_tokens: 200, ignore_eos: true, rid: 'bench-27' });
       await sleep(100);
       process.kill(p.pid, 'SIGTERM');

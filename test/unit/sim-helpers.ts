@@ -120,7 +120,7 @@ export async function streamChat(port: number, body: Record<string, unknown>, he
   const dec = new TextDecoder();
   for await (const c of r.body as unknown as AsyncIterable<Uint8Array>) {
     buf += dec.decode(c, { stream: true });
-    let i;
+    let i: number;
     while ((i = buf.indexOf('\n\n')) >= 0) {
       const ev = buf.slice(0, i);
       buf = buf.slice(i + 2);

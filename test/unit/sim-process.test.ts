@@ -110,7 +110,8 @@ describe('signals and memory', () => {
 describe('serving', () => {
   it('requests beyond max_running_requests queue and run when a slot frees', async () => {
     const p = sim(['--port', '0', '--sim-time-scale', FAST, ...STEPS(3), '--max-running-requests', '2']);
-    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await p.waitFor(/ready to roll/);
+    const port = await p.port();
     const reqs = [1, 2, 3, 4].map((i) => streamChat(port, { max_tokens: 120, ignore_eos: true, rid: `bench-${i}` }));
     let metrics = '';
     for (let i = 0; i < 100 && !/sglang:num_running_reqs\{[^}]*\} 2\n/.test(metrics); i++) {
@@ -127,7 +128,8 @@ describe('serving', () => {
 
   it('SIGTERM drains in-flight requests at their real pace, answers 503, then SIGKILLs itself', async () => {
     const p = sim(['--port', '0', '--sim-time-scale', '0.05', ...STEPS(3)]);
-    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await p.waitFor(/ready to roll/);
+    const port = await p.port();
     const reqs = ['bench-27', 'bench-28', 'bench-29'].map((rid) => streamChat(port, { max_tokens: 400, ignore_eos: true, rid }));
     await sleep(200);
     process.kill(p.pid, 'SIGTERM');
@@ -142,7 +144,8 @@ describe('serving', () => {
 
   it('--api-key is enforced (401) except on /health', async () => {
     const p = sim(['--port', '0', '--sim-time-scale', FAST, '--api-key', 'sekret']);
-    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await p.waitFor(/ready to roll/);
+    const port = await p.port();
     expect((await fetch(url(port, '/v1/models'))).status).toBe(401);
     expect((await fetch(url(port, '/v1/models'), { headers: { authorization: 'Bearer sekret' } })).status).toBe(200);
     expect((await fetch(url(port, '/health'))).status).toBe(200);
@@ -153,7 +156,8 @@ describe('serving', () => {
 describe('faults', () => {
   it('crash-after=N: CUDA illegal memory access, SIGQUIT line, whole tree SIGKILLed', async () => {
     const p = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'crash-after=1']);
-    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await p.waitFor(/ready to roll/);
+    const port = await p.port();
     await streamChat(port, { max_tokens: 10, ignore_eos: true, rid: 'bench-1' });
     expect(await p.exit).toEqual({ code: null, signal: 'SIGKILL' });
     expect(p.out()).toContain('RuntimeError: CUDA error: an illegal memory access was encountered');
@@ -162,7 +166,8 @@ describe('faults', () => {
 
   it('cuda-oom-batch=N: torch.OutOfMemoryError when the batch reaches N', async () => {
     const p = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-fault=cuda-oom-batch=2']);
-    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await p.waitFor(/ready to roll/);
+    const port = await p.port();
     await Promise.allSettled([1, 2].map((i) => streamChat(port, { max_tokens: 50, ignore_eos: true, rid: `bench-${i}` })));
     expect(await p.exit).toEqual({ code: null, signal: 'SIGKILL' });
     expect(p.out()).toMatch(/\ntorch\.OutOfMemoryError: CUDA out of memory\. Tried to allocate [\d.]+ GiB/);
@@ -170,7 +175,8 @@ describe('faults', () => {
 
   it('hang-after=N: health fails, the watchdog fires, then the tree is killed', async () => {
     const p = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'hang-after=1', '--watchdog-timeout', '100']);
-    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await p.waitFor(/ready to roll/);
+    const port = await p.port();
     await streamChat(port, { max_tokens: 5, ignore_eos: true, rid: 'bench-1' });
     expect((await fetch(url(port, '/health'))).status).toBe(503);
     await p.waitFor(/Watchdog timeout \(self\.watchdog_timeout=100\)/);
@@ -180,7 +186,8 @@ describe('faults', () => {
 
   it('SIGTERM after a failed health check exits at once without draining (SGLang\'s UnHealthy path)', async () => {
     const p = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'hang-after=1', '--watchdog-timeout', '100000']);
-    const port = (await p.waitFor(/ready to roll/), await p.port());
+    await p.waitFor(/ready to roll/);
+    const port = await p.port();
     await streamChat(port, { max_tokens: 5, ignore_eos: true, rid: 'bench-1' });
     const stuck = streamChat(port, { max_tokens: 5, ignore_eos: true, rid: 'bench-2' }).catch(() => null);
     expect((await fetch(url(port, '/health'))).status).toBe(503);

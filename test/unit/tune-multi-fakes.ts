@@ -1,7 +1,7 @@
 // Two scripted systemd hosts for the multi-host service port: each `systemctl restart` runs a timed scenario (journal
 // lines, state changes) so that both ranks move on their own clocks, as they do on real hosts.
 import type { SpectuneEvent } from '../../src/tune/events.js';
-import { createMemoryActionLog, type ActionLog } from '../../src/service/action-log.js';
+import { createMemoryActionLog } from '../../src/service/action-log.js';
 import { diagnoseCollaborators } from '../../src/service/collaborators.js';
 import { createServiceController, type ServiceController } from '../../src/service/controller.js';
 import { renderNcclWatchdog } from '../../src/sim/traceback.js';
@@ -44,8 +44,9 @@ export const abortsOnNccl = (afterMs: number): Scenario => (sd, pid) => later(af
   sd.log(1, `${UNIT}: Main process exited, code=dumped, status=6/ABRT`, 'systemd');
 });
 
-// Two ranks on hosts th-a (rank0) and th-b (rank1) sharing one action log and one record of restarts.
-export function createRanks(events: SpectuneEvent[] = []): { ranks: FakeRank[]; actionLog: ActionLog; restarts: string[] } {
+// Two ranks on hosts th-a (rank0) and th-b (rank1) sharing one in-memory action log (its records readable) and one
+// record of restarts.
+export function createRanks(events: SpectuneEvent[] = []): { ranks: FakeRank[]; actionLog: ReturnType<typeof createMemoryActionLog>; restarts: string[] } {
   const actionLog = createMemoryActionLog();
   const restarts: string[] = [];
   let pid = 100;

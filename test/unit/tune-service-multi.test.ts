@@ -164,8 +164,9 @@ describe('multi-host service port', () => {
 
 describe('multi-host helpers', () => {
   it('orders hosts rank0 first and keeps unranked hosts in order', () => {
-    expect(orderRanks([{ unit: 'b', role: 'rank1' as const }, { unit: 'a', role: 'rank0' as const }]).map((h) => h.unit)).toEqual(['a', 'b']);
-    expect(orderRanks([{ unit: 'x' }, { unit: 'y' }]).map((h) => h.unit)).toEqual(['x', 'y']);
+    type Host = { unit: string; role?: 'rank0' | 'rank1' };
+    expect(orderRanks<Host>([{ unit: 'b', role: 'rank1' }, { unit: 'a', role: 'rank0' }]).map((h) => h.unit)).toEqual(['a', 'b']);
+    expect(orderRanks<Host>([{ unit: 'x' }, { unit: 'y' }]).map((h) => h.unit)).toEqual(['x', 'y']);
   });
 
   it("keeps the failed rank's crash loop in the group verdict, and falls back to it when the group names no failure", () => {

@@ -6,11 +6,11 @@ import { ToolError } from '../../errors.js';
 import type { ParamValue } from '../../engines/types.js';
 import { redactText, redactValue } from '../../redact.js';
 import { DEFAULT_READY_TIMEOUT_MS, describeRollbackTarget, renderPlan, type Changes } from '../../service/index.js';
-import { formatServiceEvent, formatSettings, formatVerdict } from '../../service/render.js';
+import { formatSettings, formatVerdict } from '../../service/render.js';
 import { numberFlag, parseDrainTimeout, parseFlags, parseLease, parseReadyTimeout } from '../args.js';
 import { createServiceProgress } from '../service-progress.js';
 import { EXIT, reportError } from '../exit.js';
-import type { CliIo, Command } from '../io.js';
+import type { Command } from '../io.js';
 import { resolveCommandTarget } from '../target.js';
 
 const USAGE = `usage: spectune apply --set KEY=VALUE ... [--unset KEY ...] [--dry-run] [--json] [--no-rollback] [--timeout-stop-sec N] [--ready-timeout S] [--break-lock] [--lease DURATION] [--drain-timeout DURATION]

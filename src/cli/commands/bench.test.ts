@@ -157,6 +157,6 @@ describe('spectune bench', () => {
     expect(c.text.stdout).toContain('--first-token-timeout S   a request with no first token after S seconds fails (default 600)');
     expect(c.text.stdout).toContain('(default 10)');
     expect(c.text.stdout).toContain('--stall-timeout S         a stream silent for S seconds between tokens fails (default 60)');
-    expect(c.text.stdout).toMatch(/^examples:\n  spectune bench --url /m);
+    expect(c.text.stdout).toMatch(/^examples:\n {2}spectune bench --url /m);
   });
 });

@@ -31,7 +31,7 @@ export const run: Command = async (argv, io) => {
     io.stdout.write(HELP.replace('%PROFILES%', listProfiles().join(', ')));
     return 0;
   }
-  let handle;
+  let handle: ReturnType<typeof startSim>;
   try {
     handle = startSim(argv, { sink: (t) => io.stdout.write(t), env: io.env });
   } catch (e) {

@@ -62,7 +62,7 @@ function printResult(io: CliIo, r: TuneCommandResult): void {
     for (const l of p.locks ?? []) out.write(`warning: ${l}\n`);
     if (p.resume) out.write(`resume:\n${p.resume.map((l) => `  ${l}`).join('\n')}\n`);
     out.write(`baseline (in force): ${formatConfig(p.baseline)}\n`);
-    p.proposals.forEach((x, i) => out.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`));
+    p.proposals.forEach((x, i) => { out.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`); });
     out.write(p.firstDeploy ? `\nfirst deploy:\n${p.firstDeploy}\n` : 'nothing to deploy\n');
     return;
   }

@@ -1,7 +1,7 @@
 // The adaptive strategy: baseline, then one setting at a time (climb, refine, plateau, probe, bisect), then a soak
 // of the winner. Written as a sequential algorithm and replayed against the history on every call (pure).
 import { compare } from '../compare.js';
-import { configKey, observe, Replay, type Observation } from '../history.js';
+import { configKey, observe, type Replay, type Observation } from '../history.js';
 import type { HistoryEntry, Params, Proposal, SearchOptions, SearchSpace } from '../types.js';
 import { axisValues, probe, refine, stride, type Axis, type ClimbState } from './climb.js';
 import { pickBest, tieRuleOf } from '../winner.js';

@@ -103,7 +103,7 @@ function signedValue(s: ClimbState, ax: Axis, i: number): number | null {
   const p = at(s, ax, i);
   if (!s.seen.has(configKey(p))) return null;
   const o = s.ctx.peek(p);
-  if (!o || o.outcome !== 'ok' || !o.values.length) return null;
+  if (o?.outcome !== 'ok' || !o.values.length) return null;
   return s.opts.goal === 'maximize' ? median(o.values) : -median(o.values);
 }
 
