@@ -7,7 +7,10 @@ export default defineConfig({
       { test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'], testTimeout: 30_000 } },
       {
         test: {
-          name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000,
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
           fileParallelism: false,
         },
       },

@@ -10,7 +10,8 @@ import { confusion, ENGINES, loadCorpus, runCorpus, scoreRows } from './lib/diag
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const args = process.argv.slice(2);
 const { diagnoseLogs } = await import(join(ROOT, 'dist/diagnose/index.js')).catch(() => {
-  console.error('bench/diagnose-accuracy.mjs: dist/ is missing: run `npm run build` first'); process.exit(2);
+  console.error('bench/diagnose-accuracy.mjs: dist/ is missing: run `npm run build` first');
+  process.exit(2);
 });
 let cases = loadCorpus(join(ROOT, 'test/corpus/real'));
 if (args.includes('--smoke')) cases = cases.filter((_, i) => i % 10 === 0);
@@ -33,15 +34,23 @@ console.log('| class (truth) | cases | right |\n|---|---:|---:|');
 for (const [k, v] of Object.entries(s.perClass)) console.log(`| ${k} | ${v.cases} | ${pct(v.accuracy)} |`);
 console.log('\n| confidence | verdicts | right |\n|---|---:|---:|');
 for (const [k, v] of Object.entries(s.calibration)) console.log(`| ${k} | ${v.verdicts} | ${pct(v.right)} |`);
-console.log(`\nconfident-wrong (high and wrong): ${s.confidentWrong.length}${s.confidentWrong.length ? ` — ${s.confidentWrong.join(', ')}` : ''}`);
+console.log(
+  `\nconfident-wrong (high and wrong): ${s.confidentWrong.length}${s.confidentWrong.length ? ` — ${s.confidentWrong.join(', ')}` : ''}`,
+);
 console.log(`refused inputs: ${s.refused.length}`);
 console.log(`decisive line quoted in the evidence (right verdicts): ${pct(s.decisiveQuoted)}`);
 const m = confusion(rows);
 const cols = [...new Set(rows.map((r) => r.got))].sort();
 const short = (c) => c.replace(/_/g, '').slice(0, 8);
-console.log(`\nconfusion (rows: truth, columns: verdict)\n${'truth'.padEnd(28)}${cols.map((c) => short(c).padStart(9)).join('')}`);
-for (const t of Object.keys(m).sort()) console.log(`${t.padEnd(28)}${cols.map((c) => String(m[t][c] ?? '.').padStart(9)).join('')}`);
+console.log(
+  `\nconfusion (rows: truth, columns: verdict)\n${'truth'.padEnd(28)}${cols.map((c) => short(c).padStart(9)).join('')}`,
+);
+for (const t of Object.keys(m).sort())
+  console.log(`${t.padEnd(28)}${cols.map((c) => String(m[t][c] ?? '.').padStart(9)).join('')}`);
 if (args.includes('--wrong')) {
   console.log('\nwrong verdicts:');
-  for (const r of rows.filter((x) => !x.right)) console.log(`  ${r.id}: truth ${r.truth}, got ${r.got}${r.cause ? `/${r.cause}` : ''} (${r.confidence}) — ${r.summary.slice(0, 160)}`);
+  for (const r of rows.filter((x) => !x.right))
+    console.log(
+      `  ${r.id}: truth ${r.truth}, got ${r.got}${r.cause ? `/${r.cause}` : ''} (${r.confidence}) — ${r.summary.slice(0, 160)}`,
+    );
 }

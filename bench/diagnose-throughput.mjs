@@ -43,11 +43,16 @@ function stamp(us) {
 function servingMessage(i, us) {
   const t = stamp(us);
   switch (i % 5) {
-    case 0: return `[${t} TP0] Decode batch, #running-req: ${8 + (i % 9)}, #token: ${20000 + (i % 5000)}, token usage: 0.${40 + (i % 50)}, accept len: 3.${i % 100}, accept rate: 0.${60 + (i % 30)}, cuda graph: True, gen throughput (token/s): ${1200 + (i % 300)}.${i % 100}, #queue-req: ${i % 3}, `;
-    case 1: return `[${t} TP0] Prefill batch, #new-seq: 1, #new-token: ${200 + (i % 700)}, #cached-token: ${i % 128}, token usage: 0.${40 + (i % 50)}, #running-req: ${8 + (i % 9)}, #queue-req: 0, `;
-    case 2: return `[${t}] INFO:     10.1.230.10:${40000 + (i % 20000)} - "POST /v1/chat/completions HTTP/1.1" 200 OK`;
-    case 3: return `[${t}] INFO:     10.1.230.10:${40000 + (i % 20000)} - "GET /health HTTP/1.1" 200 OK`;
-    default: return `[${t} TP0] Decode batch, #running-req: ${8 + (i % 9)}, #token: ${20000 + (i % 5000)}, token usage: 0.${40 + (i % 50)}, accept len: 2.${i % 100}, accept rate: 0.${50 + (i % 40)}, cuda graph: True, gen throughput (token/s): ${1100 + (i % 300)}.00, #queue-req: 0, `;
+    case 0:
+      return `[${t} TP0] Decode batch, #running-req: ${8 + (i % 9)}, #token: ${20000 + (i % 5000)}, token usage: 0.${40 + (i % 50)}, accept len: 3.${i % 100}, accept rate: 0.${60 + (i % 30)}, cuda graph: True, gen throughput (token/s): ${1200 + (i % 300)}.${i % 100}, #queue-req: ${i % 3}, `;
+    case 1:
+      return `[${t} TP0] Prefill batch, #new-seq: 1, #new-token: ${200 + (i % 700)}, #cached-token: ${i % 128}, token usage: 0.${40 + (i % 50)}, #running-req: ${8 + (i % 9)}, #queue-req: 0, `;
+    case 2:
+      return `[${t}] INFO:     10.1.230.10:${40000 + (i % 20000)} - "POST /v1/chat/completions HTTP/1.1" 200 OK`;
+    case 3:
+      return `[${t}] INFO:     10.1.230.10:${40000 + (i % 20000)} - "GET /health HTTP/1.1" 200 OK`;
+    default:
+      return `[${t} TP0] Decode batch, #running-req: ${8 + (i % 9)}, #token: ${20000 + (i % 5000)}, token usage: 0.${40 + (i % 50)}, accept len: 2.${i % 100}, accept rate: 0.${50 + (i % 40)}, cuda graph: True, gen throughput (token/s): ${1100 + (i % 300)}.00, #queue-req: 0, `;
   }
 }
 
@@ -55,11 +60,16 @@ function servingMessage(i, us) {
 function tracebackMessages(us) {
   const frames = [];
   for (let f = 0; f < 28; f++) {
-    frames.push(`  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler_${f % 7}.py", line ${100 + f * 37}, in handle_${f}`);
+    frames.push(
+      `  File "/usr/local/lib/python3.12/dist-packages/sglang/srt/managers/scheduler_${f % 7}.py", line ${100 + f * 37}, in handle_${f}`,
+    );
     frames.push(`    result = self.step_${f}(batch, forward_mode=ForwardMode.DECODE, spec_info=spec_info)`);
   }
-  return [`[${stamp(us)} TP0] Scheduler hit an exception: Traceback (most recent call last):`, ...frames,
-    'ValueError: request bench-retry exceeded max_new_tokens (handled; the request was aborted and the server continues)'];
+  return [
+    `[${stamp(us)} TP0] Scheduler hit an exception: Traceback (most recent call last):`,
+    ...frames,
+    'ValueError: request bench-retry exceeded max_new_tokens (handled; the request was aborted and the server continues)',
+  ];
 }
 
 // A request log line of 1-10 KB (SGLang --log-requests prints the whole prompt).
@@ -77,26 +87,35 @@ async function generate(path) {
   let bytes = 0;
   let i = 0;
   let us = BASE_US;
-  const write = async (s) => { bytes += Buffer.byteLength(s); if (!out.write(s)) await new Promise((r) => out.once('drain', r)); };
+  const write = async (s) => {
+    bytes += Buffer.byteLength(s);
+    if (!out.write(s)) await new Promise((r) => out.once('drain', r));
+  };
   await write(entry(i++, us, 'Started SGLang Qwen3.5-122B-A10B.', { systemd: true }));
-  await write(entry(i++, us += 60e6, `[${stamp(us)}] The server is fired up and ready to roll!`));
+  await write(entry(i++, (us += 60e6), `[${stamp(us)}] The server is fired up and ready to roll!`));
   let batch = '';
   while (bytes < target) {
     for (let k = 0; k < 512; k++) {
-      batch += entry(i, us += 2000, servingMessage(i++, us));
-      if (!SHORT && i % 40 === 0) batch += entry(i, us += 100, longRequestLine(i++, us));
-      if (!SHORT && i % 5000 === 0) for (const m of tracebackMessages(us)) batch += entry(i++, us += 10, m);
+      batch += entry(i, (us += 2000), servingMessage(i++, us));
+      if (!SHORT && i % 40 === 0) batch += entry(i, (us += 100), longRequestLine(i++, us));
+      if (!SHORT && i % 5000 === 0) for (const m of tracebackMessages(us)) batch += entry(i++, (us += 10), m);
     }
     await write(batch);
     batch = '';
   }
   const stop = [
-    ['Stopping SGLang Qwen3.5-122B-A10B...', true], [`[${stamp(us)}] SIGTERM received. signum=None frame=None. Draining requests and shutting down...`, false],
-    [`[${stamp(us + 89e6)}] Gracefully exiting... Remaining number of requests 16. Remaining requests remaining_rids=['bench-27', 'bench-28'].`, false],
-    [`${UNIT}: State 'stop-sigterm' timed out. Killing.`, true], [`${UNIT}: Killing process ${PID} (python3) with signal SIGKILL.`, true],
-    [`${UNIT}: Main process exited, code=killed, status=9/KILL`, true], [`${UNIT}: Failed with result 'timeout'.`, true],
+    ['Stopping SGLang Qwen3.5-122B-A10B...', true],
+    [`[${stamp(us)}] SIGTERM received. signum=None frame=None. Draining requests and shutting down...`, false],
+    [
+      `[${stamp(us + 89e6)}] Gracefully exiting... Remaining number of requests 16. Remaining requests remaining_rids=['bench-27', 'bench-28'].`,
+      false,
+    ],
+    [`${UNIT}: State 'stop-sigterm' timed out. Killing.`, true],
+    [`${UNIT}: Killing process ${PID} (python3) with signal SIGKILL.`, true],
+    [`${UNIT}: Main process exited, code=killed, status=9/KILL`, true],
+    [`${UNIT}: Failed with result 'timeout'.`, true],
   ];
-  for (const [msg, systemd] of stop) await write(entry(i++, us += 1e6, msg, { systemd }));
+  for (const [msg, systemd] of stop) await write(entry(i++, (us += 1e6), msg, { systemd }));
   await new Promise((r) => out.end(r));
   return { bytes: statSync(path).size, entries: i };
 }
@@ -110,8 +129,12 @@ function measure(argv) {
     const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       const seconds = (performance.now() - started) / 1000;
@@ -134,20 +157,30 @@ async function main() {
     const g0 = performance.now();
     const { bytes, entries } = await generate(file);
     const mb = bytes / (1024 * 1024);
-    console.log(`generated ${mb.toFixed(0)} MB, ${entries} journal entries in ${((performance.now() - g0) / 1000).toFixed(1)} s (${file})`);
+    console.log(
+      `generated ${mb.toFixed(0)} MB, ${entries} journal entries in ${((performance.now() - g0) / 1000).toFixed(1)} s (${file})`,
+    );
     const grep = await measure(['grep', '-c', '.', file]);
     const diag = await measure([process.execPath, bin, 'diagnose', file, '--json']);
     if (diag.code !== 0) throw new Error(`diagnose failed (${diag.code}): ${diag.stderr.slice(-500)}`);
     const verdict = JSON.parse(diag.stdout.slice(0, diag.stdout.lastIndexOf('}') + 1)).verdict;
-    const cpuRate = (r) => (r.cpu ? `${(mb / r.cpu).toFixed(0).padStart(6)} MB/s per CPU-second (${r.cpu.toFixed(2)} s CPU)` : '');
-    const row = (name, r) => `${name.padEnd(18)} ${r.seconds.toFixed(2).padStart(7)} s wall ${(mb / r.seconds).toFixed(0).padStart(6)} MB/s   peak RSS ${r.rssMb === null ? '?' : r.rssMb.toFixed(0).padStart(5)} MB   ${cpuRate(r)}`;
-    console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (wall-clock MB/s suffers when the machine is shared)`);
+    const cpuRate = (r) =>
+      r.cpu ? `${(mb / r.cpu).toFixed(0).padStart(6)} MB/s per CPU-second (${r.cpu.toFixed(2)} s CPU)` : '';
+    const row = (name, r) =>
+      `${name.padEnd(18)} ${r.seconds.toFixed(2).padStart(7)} s wall ${(mb / r.seconds).toFixed(0).padStart(6)} MB/s   peak RSS ${r.rssMb === null ? '?' : r.rssMb.toFixed(0).padStart(5)} MB   ${cpuRate(r)}`;
+    console.log(
+      `machine: ${cpus().length} CPUs, load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} (wall-clock MB/s suffers when the machine is shared)`,
+    );
     console.log(row('grep -c .', grep));
     console.log(row('spectune diagnose', diag));
     console.log(`verdict: ${verdict.class} (${verdict.confidence}); grep lines: ${grep.stdout.trim()}`);
     const ok = mb / diag.seconds >= TARGET_MBPS && (diag.rssMb ?? 0) < TARGET_RSS_MB;
     const cpuOk = diag.cpu !== null && mb / diag.cpu >= TARGET_MBPS;
-    console.log(`targets: >= ${TARGET_MBPS} MB/s and < ${TARGET_RSS_MB} MB peak RSS: ${ok ? 'met' : 'NOT met'} (wall clock); throughput per CPU-second ${cpuOk ? 'meets' : 'misses'} the target`);
+    console.log(
+      `targets: >= ${TARGET_MBPS} MB/s and < ${TARGET_RSS_MB} MB peak RSS: ${ok ? 'met' : 'NOT met'} (wall clock); throughput per CPU-second ${cpuOk ? 'meets' : 'misses'} the target`,
+    );
     process.exitCode = judged(ok);
   } finally {
     if (!KEEP) rmSync(dir, { recursive: true, force: true });

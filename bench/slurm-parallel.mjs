@@ -18,13 +18,19 @@ const TPS = { 1: 123, 2: 186, 3: 234, 4: 277, 5: 282, 6: 279, 7: 272, 8: 265, 9:
 /** Node n1 is 3% faster than the others: the winner's confirmation runs elsewhere. */
 const NODE_SPEED = { n1: 1.03, n2: 1, n3: 1 };
 
-const { values: args } = parseArgs({ options: {
-  scale: { type: 'string', default: SMOKE ? '0.25' : '1' }, strategy: { type: 'string', default: 'grid' }, json: { type: 'boolean', default: false },
-} });
-const scale = Number(args.scale);
-const imp = (p) => import(pathToFileURL(join(ROOT, 'dist', p)).href).catch(() => {
-  console.error(`bench/slurm-parallel.mjs: dist/${p} is missing: run \`npm run build\` first`); process.exit(2);
+const { values: args } = parseArgs({
+  options: {
+    scale: { type: 'string', default: SMOKE ? '0.25' : '1' },
+    strategy: { type: 'string', default: 'grid' },
+    json: { type: 'boolean', default: false },
+  },
 });
+const scale = Number(args.scale);
+const imp = (p) =>
+  import(pathToFileURL(join(ROOT, 'dist', p)).href).catch(() => {
+    console.error(`bench/slurm-parallel.mjs: dist/${p} is missing: run \`npm run build\` first`);
+    process.exit(2);
+  });
 const { validateConfig } = await imp('config/index.js');
 const { createSlurmStore, slurmSpecFromConfig } = await imp('app/tune-slurm.js');
 const { createSearchPort } = await imp('app/tune-search.js');
@@ -35,11 +41,23 @@ const { createModelCluster, runSlurmCampaign } = await imp('slurm/index.js');
 function config(parallel) {
   const r = validateConfig({
     target: {
-      engine: 'sglang', endpoint: 'http://node:30000', manager: 'slurm', hosts: [{ host: 'login', unit: 'bench' }],
-      slurm: { mem: '800M', command: 'spectune sim --port $SPECTUNE_PORT --speculative-num-steps 3', drain: '1s', parallel },
+      engine: 'sglang',
+      endpoint: 'http://node:30000',
+      manager: 'slurm',
+      hosts: [{ host: 'login', unit: 'bench' }],
+      slurm: {
+        mem: '800M',
+        command: 'spectune sim --port $SPECTUNE_PORT --speculative-num-steps 3',
+        drain: '1s',
+        parallel,
+      },
     },
-    space: { speculative_num_steps: { min: 1, max: 9 } }, search: { strategy: args.strategy, noiseMargin: '1%' },
-    objective: { metric: 'decodeTokensPerSec.mean', concurrency: 1 }, benchmark: { concurrency: [1], requests: 2 }, budget: { trials: 9 }, store: ':memory:',
+    space: { speculative_num_steps: { min: 1, max: 9 } },
+    search: { strategy: args.strategy, noiseMargin: '1%' },
+    objective: { metric: 'decodeTokensPerSec.mean', concurrency: 1 },
+    benchmark: { concurrency: [1], requests: 2 },
+    budget: { trials: 9 },
+    store: ':memory:',
   });
   if (!r.ok) throw new Error(r.errors.join('; '));
   return r.config;
@@ -48,14 +66,25 @@ function config(parallel) {
 // One campaign on a fresh model cluster.
 async function campaign(parallel) {
   const model = await createModelCluster({
-    nodes: ['n1', 'n2', 'n3'], killWaitSec: 1, startMs: 60 * scale, readyMs: 240 * scale, drainMs: 50 * scale, benchMs: 180 * scale,
+    nodes: ['n1', 'n2', 'n3'],
+    killWaitSec: 1,
+    startMs: 60 * scale,
+    readyMs: 240 * scale,
+    drainMs: 50 * scale,
+    benchMs: 180 * scale,
     speed: (c, node) => TPS[Number(c.speculative_num_steps)] * NODE_SPEED[node],
   });
   const db = openStore(':memory:');
   try {
     const cfg = config(parallel);
     const search = createSearchPort(cfg);
-    const deps = { client: model.client, store: createSlurmStore(db, cfg, 'login'), propose: (h) => search.propose(h), benchFor: (u) => model.benchFor(u), now: Date.now };
+    const deps = {
+      client: model.client,
+      store: createSlurmStore(db, cfg, 'login'),
+      propose: (h) => search.propose(h),
+      benchFor: (u) => model.benchFor(u),
+      now: Date.now,
+    };
     const spec = { ...slurmSpecFromConfig(cfg, 3), urlFor: model.urlFor, pollMs: Math.max(5, 20 * scale) };
     const r = await runSlurmCampaign(deps, spec, { resume: false }, () => {});
     return { ...r, left: model.liveJobs().length };
@@ -72,15 +101,24 @@ const winner = (r) => JSON.stringify(r.best?.config ?? null);
 const same = winner(seq) === winner(par);
 const pass = ratio <= TARGET_RATIO && same && seq.left === 0 && par.left === 0;
 const out = {
-  engine: 'model cluster (src/slurm/model-cluster.ts), not a real Slurm', strategy: args.strategy, scale,
+  engine: 'model cluster (src/slurm/model-cluster.ts), not a real Slurm',
+  strategy: args.strategy,
+  scale,
   sequential: { wallMs: seq.wallMs, trials: seq.trials.length, winner: seq.best?.config ?? null },
   parallel3: { wallMs: par.wallMs, trials: par.trials.length, winner: par.best?.config ?? null },
-  ratio, target: TARGET_RATIO, sameWinner: same, jobsLeft: seq.left + par.left,
+  ratio,
+  target: TARGET_RATIO,
+  sameWinner: same,
+  jobsLeft: seq.left + par.left,
 };
 if (args.json) console.log(JSON.stringify(out));
 else {
-  console.log(`slurm parallel trials on the MODEL cluster (${args.strategy}, scale ${scale}): sequential ${(seq.wallMs / 1000).toFixed(2)} s (${seq.trials.length} jobs), 3 nodes ${(par.wallMs / 1000).toFixed(2)} s (${par.trials.length} jobs)`);
-  console.log(`3-node / sequential wall time = ${(ratio * 100).toFixed(0)}% (target <= ${TARGET_RATIO * 100}%); same winner: ${same ? 'yes' : 'NO'} ${winner(par)}; jobs left running: ${seq.left + par.left}`);
+  console.log(
+    `slurm parallel trials on the MODEL cluster (${args.strategy}, scale ${scale}): sequential ${(seq.wallMs / 1000).toFixed(2)} s (${seq.trials.length} jobs), 3 nodes ${(par.wallMs / 1000).toFixed(2)} s (${par.trials.length} jobs)`,
+  );
+  console.log(
+    `3-node / sequential wall time = ${(ratio * 100).toFixed(0)}% (target <= ${TARGET_RATIO * 100}%); same winner: ${same ? 'yes' : 'NO'} ${winner(par)}; jobs left running: ${seq.left + par.left}`,
+  );
   console.log(`  ${par.summary}`);
 }
 process.exit(judged(pass));

@@ -3,10 +3,25 @@
 
 /** Phases of one tuning trial, in order. */
 export type TrialPhase =
-  | 'plan' | 'feasibility' | 'deploy' | 'restart' | 'wait-ready' | 'warmup' | 'bench' | 'record' | 'diagnose' | 'rollback' | 'soak';
+  | 'plan'
+  | 'feasibility'
+  | 'deploy'
+  | 'restart'
+  | 'wait-ready'
+  | 'warmup'
+  | 'bench'
+  | 'record'
+  | 'diagnose'
+  | 'rollback'
+  | 'soak';
 
 /** A free-text progress line any domain may emit. `ts` is epoch milliseconds. */
-export interface LogEvent { type: 'log'; ts: number; level: 'info' | 'warn' | 'error'; message: string }
+export interface LogEvent {
+  type: 'log';
+  ts: number;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
 
 /** A consumer of one domain's events; a sink of a wider union is also a sink of every narrower one. */
 export type Sink<E> = (e: E) => void;

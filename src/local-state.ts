@@ -9,9 +9,17 @@ export const MIN_FREE_BYTES = 1024 * 1024;
 
 /** errno codes of a local write, in words. */
 const ERRNO_WORDS: Record<string, string> = {
-  EACCES: 'permission denied', EPERM: 'operation not permitted', EROFS: 'read-only file system', ENOSPC: 'no space left on device',
-  EDQUOT: 'disk quota exceeded', ENOTDIR: 'a part of the path is a file, not a directory', EISDIR: 'is a directory', EIO: 'input/output error',
-  ENOENT: 'no such file or directory', ELOOP: 'too many levels of symbolic links', ENAMETOOLONG: 'file name too long',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  EISDIR: 'is a directory',
+  EIO: 'input/output error',
+  ENOENT: 'no such file or directory',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'file name too long',
   EEXIST: 'a part of the path is a file, not a directory',
 };
 
@@ -63,12 +71,18 @@ function nearestExisting(path: string): { at: string; isDir: boolean } | { at: s
 
 // Whether a directory takes new files: write+search rights (EROFS too: access() reports a read-only mount) and free space.
 function judgeDir(dir: string): { errno: string; freeBytes?: number } | null {
-  try { accessSync(dir, constants.W_OK | constants.X_OK); } catch (e) { return { errno: errnoOf(e) }; }
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch (e) {
+    return { errno: errnoOf(e) };
+  }
   try {
     const s = statfsSync(dir);
     const freeBytes = s.bavail * s.bsize;
     if (freeBytes < MIN_FREE_BYTES && s.blocks > 0) return { errno: 'ENOSPC', freeBytes };
-  } catch { /* no statfs here: judged by the write itself */ }
+  } catch {
+    /* no statfs here: judged by the write itself */
+  }
   return null;
 }
 
@@ -79,7 +93,11 @@ export function inspectLocalPath(p: LocalPath): LocalPathProblem | null {
   if ('errno' in found) return { ...p, at: found.at, errno: found.errno };
   if (found.at === full && p.kind === 'file') {
     if (found.isDir) return { ...p, at: full, errno: 'EISDIR' };
-    try { accessSync(full, constants.W_OK); } catch (e) { return { ...p, at: full, errno: errnoOf(e) }; }
+    try {
+      accessSync(full, constants.W_OK);
+    } catch (e) {
+      return { ...p, at: full, errno: errnoOf(e) };
+    }
     const dir = dirname(full);
     const bad = judgeDir(dir);
     if (bad && (p.dirToo || bad.errno === 'ENOSPC' || bad.errno === 'EROFS')) return { ...p, at: dir, ...bad };

@@ -13,9 +13,13 @@ const UNIT_NAME_MAX = 256;
 export function normalizeUnitName(name: string): string {
   const full = UNIT_STEM_RE.test(name) && !name.endsWith('.service') ? `${name}.service` : name;
   if (!UNIT_NAME_RE.test(full) || full.startsWith('-') || full.length > UNIT_NAME_MAX || full.includes('..')) {
-    throw new ToolError('E_UNSAFE_VALUE', `refusing unit name ${JSON.stringify(name)}: only letters, digits and ":_.@-" are allowed`, {
-      hint: 'pass the systemd unit name, e.g. --unit sglang-qwen.service',
-    });
+    throw new ToolError(
+      'E_UNSAFE_VALUE',
+      `refusing unit name ${JSON.stringify(name)}: only letters, digits and ":_.@-" are allowed`,
+      {
+        hint: 'pass the systemd unit name, e.g. --unit sglang-qwen.service',
+      },
+    );
   }
   return full;
 }

@@ -10,7 +10,11 @@ export interface SplitUrl {
 // Move a URL's user info into an Authorization header (unless one is set already); other URLs pass unchanged.
 export function splitUrlCredentials(raw: string, headers: Record<string, string> = {}): SplitUrl {
   let u: URL;
-  try { u = new URL(raw); } catch { return { url: raw, headers }; }
+  try {
+    u = new URL(raw);
+  } catch {
+    return { url: raw, headers };
+  }
   if (!u.username && !u.password) return { url: raw, headers };
   const basic = Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64');
   u.username = '';

@@ -25,15 +25,23 @@ export { createRandom as seededRandom } from '../../dist/random.js';
 // Why a module cannot run here (not root, no test hosts' rootfs), or null when it can.
 export function whyNotRunnable() {
   if (process.getuid?.() !== 0) return 'skipped: needs root (the fault host is a systemd-nspawn container)';
-  if (!existsSync(join(TH_BASE, 'rootfs/.spectune-testhost-built'))) return `skipped: no test-host rootfs under ${TH_BASE} (run scripts/testhost/up-all.sh)`;
+  if (!existsSync(join(TH_BASE, 'rootfs/.spectune-testhost-built')))
+    return `skipped: no test-host rootfs under ${TH_BASE} (run scripts/testhost/up-all.sh)`;
   if (!existsSync(join(TH_BASE, 'ssh/id_ed25519'))) return `skipped: no test-host client key under ${TH_BASE}/ssh`;
   return null;
 }
 
 // Run a testhost script as root; throws with its last output lines on failure.
 function runScript(script, args, env = {}) {
-  const r = spawnSync('bash', [join(TESTHOST, script), ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 300_000 });
-  if (r.status !== 0) throw new Error(`${script} ${args.join(' ')} failed (exit ${r.status}): ${(r.stderr || '').trim().split('\n').slice(-5).join(' | ')}`);
+  const r = spawnSync('bash', [join(TESTHOST, script), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 300_000,
+  });
+  if (r.status !== 0)
+    throw new Error(
+      `${script} ${args.join(' ')} failed (exit ${r.status}): ${(r.stderr || '').trim().split('\n').slice(-5).join(' | ')}`,
+    );
   return r.stderr;
 }
 
@@ -45,16 +53,39 @@ export function bootFaultHost(name, offset = 0) {
   const dir = join(TH_BASE, name);
   mkdirSync(join(dir, 'keys'), { recursive: true });
   const key = join(dir, 'keys/ssh_host_ed25519_key');
-  if (!existsSync(key)) spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key], { stdio: 'ignore' });
+  if (!existsSync(key))
+    spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key], { stdio: 'ignore' });
   const knownHosts = join(dir, 'known_hosts');
-  writeFileSync(knownHosts, `${name},${subnet}.2 ${readFileSync(`${key}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+  writeFileSync(
+    knownHosts,
+    `${name},${subnet}.2 ${readFileSync(`${key}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`,
+  );
   const sshConfig = join(dir, 'ssh_config');
-  writeFileSync(sshConfig, [
-    `Host ${name}`, `  HostName ${subnet}.2`, '  User root', `  IdentityFile ${TH_BASE}/ssh/id_ed25519`, '  IdentitiesOnly yes',
-    `  UserKnownHostsFile ${knownHosts}`, '  StrictHostKeyChecking yes', '  BatchMode yes', '  ConnectTimeout 5', '  LogLevel ERROR', '',
-  ].join('\n'));
+  writeFileSync(
+    sshConfig,
+    [
+      `Host ${name}`,
+      `  HostName ${subnet}.2`,
+      '  User root',
+      `  IdentityFile ${TH_BASE}/ssh/id_ed25519`,
+      '  IdentitiesOnly yes',
+      `  UserKnownHostsFile ${knownHosts}`,
+      '  StrictHostKeyChecking yes',
+      '  BatchMode yes',
+      '  ConnectTimeout 5',
+      '  LogLevel ERROR',
+      '',
+    ].join('\n'),
+  );
   runScript('up-host.sh', [name, String(index)], { TESTHOST_SSH_CONFIG: sshConfig, TESTHOST_MEMCG: '0' });
-  return { name, ip: `${subnet}.2`, hostIp: `${subnet}.1`, sshConfig, veth: `ve-st-${name}`, netns: `spectune-${name}` };
+  return {
+    name,
+    ip: `${subnet}.2`,
+    hostIp: `${subnet}.1`,
+    sshConfig,
+    veth: `ve-st-${name}`,
+    netns: `spectune-${name}`,
+  };
 }
 
 // Tear a fault host down (processes, cgroups, network, disk); its keys stay for the next boot.
@@ -68,11 +99,18 @@ let shared = null;
 // The fault modules' host: booted on first use, kept for the next module, torn down when this process exits (a
 // killed run leaves it to the next boot, which tears leftovers down first).
 export function acquireFaultHost() {
-  if (shared && spawnSync('ssh', ['-F', shared.sshConfig, '-o', 'ConnectTimeout=3', shared.name, 'true']).status === 0) return shared;
+  if (shared && spawnSync('ssh', ['-F', shared.sshConfig, '-o', 'ConnectTimeout=3', shared.name, 'true']).status === 0)
+    return shared;
   if (shared) teardownFaultHost(shared);
   shared = bootFaultHost(process.env.SPECTUNE_FAULT_HOST || 'thfk');
   const h = shared;
-  process.once('exit', () => { try { teardownFaultHost(h); } catch (e) { process.stderr.write(`fault host teardown: ${e.message}\n`); } });
+  process.once('exit', () => {
+    try {
+      teardownFaultHost(h);
+    } catch (e) {
+      process.stderr.write(`fault host teardown: ${e.message}\n`);
+    }
+  });
   return h;
 }
 
@@ -93,11 +131,18 @@ export function sshRun(h, script, input) {
 // The simulated SGLang unit as an operator would write it (the e2e tune tests' unit).
 function renderSimUnit(unit, port) {
   return [
-    '[Unit]', `Description=${unit}: SIMULATED SGLang (spectune sim) for the fault suite`, '',
+    '[Unit]',
+    `Description=${unit}: SIMULATED SGLang (spectune sim) for the fault suite`,
+    '',
     '[Service]',
     `ExecStart=/usr/local/bin/node /opt/spectune/bin/spectune.js sim --sim-profile ${PROFILE} --sim-time-scale ${TIME_SCALE} --model-path Qwen/Qwen3.5-122B-A10B-FP8 --host 0.0.0.0 --port ${port} --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps ${START_STEPS} --speculative-eagle-topk 1`,
-    'Restart=always', 'RestartSec=1', 'TimeoutStopSec=20', '',
-    '[Install]', 'WantedBy=multi-user.target', '',
+    'Restart=always',
+    'RestartSec=1',
+    'TimeoutStopSec=20',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
   ].join('\n');
 }
 
@@ -105,26 +150,44 @@ function renderSimUnit(unit, port) {
 export function installSimUnit(h, unit, port) {
   sshRun(h, `systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; true`);
   sshRun(h, `cat > /etc/systemd/system/${unit}`, renderSimUnit(unit, port));
-  sshRun(h, `systemctl daemon-reload && systemctl reset-failed ${unit} 2>/dev/null; systemctl enable ${unit} 2>/dev/null; systemctl restart ${unit}`);
+  sshRun(
+    h,
+    `systemctl daemon-reload && systemctl reset-failed ${unit} 2>/dev/null; systemctl enable ${unit} 2>/dev/null; systemctl restart ${unit}`,
+  );
 }
 
 // Remove the unit and everything spectune left for it.
 export function removeSimUnit(h, unit) {
-  sshRun(h, `systemctl disable ${unit} 2>/dev/null; systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`);
+  sshRun(
+    h,
+    `systemctl disable ${unit} 2>/dev/null; systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`,
+  );
 }
 
 // A tune config for the unit in a fresh temp dir (the e2e tune tests' campaign); returns its dir and path.
 export function writeTuneConfig(h, unit, port, { trials = 12 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'spectune-faults-'));
   const config = join(dir, 'spectune.yaml');
-  writeFileSync(config, [
-    'target:', '  engine: sglang', `  endpoint: http://${h.ip}:${port}`, '  manager: systemd', '  hosts:', `    - host: ${h.name}`, `      unit: ${unit}`,
-    'space:', '  speculative_num_steps: { min: 1, max: 10 }',
-    'search: { strategy: adaptive, noiseMargin: 4%, repeats: 2, soak: { repeats: 1 } }',
-    'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
-    'benchmark: { concurrency: [1], requests: 4, inputTokens: 128, outputTokens: 192, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
-    `budget: { trials: ${trials}, hours: 1h }`, 'store: ./tune.db', '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'target:',
+      '  engine: sglang',
+      `  endpoint: http://${h.ip}:${port}`,
+      '  manager: systemd',
+      '  hosts:',
+      `    - host: ${h.name}`,
+      `      unit: ${unit}`,
+      'space:',
+      '  speculative_num_steps: { min: 1, max: 10 }',
+      'search: { strategy: adaptive, noiseMargin: 4%, repeats: 2, soak: { repeats: 1 } }',
+      'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
+      'benchmark: { concurrency: [1], requests: 4, inputTokens: 128, outputTokens: 192, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
+      `budget: { trials: ${trials}, hours: 1h }`,
+      'store: ./tune.db',
+      '',
+    ].join('\n'),
+  );
   return { dir, config };
 }
 
@@ -135,7 +198,16 @@ export function removeDir(dir) {
 
 // The tune command line an operator runs (progress as JSON lines on stderr, the result as JSON on stdout).
 export function tuneArgs(h, config, resume) {
-  return ['tune', '-c', config, '--json', '--confirm-probes', '--ssh-config', h.sshConfig, ...(resume ? ['--resume'] : [])];
+  return [
+    'tune',
+    '-c',
+    config,
+    '--json',
+    '--confirm-probes',
+    '--ssh-config',
+    h.sshConfig,
+    ...(resume ? ['--resume'] : []),
+  ];
 }
 
 // Run the built CLI; `onEvent(e, child)` sees every progress event as it comes and may signal the child; `result` is
@@ -143,7 +215,11 @@ export function tuneArgs(h, config, resume) {
 export async function runCli(args, env, onEvent) {
   const r = await runArgv([process.execPath, BIN, ...args], { env, onEvent, cwd: ROOT });
   let result = null;
-  try { result = JSON.parse(r.stdout); } catch { /* killed or failed: no result */ }
+  try {
+    result = JSON.parse(r.stdout);
+  } catch {
+    /* killed or failed: no result */
+  }
   return { ...r, result };
 }
 
@@ -153,7 +229,11 @@ export function readTrials(dir) {
   if (!existsSync(path)) return [];
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare('SELECT campaign_id AS campaign, seq, purpose, state, params_json AS params, reason, error FROM trials ORDER BY campaign_id, seq').all();
+    return db
+      .prepare(
+        'SELECT campaign_id AS campaign, seq, purpose, state, params_json AS params, reason, error FROM trials ORDER BY campaign_id, seq',
+      )
+      .all();
   } finally {
     db.close();
   }
@@ -178,7 +258,9 @@ export function checkTrials(rows) {
   const byCampaign = new Map();
   for (const r of rows) byCampaign.set(r.campaign, [...(byCampaign.get(r.campaign) ?? []), r]);
   for (const [c, rs] of byCampaign) {
-    rs.forEach((r, i) => { if (r.seq !== i + 1) problems.push(`campaign ${c}: trial numbers not contiguous at ${r.seq}`); });
+    rs.forEach((r, i) => {
+      if (r.seq !== i + 1) problems.push(`campaign ${c}: trial numbers not contiguous at ${r.seq}`);
+    });
     const finished = rs.filter((r) => r.state !== 'skipped');
     const seen = new Map();
     for (const r of finished) {
@@ -189,7 +271,10 @@ export function checkTrials(rows) {
     for (const s of rs.filter((r) => r.state === 'skipped')) {
       // the store's wording since issue 19: "skipped: spectune stopped during this trial; ... redone on resume", or a
       // benchmark the network cut: "skipped: benchmark failed: <why>; redone" (not the config's fault)
-      if (!/^skipped: (spectune stopped during this trial|.*; redone$)/.test(s.error ?? '')) problems.push(`campaign ${c}: trial ${s.seq} skipped without saying it is redone as not the config's fault (${s.error})`);
+      if (!/^skipped: (spectune stopped during this trial|.*; redone$)/.test(s.error ?? ''))
+        problems.push(
+          `campaign ${c}: trial ${s.seq} skipped without saying it is redone as not the config's fault (${s.error})`,
+        );
       const redone = rs.some((r) => r.seq > s.seq && r.params === s.params && r.reason === s.reason);
       const last = rs[rs.length - 1] === s;
       if (!redone && !last) problems.push(`campaign ${c}: interrupted trial ${s.seq} (${s.params}) never redone`);
@@ -203,27 +288,42 @@ export function checkTrials(rows) {
 export function readUnitState(h, unit) {
   const dropIn = `/etc/systemd/system/${unit}.d/90-spectune.conf`;
   const st = `/var/lib/spectune/${unit}`;
-  const out = sshRun(h, [
-    `echo "active=$(systemctl is-active ${unit})"`,
-    `echo "reload=$(systemctl show -p NeedDaemonReload --value ${unit})"`,
-    `echo "current=$(cat ${st}/current 2>/dev/null)"`, `echo "good=$(cat ${st}/good 2>/dev/null)"`,
-    `echo "steps=$(systemctl cat ${unit} | grep -o -- '--speculative-num-steps[ =][0-9]*' | tail -1 | grep -o '[0-9]*$')"`,
-    `echo "dropin=$(base64 -w0 ${dropIn} 2>/dev/null)"`,
-    `g=$(cat ${st}/good 2>/dev/null); echo "goodtext=$( [ -n "$g" ] && [ "$g" != none ] && base64 -w0 ${st}/dropins/$g.conf 2>/dev/null)"`,
-    `echo "versions=$(ls ${st}/dropins 2>/dev/null | tr '\\n' ' ')"`,
-    `echo "tmp=$(ls -a /etc/systemd/system/${unit}.d 2>/dev/null | grep -c spectune- )"`,
-    `echo "prov=$(cat ${st}/provisional 2>/dev/null)"`,
-    `echo "runtrial=$(test -e /run/systemd/system/${unit}.d/90-spectune.trial.conf && echo yes)"`,
-  ].join('; '));
-  const kv = Object.fromEntries(out.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const out = sshRun(
+    h,
+    [
+      `echo "active=$(systemctl is-active ${unit})"`,
+      `echo "reload=$(systemctl show -p NeedDaemonReload --value ${unit})"`,
+      `echo "current=$(cat ${st}/current 2>/dev/null)"`,
+      `echo "good=$(cat ${st}/good 2>/dev/null)"`,
+      `echo "steps=$(systemctl cat ${unit} | grep -o -- '--speculative-num-steps[ =][0-9]*' | tail -1 | grep -o '[0-9]*$')"`,
+      `echo "dropin=$(base64 -w0 ${dropIn} 2>/dev/null)"`,
+      `g=$(cat ${st}/good 2>/dev/null); echo "goodtext=$( [ -n "$g" ] && [ "$g" != none ] && base64 -w0 ${st}/dropins/$g.conf 2>/dev/null)"`,
+      `echo "versions=$(ls ${st}/dropins 2>/dev/null | tr '\\n' ' ')"`,
+      `echo "tmp=$(ls -a /etc/systemd/system/${unit}.d 2>/dev/null | grep -c spectune- )"`,
+      `echo "prov=$(cat ${st}/provisional 2>/dev/null)"`,
+      `echo "runtrial=$(test -e /run/systemd/system/${unit}.d/90-spectune.trial.conf && echo yes)"`,
+    ].join('; '),
+  );
+  const kv = Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
   const b64 = (s) => (s ? Buffer.from(s, 'base64').toString('utf8') : null);
   // A candidate that ran provisionally (from /run) and whose runtime drop-in is gone (a reboot wiped /run) no longer
   // runs: the known-good config is in force whatever `current` still says (src/service/deploy.ts readVersions).
   const lapsed = kv.current && kv.prov === kv.current && kv.runtrial !== 'yes';
   return {
-    active: kv.active, needReload: kv.reload === 'yes', current: lapsed ? (kv.good || null) : kv.current || null, good: kv.good || null,
-    steps: kv.steps ? Number(kv.steps) : null, dropIn: b64(kv.dropin), goodText: b64(kv.goodtext),
-    versions: (kv.versions || '').trim().split(/\s+/).filter(Boolean), tempFiles: Number(kv.tmp || 0),
+    active: kv.active,
+    needReload: kv.reload === 'yes',
+    current: lapsed ? kv.good || null : kv.current || null,
+    good: kv.good || null,
+    steps: kv.steps ? Number(kv.steps) : null,
+    dropIn: b64(kv.dropin),
+    goodText: b64(kv.goodtext),
+    versions: (kv.versions || '').trim().split(/\s+/).filter(Boolean),
+    tempFiles: Number(kv.tmp || 0),
   };
 }
 
@@ -246,7 +346,11 @@ export function dropInWhole(h, unit, s) {
   if (s.dropIn === null) return true;
   const st = `/var/lib/spectune/${unit}/dropins`;
   return s.versions.some((v) => {
-    try { return sshRun(h, `cat ${st}/${v}`) === s.dropIn; } catch { return false; }
+    try {
+      return sshRun(h, `cat ${st}/${v}`) === s.dropIn;
+    } catch {
+      return false;
+    }
   });
 }
 

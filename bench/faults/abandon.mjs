@@ -11,14 +11,24 @@
 // next `tune` (the next trial's run; an `apply` after the last) must run without --break-lock.
 import { spawnSync } from 'node:child_process';
 import {
-  acquireFaultHost, classify, readTrials, removeDir, removeSimUnit, installSimUnit, runCli, seededRandom, START_STEPS, whyNotRunnable,
+  acquireFaultHost,
+  classify,
+  readTrials,
+  removeDir,
+  removeSimUnit,
+  installSimUnit,
+  runCli,
+  seededRandom,
+  START_STEPS,
+  whyNotRunnable,
 } from './_support.mjs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const fault = 'abandon';
-export const describe = 'tune ended by SIGKILL, SIGHUP, SIGTERM, a double SIGINT or a network cut mid-trial, no --resume: the host returns to known-good within the lease';
+export const describe =
+  'tune ended by SIGKILL, SIGHUP, SIGTERM, a double SIGINT or a network cut mid-trial, no --resume: the host returns to known-good within the lease';
 
 const UNIT = 'spectune-fault-abandon.service';
 const PORT = 31751;
@@ -33,21 +43,52 @@ const POINTS = { deploy: 300, restart: 500, readiness: 1500, benchmark: 1500, co
 function writeConfig(h) {
   const dir = mkdtempSync(join(tmpdir(), 'spectune-faults-abandon-'));
   const config = join(dir, 'spectune.yaml');
-  writeFileSync(config, [
-    'target:', '  engine: sglang', `  endpoint: http://${h.ip}:${PORT}`, '  manager: systemd', '  hosts:', `    - host: ${h.name}`, `      unit: ${UNIT}`,
-    'space:', '  speculative_num_steps: { min: 1, max: 10 }',
-    'search: { strategy: adaptive, noiseMargin: 4%, repeats: 1 }',
-    'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
-    'benchmark: { concurrency: [1], requests: 3, inputTokens: 128, outputTokens: 128, warmup: 1, timeouts: { ready: 60s, firstToken: 20s, stall: 10s, total: 60s } }',
-    'budget: { trials: 6, hours: 1h }', 'store: ./tune.db', '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'target:',
+      '  engine: sglang',
+      `  endpoint: http://${h.ip}:${PORT}`,
+      '  manager: systemd',
+      '  hosts:',
+      `    - host: ${h.name}`,
+      `      unit: ${UNIT}`,
+      'space:',
+      '  speculative_num_steps: { min: 1, max: 10 }',
+      'search: { strategy: adaptive, noiseMargin: 4%, repeats: 1 }',
+      'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
+      'benchmark: { concurrency: [1], requests: 3, inputTokens: 128, outputTokens: 128, warmup: 1, timeouts: { ready: 60s, firstToken: 20s, stall: 10s, total: 60s } }',
+      'budget: { trials: 6, hours: 1h }',
+      'store: ./tune.db',
+      '',
+    ].join('\n'),
+  );
   return { dir, config };
 }
 
 // A shell script on the host over ssh through the host's own loopback: enters the host's network namespace, so it
 // works while the host's link to this machine is cut (spectune's own connections stay cut).
 function hostSh(h, script, timeout = 20_000) {
-  const r = spawnSync('ip', ['netns', 'exec', h.netns, 'ssh', '-F', h.sshConfig, '-o', 'HostName=127.0.0.1', '-o', `HostKeyAlias=${h.name}`, '-o', 'ConnectTimeout=3', h.name, script], { encoding: 'utf8', timeout });
+  const r = spawnSync(
+    'ip',
+    [
+      'netns',
+      'exec',
+      h.netns,
+      'ssh',
+      '-F',
+      h.sshConfig,
+      '-o',
+      'HostName=127.0.0.1',
+      '-o',
+      `HostKeyAlias=${h.name}`,
+      '-o',
+      'ConnectTimeout=3',
+      h.name,
+      script,
+    ],
+    { encoding: 'utf8', timeout },
+  );
   return { ok: r.status === 0, out: r.stdout ?? '', err: r.stderr ?? '' };
 }
 
@@ -56,18 +97,29 @@ function readHost(h) {
   const st = `/var/lib/spectune/${UNIT}`;
   const etc = `/etc/systemd/system/${UNIT}.d/90-spectune.conf`;
   const run = `/run/systemd/system/${UNIT}.d/90-spectune.trial.conf`;
-  const r = hostSh(h, [
-    `g=$(cat ${st}/good 2>/dev/null || echo absent)`, 'echo "good=$g"', `echo "current=$(cat ${st}/current 2>/dev/null || echo absent)"`,
-    `echo "trial=$(test -e ${run} && echo present || echo absent)"`,
-    `if [ "$g" = none ] || [ "$g" = absent ]; then test -e ${etc} && echo etc=extra || echo etc=same; else cmp -s ${st}/dropins/$g.conf ${etc} && echo etc=same || echo etc=differs; fi`,
-    `echo "goodsteps=$( ( [ "$g" = none ] || [ "$g" = absent ] ) && echo ${START_STEPS} || grep -o -- '--speculative-num-steps[ =][0-9]*' ${st}/dropins/$g.conf | tail -1 | grep -o '[0-9]*$')"`,
-    `echo "steps=$(systemctl show -p ExecStart --value ${UNIT} | grep -o -- '--speculative-num-steps[ =][0-9]*' | tail -1 | grep -o '[0-9]*$')"`,
-    `echo "reload=$(systemctl show -p NeedDaemonReload --value ${UNIT})"`, `echo "active=$(systemctl is-active ${UNIT})"`,
-    `echo "health=$(curl -s -o /dev/null -m 2 -w '%{http_code}' http://127.0.0.1:${PORT}/health)"`,
-    `echo "lock=$(test -e ${st}/lock && echo held || echo free)"`,
-  ].join('; '));
+  const r = hostSh(
+    h,
+    [
+      `g=$(cat ${st}/good 2>/dev/null || echo absent)`,
+      'echo "good=$g"',
+      `echo "current=$(cat ${st}/current 2>/dev/null || echo absent)"`,
+      `echo "trial=$(test -e ${run} && echo present || echo absent)"`,
+      `if [ "$g" = none ] || [ "$g" = absent ]; then test -e ${etc} && echo etc=extra || echo etc=same; else cmp -s ${st}/dropins/$g.conf ${etc} && echo etc=same || echo etc=differs; fi`,
+      `echo "goodsteps=$( ( [ "$g" = none ] || [ "$g" = absent ] ) && echo ${START_STEPS} || grep -o -- '--speculative-num-steps[ =][0-9]*' ${st}/dropins/$g.conf | tail -1 | grep -o '[0-9]*$')"`,
+      `echo "steps=$(systemctl show -p ExecStart --value ${UNIT} | grep -o -- '--speculative-num-steps[ =][0-9]*' | tail -1 | grep -o '[0-9]*$')"`,
+      `echo "reload=$(systemctl show -p NeedDaemonReload --value ${UNIT})"`,
+      `echo "active=$(systemctl is-active ${UNIT})"`,
+      `echo "health=$(curl -s -o /dev/null -m 2 -w '%{http_code}' http://127.0.0.1:${PORT}/health)"`,
+      `echo "lock=$(test -e ${st}/lock && echo held || echo free)"`,
+    ].join('; '),
+  );
   if (!r.ok) return { unreadable: r.err.trim().split('\n').pop() };
-  return Object.fromEntries(r.out.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    r.out
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 // What keeps a read state from being known-good (empty: known-good). `measured`: steps the store measured ok.
@@ -75,7 +127,10 @@ function notKnownGood(s, measured) {
   if (s.unreadable) return [`host unreadable: ${s.unreadable}`];
   const p = [];
   if (s.trial !== 'absent') p.push('a /run candidate drop-in is still there');
-  if (s.etc !== 'same') p.push(`the /etc drop-in ${s.etc === 'extra' ? 'exists with known-good none' : 'is not the kept known-good version'} (good=${s.good})`);
+  if (s.etc !== 'same')
+    p.push(
+      `the /etc drop-in ${s.etc === 'extra' ? 'exists with known-good none' : 'is not the kept known-good version'} (good=${s.good})`,
+    );
   if (s.current !== s.good) p.push(`current ${s.current} is not good ${s.good}`);
   if (s.reload !== 'no') p.push(`NeedDaemonReload=${s.reload}`);
   if (s.active !== 'active') p.push(`unit ${s.active}`);
@@ -87,7 +142,10 @@ function notKnownGood(s, measured) {
 
 // Cut or restore the host's link (netcut.mjs's two ways: blackhole = the host's end down, unreachable = ours).
 function setLink(h, mode, up) {
-  const argv = mode === 'blackhole' ? ['-n', h.netns, 'link', 'set', 'eth0', up ? 'up' : 'down'] : ['link', 'set', h.veth, up ? 'up' : 'down'];
+  const argv =
+    mode === 'blackhole'
+      ? ['-n', h.netns, 'link', 'set', 'eth0', up ? 'up' : 'down']
+      : ['link', 'set', h.veth, up ? 'up' : 'down'];
   const r = spawnSync('ip', argv, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`ip ${argv.join(' ')}: ${r.stderr.trim()}`);
 }
@@ -111,12 +169,21 @@ function victimRun(h, config, plan, cut, benched, onDeath) {
   const run = runCli(args, {}, (e, child) => {
     const prev = cls;
     let k = classify(e, cls);
-    if (e.type === 'trial:start') { trial = e.trial; sawStart = true; steps = e.config?.speculative_num_steps; candidate = e.config?.speculative_num_steps !== START_STEPS && trial >= 2; }
+    if (e.type === 'trial:start') {
+      trial = e.trial;
+      sawStart = true;
+      steps = e.config?.speculative_num_steps;
+      candidate = e.config?.speculative_num_steps !== START_STEPS && trial >= 2;
+    }
     if (e.type === 'trial:phase') benchPhase = e.phase === 'bench';
     // the candidate is measured: markGood (the confirm: /run -> /etc, good marker) runs next
-    if (e.type === 'bench:level' && benchPhase) { k = 'confirm'; benched.add(steps); }
+    if (e.type === 'bench:level' && benchPhase) {
+      k = 'confirm';
+      benched.add(steps);
+    }
     if (k) cls = k;
-    lastEvent = e.type === 'trial:phase' ? `phase ${e.phase}` : e.type === 'service:action' ? `action ${e.action}` : e.type;
+    lastEvent =
+      e.type === 'trial:phase' ? `phase ${e.phase}` : e.type === 'service:action' ? `action ${e.action}` : e.type;
     if (armed || !candidate || k !== plan.point || prev === plan.point) return;
     armed = true;
     setTimeout(() => {
@@ -176,11 +243,23 @@ async function pollUntilGood(h, dir, benched, deathAt) {
 // The unit fresh, with nothing of spectune's left (drop-ins, history, lock, lease, timer).
 function resetUnit(h) {
   const base = UNIT.replace(/\.service$/, '');
-  spawnSync('ssh', ['-F', h.sshConfig, h.name, `systemctl stop spectune-lease-${base}.timer 2>/dev/null; systemctl reset-failed spectune-lease-${base}.timer spectune-lease-${base}.service 2>/dev/null; rm -rf /run/systemd/system/${UNIT}.d /run/spectune/${UNIT}; true`], { timeout: 60_000 });
+  spawnSync(
+    'ssh',
+    [
+      '-F',
+      h.sshConfig,
+      h.name,
+      `systemctl stop spectune-lease-${base}.timer 2>/dev/null; systemctl reset-failed spectune-lease-${base}.timer spectune-lease-${base}.service 2>/dev/null; rm -rf /run/systemd/system/${UNIT}.d /run/spectune/${UNIT}; true`,
+    ],
+    { timeout: 60_000 },
+  );
   installSimUnit(h, UNIT, PORT);
 }
 
-const median = (xs) => { const a = [...xs].sort((x, y) => x - y); return a.length ? a[Math.floor((a.length - 1) / 2)] : null; };
+const median = (xs) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length ? a[Math.floor((a.length - 1) / 2)] : null;
+};
 
 // Run the fault.
 export async function run({ short, log }) {
@@ -195,13 +274,20 @@ export async function run({ short, log }) {
   const schedule = [];
   for (let round = 0; round < perKind; round++) {
     const order = [...KINDS];
-    for (let i = order.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
     for (const kind of order) {
       const point = points[nextPoint[kind]++ % points.length];
       schedule.push({
-        kind, point, delayMs: Math.floor(rand() * POINTS[point]),
-        third: kind === 'SIGINT x2' && round % 2 === 1, thirdAfterMs: 200 + Math.floor(rand() * 800),
-        mode: kind === 'netcut' ? (round % 2 ? 'unreachable' : 'blackhole') : null, killAfterMs: 2000 + Math.floor(rand() * 6000),
+        kind,
+        point,
+        delayMs: Math.floor(rand() * POINTS[point]),
+        third: kind === 'SIGINT x2' && round % 2 === 1,
+        thirdAfterMs: 200 + Math.floor(rand() * 800),
+        mode: kind === 'netcut' ? (round % 2 ? 'unreachable' : 'blackhole') : null,
+        killAfterMs: 2000 + Math.floor(rand() * 6000),
       });
     }
   }
@@ -222,37 +308,72 @@ export async function run({ short, log }) {
       let r = null;
       let polled = null;
       for (let attempt = 0; attempt < 3 && !r?.deathAt; attempt++) {
-        r = await victimRun(host, config, plan, cut, benched, (deathAt) => { polled = pollUntilGood(host, dir, benched, deathAt); });
+        r = await victimRun(host, config, plan, cut, benched, (deathAt) => {
+          polled = pollUntilGood(host, dir, benched, deathAt);
+        });
         // this run is the "next tune" of the previous end: it must have taken the lock without --break-lock
         if (i > 0 && attempt === 0) {
           if (r.sawStart && !/E_LOCKED|is locked by|is in use by/.test(r.stderr)) nextRunProofs += 1;
-          else failures.push(`${plan.kind} #${i + 1}: the next tune after the previous end did not run: ${r.stderr.split('\n').filter((l) => l && !l.startsWith('{')).slice(-2).join(' | ').slice(0, 240)}`);
+          else
+            failures.push(
+              `${plan.kind} #${i + 1}: the next tune after the previous end did not run: ${r.stderr
+                .split('\n')
+                .filter((l) => l && !l.startsWith('{'))
+                .slice(-2)
+                .join(' | ')
+                .slice(0, 240)}`,
+            );
         }
-        if (!r.deathAt) log(`${plan.kind} #${i + 1}: the run ended (exit ${r.code}) before reaching ${plan.point}; again`);
+        if (!r.deathAt)
+          log(`${plan.kind} #${i + 1}: the run ended (exit ${r.code}) before reaching ${plan.point}; again`);
       }
-      if (!r.deathAt) { failures.push(`${plan.kind} #${i + 1}: never reached ${plan.point} in 3 runs`); continue; }
+      if (!r.deathAt) {
+        failures.push(`${plan.kind} #${i + 1}: never reached ${plan.point} in 3 runs`);
+        continue;
+      }
       st.trials += 1;
       const { goodAt } = await polled;
       if (cut.active) {
         setLink(host, plan.mode, true);
         cut.active = false;
-        for (let k = 0; k < 50 && spawnSync('ssh', ['-F', host.sshConfig, '-o', 'ConnectTimeout=2', host.name, 'true']).status !== 0; k++) await sleep(200);
+        for (
+          let k = 0;
+          k < 50 && spawnSync('ssh', ['-F', host.sshConfig, '-o', 'ConnectTimeout=2', host.name, 'true']).status !== 0;
+          k++
+        )
+          await sleep(200);
       }
       const last = readHost(host);
       const bad = notKnownGood(last, measuredSteps(dir, benched));
       if (goodAt === null) bad.push(`not known-good and unlocked within ${DEADLINE_MS / 1000} s of the end`);
-      if (last.lock !== 'free') bad.push('the dead run\'s host lock is still there');
+      if (last.lock !== 'free') bad.push("the dead run's host lock is still there");
       const journal = leaseJournal(host, r.deathAt);
-      const ownRollback = r.events.some((e) => e.type === 'service:action' && e.action === 'rollback' && e.ts >= r.deathAt);
-      const how = /candidate drop-in removed/.test(journal) ? 'lease restored known-good'
-        : /was being confirmed/.test(journal) ? 'lease finished the confirm'
-          : ownRollback ? 'own rollback'
-            : /removed the lock/.test(journal) ? 'on known-good already, lease removed the lock' : 'on known-good already, lock released';
+      const ownRollback = r.events.some(
+        (e) => e.type === 'service:action' && e.action === 'rollback' && e.ts >= r.deathAt,
+      );
+      const how = /candidate drop-in removed/.test(journal)
+        ? 'lease restored known-good'
+        : /was being confirmed/.test(journal)
+          ? 'lease finished the confirm'
+          : ownRollback
+            ? 'own rollback'
+            : /removed the lock/.test(journal)
+              ? 'on known-good already, lease removed the lock'
+              : 'on known-good already, lock released';
       const said = r.stderr.split('\n').filter((l) => l && !l.startsWith('{'));
-      if (plan.kind === 'SIGINT x2' && said.some((l) => l.includes('press Ctrl-C again to leave the host to its lease'))) pressAgain += 1;
-      if (plan.kind === 'SIGINT x2' && !said.some((l) => l.includes('rolling back, press Ctrl-C again to leave the host to its lease')) && r.code !== null) {
+      if (
+        plan.kind === 'SIGINT x2' &&
+        said.some((l) => l.includes('press Ctrl-C again to leave the host to its lease'))
+      )
+        pressAgain += 1;
+      if (
+        plan.kind === 'SIGINT x2' &&
+        !said.some((l) => l.includes('rolling back, press Ctrl-C again to leave the host to its lease')) &&
+        r.code !== null
+      ) {
         // the run may have finished its rollback before the second Ctrl-C arrived: then there was nothing to say
-        if (!(r.code === 130 && r.events.some((e) => e.type === 'service:action' && e.action === 'rollback'))) bad.push(`no "press Ctrl-C again" line (exit ${r.code})`);
+        if (!(r.code === 130 && r.events.some((e) => e.type === 'service:action' && e.action === 'rollback')))
+          bad.push(`no "press Ctrl-C again" line (exit ${r.code})`);
       }
       if (said.some((l) => /^\s+at\s/.test(l))) bad.push('a stack trace');
       const what = `${plan.kind}${plan.third ? ' (+3rd)' : ''}${plan.mode ? ` ${plan.mode}` : ''} #${i + 1} in ${r.endedIn} (+${plan.delayMs} ms): exit ${r.code ?? r.signal}`;
@@ -269,11 +390,39 @@ export async function run({ short, log }) {
       }
     }
     // the last end's "next" run: a real apply, without --break-lock
-    const a = await runCli(['apply', '-c', config, '--ssh-config', host.sshConfig, '--lease', `${LEASE_S}s`, '--set', 'speculative_num_steps=5'], {});
+    const a = await runCli(
+      [
+        'apply',
+        '-c',
+        config,
+        '--ssh-config',
+        host.sshConfig,
+        '--lease',
+        `${LEASE_S}s`,
+        '--set',
+        'speculative_num_steps=5',
+      ],
+      {},
+    );
     if (a.code === 0) nextRunProofs += 1;
-    else failures.push(`the apply after the last end failed (exit ${a.code}): ${a.stderr.split('\n').filter((l) => l && !l.startsWith('{')).slice(-2).join(' | ').slice(0, 240)}`);
+    else
+      failures.push(
+        `the apply after the last end failed (exit ${a.code}): ${a.stderr
+          .split('\n')
+          .filter((l) => l && !l.startsWith('{'))
+          .slice(-2)
+          .join(' | ')
+          .slice(0, 240)}`,
+      );
   } finally {
-    if (cut.active) { try { setLink(host, 'blackhole', true); setLink(host, 'unreachable', true); } catch { /* torn down with the host */ } }
+    if (cut.active) {
+      try {
+        setLink(host, 'blackhole', true);
+        setLink(host, 'unreachable', true);
+      } catch {
+        /* torn down with the host */
+      }
+    }
     removeSimUnit(host, UNIT);
     removeDir(dir);
   }
@@ -281,12 +430,18 @@ export async function run({ short, log }) {
   const recovered = KINDS.reduce((s, k) => s + stats[k].recovered, 0);
   const perKindText = KINDS.map((k) => {
     const s = stats[k];
-    const how = Object.entries(s.how).map(([w, n]) => `${w} ${n}`).join(', ');
+    const how = Object.entries(s.how)
+      .map(([w, n]) => `${w} ${n}`)
+      .join(', ');
     return `${k} ${s.recovered}/${s.trials} known-good in median ${((median(s.ms) ?? 0) / 1000).toFixed(1)} s, max ${(Math.max(0, ...s.ms) / 1000).toFixed(1)} s (${how})`;
   }).join('; ');
   return {
-    trials, recovered, lost: 0,
-    stateAfter: failures.length ? `NOT known-good: ${failures[0]}`.slice(0, 240) : `known-good and unlocked ${recovered}/${trials} within the lease (${LEASE_S} s); next run without --break-lock ${nextRunProofs}/${trials}`,
+    trials,
+    recovered,
+    lost: 0,
+    stateAfter: failures.length
+      ? `NOT known-good: ${failures[0]}`.slice(0, 240)
+      : `known-good and unlocked ${recovered}/${trials} within the lease (${LEASE_S} s); next run without --break-lock ${nextRunProofs}/${trials}`,
     notes: `seed ${seed}; ${perKindText}; "press Ctrl-C again" said in ${pressAgain}/${stats['SIGINT x2'].trials} double SIGINTs; ${Math.round((Date.now() - t0) / 1000)} s${failures.length > 1 ? `; also: ${failures.slice(1, 4).join('; ')}` : ''}`,
     kinds: stats,
     pass: failures.length === 0 && trials === schedule.length && recovered === trials && nextRunProofs === trials,

@@ -6,10 +6,21 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { installSimUnit, isOneLine, loadHosts, readUnitState, removeSimUnit, ROOT, runCli, seeded, writeLocalConfig } from './_unit-support.mjs';
+import {
+  installSimUnit,
+  isOneLine,
+  loadHosts,
+  readUnitState,
+  removeSimUnit,
+  ROOT,
+  runCli,
+  seeded,
+  writeLocalConfig,
+} from './_unit-support.mjs';
 
 export const fault = 'disk-full';
-export const describe = 'store on a full tmpfs at random points of a campaign: one-line E_STORE_FULL, integrity ok, known-good, resume loses nothing';
+export const describe =
+  'store on a full tmpfs at random points of a campaign: one-line E_STORE_FULL, integrity ok, known-good, resume loses nothing';
 
 const UNIT = 'spectune-fault-diskfull.service';
 const PORT = 31711;
@@ -30,7 +41,11 @@ function fillDisk(dir) {
   } catch (e) {
     if (e.code !== 'ENOSPC') throw e;
     // the last partial block: byte by byte until even that is refused
-    try { for (;;) writeSync(fd, block, 0, 1); } catch { /* full */ }
+    try {
+      for (;;) writeSync(fd, block, 0, 1);
+    } catch {
+      /* full */
+    }
   } finally {
     closeSync(fd);
   }
@@ -61,17 +76,38 @@ function storedTrials(dbPath) {
 // One campaign with the disk filled at (trial, phase); returns what happened.
 async function runTrial(h, point, log) {
   installSimUnit(h, UNIT, PORT);
-  const { dir } = writeLocalConfig({ host: h.name, endpoint: `http://${h.ip}:${PORT}`, unit: UNIT, store: 'unused', trials: TRIALS_PER_CAMPAIGN });
+  const { dir } = writeLocalConfig({
+    host: h.name,
+    endpoint: `http://${h.ip}:${PORT}`,
+    unit: UNIT,
+    store: 'unused',
+    trials: TRIALS_PER_CAMPAIGN,
+  });
   const { disk, umount } = mountTmpfs(dir);
-  const { dir: configDir, config } = writeLocalConfig({ host: h.name, endpoint: `http://${h.ip}:${PORT}`, unit: UNIT, store: join(disk, 'tune.db'), trials: TRIALS_PER_CAMPAIGN });
+  const { dir: configDir, config } = writeLocalConfig({
+    host: h.name,
+    endpoint: `http://${h.ip}:${PORT}`,
+    unit: UNIT,
+    store: join(disk, 'tune.db'),
+    trials: TRIALS_PER_CAMPAIGN,
+  });
   const env = { SPECTUNE_ACTION_LOG: join(dir, 'actions.jsonl') };
   const args = ['tune', '-c', config, '--json', '--ssh-config', h.sshConfig];
   let filler = null;
   try {
-    const first = await runCli(args, { env, onEvent: (e) => {
-      if (!filler && e.type === 'trial:phase' && e.trial === point.trial && e.phase === point.phase) filler = fillDisk(disk);
-    } });
-    const oneLine = first.code === 1 && isOneLine(first.stderr, /^spectune: store \S+: the disk is full \(.+ free of .+\); nothing was lost, the store is consistent \(hint: free space on .+ then run spectune tune --resume\)$/);
+    const first = await runCli(args, {
+      env,
+      onEvent: (e) => {
+        if (!filler && e.type === 'trial:phase' && e.trial === point.trial && e.phase === point.phase)
+          filler = fillDisk(disk);
+      },
+    });
+    const oneLine =
+      first.code === 1 &&
+      isOneLine(
+        first.stderr,
+        /^spectune: store \S+: the disk is full \(.+ free of .+\); nothing was lost, the store is consistent \(hint: free space on .+ then run spectune tune --resume\)$/,
+      );
     const finished = first.events.filter((e) => e.type === 'trial:end' && e.status !== 'skipped').map((e) => e.trial);
     const afterFault = await readUnitState(h, UNIT, PORT);
     if (filler) rmSync(filler);
@@ -82,9 +118,38 @@ async function runTrial(h, point, log) {
     const end = storedTrials(join(disk, 'tune.db'));
     const lost = [...before].filter(([seq, v]) => end.rows.get(seq) !== v).length + (finished.length - before.size);
     const afterResume = await readUnitState(h, UNIT, PORT);
-    const ok = filler !== null && oneLine && stored.integrity === 'ok' && end.integrity === 'ok' && afterFault.knownGood && afterFault.lock === 'unlocked' && done && lost === 0 && afterResume.knownGood;
-    if (!ok) log(`trial ${point.trial}/${point.phase}: filled=${filler !== null} oneLine=${oneLine} exit=${first.code} integrity=${stored.integrity}/${end.integrity} afterFault=${JSON.stringify(afterFault)} resumed=${resumed.code} lost=${lost}\n${first.stderr.split('\n').filter((l) => !l.startsWith('{')).slice(-5).join('\n')}\n${resumed.stderr.split('\n').filter((l) => !l.startsWith('{')).slice(-5).join('\n')}`);
-    return { ok, lost, knownGood: afterFault.knownGood && afterResume.knownGood, message: first.stderr.split('\n').filter((l) => l.startsWith('spectune: store')).at(-1) ?? null };
+    const ok =
+      filler !== null &&
+      oneLine &&
+      stored.integrity === 'ok' &&
+      end.integrity === 'ok' &&
+      afterFault.knownGood &&
+      afterFault.lock === 'unlocked' &&
+      done &&
+      lost === 0 &&
+      afterResume.knownGood;
+    if (!ok)
+      log(
+        `trial ${point.trial}/${point.phase}: filled=${filler !== null} oneLine=${oneLine} exit=${first.code} integrity=${stored.integrity}/${end.integrity} afterFault=${JSON.stringify(afterFault)} resumed=${resumed.code} lost=${lost}\n${first.stderr
+          .split('\n')
+          .filter((l) => !l.startsWith('{'))
+          .slice(-5)
+          .join('\n')}\n${resumed.stderr
+          .split('\n')
+          .filter((l) => !l.startsWith('{'))
+          .slice(-5)
+          .join('\n')}`,
+      );
+    return {
+      ok,
+      lost,
+      knownGood: afterFault.knownGood && afterResume.knownGood,
+      message:
+        first.stderr
+          .split('\n')
+          .filter((l) => l.startsWith('spectune: store'))
+          .at(-1) ?? null,
+    };
   } finally {
     umount();
     rmSync(dir, { recursive: true, force: true });
@@ -96,12 +161,16 @@ async function runTrial(h, point, log) {
 export async function run({ short, log }) {
   const { hosts, why } = loadHosts();
   if (!hosts) return { trials: 0, recovered: 0, lost: 0, stateAfter: `skipped: ${why}`, pass: false };
-  if (process.getuid?.() !== 0) return { trials: 0, recovered: 0, lost: 0, stateAfter: 'skipped: mounting a tmpfs needs root', pass: false };
+  if (process.getuid?.() !== 0)
+    return { trials: 0, recovered: 0, lost: 0, stateAfter: 'skipped: mounting a tmpfs needs root', pass: false };
   const h = hosts.find((x) => x.name === 'th2') ?? hosts[0];
   const seed = Number(process.env.SPECTUNE_FAULTS_SEED ?? Date.now() % 1_000_000);
   const rand = seeded(seed);
   const n = short ? 2 : 8;
-  let recovered = 0, lost = 0, knownGood = 0, message = null;
+  let recovered = 0,
+    lost = 0,
+    knownGood = 0,
+    message = null;
   try {
     for (let i = 0; i < n; i++) {
       const trial = 1 + Math.floor(rand() * FILL_IN_TRIALS);
@@ -117,5 +186,11 @@ export async function run({ short, log }) {
   } finally {
     removeSimUnit(h, UNIT);
   }
-  return { trials: n, recovered, lost, stateAfter: `known-good ${knownGood}/${n}`, notes: `seed ${seed}; the error: ${message}` };
+  return {
+    trials: n,
+    recovered,
+    lost,
+    stateAfter: `known-good ${knownGood}/${n}`,
+    notes: `seed ${seed}; the error: ${message}`,
+  };
 }

@@ -49,11 +49,16 @@ export async function run({ short, log }) {
   } finally {
     scratch.cleanup();
   }
-  for (const f of failures) log(`FAILED ${f.family} / ${f.name}: ${f.error}\n  counterexample: ${f.counterexample}\n  replay: SPECTUNE_FUZZ_SEED=${f.seed ?? seed}`);
+  for (const f of failures)
+    log(
+      `FAILED ${f.family} / ${f.name}: ${f.error}\n  counterexample: ${f.counterexample}\n  replay: SPECTUNE_FUZZ_SEED=${f.seed ?? seed}`,
+    );
   // A failed property stops at its first (shrunk) counterexample: the other cases of that property are not counted
   // as recovered.
   return {
-    trials, recovered: trials - lost, lost,
+    trials,
+    recovered: trials - lost,
+    lost,
     stateAfter: lost ? `${lost} failing properties` : 'no crash, no stack trace, no hang',
     notes: `seed ${seed}; cases: ${perFamily.join(', ')}`,
   };
@@ -62,21 +67,57 @@ export async function run({ short, log }) {
 // A sample of random argv through the real binary: the same oracle as in-process, plus the exit status of a
 // process (a crash of node itself, a hang past the limit).
 function runBinarySample(n, scratch, seed) {
-  const argvs = fc.sample(fc.oneof(
-    fc.constantFrom(['bench', '--url', 'http://127.0.0.1:9', '--concurrency', '0'], ['diagnose', join(scratch.dir, 'garbage.bin')], ['diagnose', join(scratch.dir, 'a-folder')],
-      ['tune', '-c', join(scratch.dir, 'garbage.bin'), '--dry-run'], ['report', '--db', join(scratch.dir, 'missing', 'x.db')], ['status', '--host', 'fuzz.invalid', '--ssh-config', scratch.sshConfig, '--unit', 'x.service'],
-      ['apply', '--host', 'fuzz.invalid', '--ssh-config', scratch.sshConfig, '--unit', 'x', '--set', '=', '--dry-run'], ['frobnicate'], ['--nope'], ['bench', '--requests=-1', '--url', 'http://127.0.0.1:9']),
-    fc.tuple(fc.constantFrom('bench', 'diagnose', 'tune', 'report', 'logs', 'status'), fc.array(fc.string({ maxLength: 12 }), { maxLength: 3 }))
-      .map(([cmd, rest]) => [cmd, ...rest.map((x) => `--${x.replace(/\0/g, '')}`)]),
-  ), { numRuns: n, seed });
+  const argvs = fc.sample(
+    fc.oneof(
+      fc.constantFrom(
+        ['bench', '--url', 'http://127.0.0.1:9', '--concurrency', '0'],
+        ['diagnose', join(scratch.dir, 'garbage.bin')],
+        ['diagnose', join(scratch.dir, 'a-folder')],
+        ['tune', '-c', join(scratch.dir, 'garbage.bin'), '--dry-run'],
+        ['report', '--db', join(scratch.dir, 'missing', 'x.db')],
+        ['status', '--host', 'fuzz.invalid', '--ssh-config', scratch.sshConfig, '--unit', 'x.service'],
+        [
+          'apply',
+          '--host',
+          'fuzz.invalid',
+          '--ssh-config',
+          scratch.sshConfig,
+          '--unit',
+          'x',
+          '--set',
+          '=',
+          '--dry-run',
+        ],
+        ['frobnicate'],
+        ['--nope'],
+        ['bench', '--requests=-1', '--url', 'http://127.0.0.1:9'],
+      ),
+      fc
+        .tuple(
+          fc.constantFrom('bench', 'diagnose', 'tune', 'report', 'logs', 'status'),
+          fc.array(fc.string({ maxLength: 12 }), { maxLength: 3 }),
+        )
+        .map(([cmd, rest]) => [cmd, ...rest.map((x) => `--${x.replace(/\0/g, '')}`)]),
+    ),
+    { numRuns: n, seed },
+  );
   const failures = [];
   for (const argv of argvs) {
-    const r = spawnSync(process.execPath, [BIN, ...argv], { cwd: scratch.dir, encoding: 'utf8', timeout: 20_000, env: { ...process.env, NO_COLOR: '1' } });
+    const r = spawnSync(process.execPath, [BIN, ...argv], {
+      cwd: scratch.dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     try {
       if (r.error || r.signal) throw new Error(`${r.signal ?? r.error?.message} (a hang or a crash of the process)`);
       checkCliOutcome({ code: r.status, stdout: r.stdout, stderr: r.stderr }, argv);
     } catch (e) {
-      failures.push({ name: 'argv through bin/spectune.js', error: e.message.slice(0, 600), counterexample: JSON.stringify(argv) });
+      failures.push({
+        name: 'argv through bin/spectune.js',
+        error: e.message.slice(0, 600),
+        counterexample: JSON.stringify(argv),
+      });
     }
   }
   return { cases: argvs.length, failures };

@@ -8,8 +8,23 @@
 // config. No trial may be blamed on the cut (recorded failed without the engine's own failure), none lost.
 import { spawnSync } from 'node:child_process';
 import {
-  acquireFaultHost, checkTrials, classify, dropInWhole, healthCode, installSimUnit, knownGoodProblems, readTrials, readUnitState, removeDir,
-  removeSimUnit, runCli, seededRandom, START_STEPS, tuneArgs, whyNotRunnable, writeTuneConfig,
+  acquireFaultHost,
+  checkTrials,
+  classify,
+  dropInWhole,
+  healthCode,
+  installSimUnit,
+  knownGoodProblems,
+  readTrials,
+  readUnitState,
+  removeDir,
+  removeSimUnit,
+  runCli,
+  seededRandom,
+  START_STEPS,
+  tuneArgs,
+  whyNotRunnable,
+  writeTuneConfig,
 } from './_support.mjs';
 
 export const fault = 'netcut';
@@ -25,7 +40,10 @@ const ENGINE_FAILURE = /Not enough memory|out of memory|crash loop/i;
 
 // Cut or restore the fault host's network (see the file comment for the two ways).
 function setLink(h, mode, up) {
-  const argv = mode === 'blackhole' ? ['-n', h.netns, 'link', 'set', 'eth0', up ? 'up' : 'down'] : ['link', 'set', h.veth, up ? 'up' : 'down'];
+  const argv =
+    mode === 'blackhole'
+      ? ['-n', h.netns, 'link', 'set', 'eth0', up ? 'up' : 'down']
+      : ['link', 'set', h.veth, up ? 'up' : 'down'];
   const r = spawnSync('ip', argv, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`ip ${argv.join(' ')}: ${r.stderr.trim()}`);
 }
@@ -61,27 +79,36 @@ function cutRun(h, unit, config, resume, nextCut, onRestored) {
     if (cut && !armed && trial >= 2 && k === cut.target && prev !== cut.target) {
       armed = true;
       const plan = cut;
-      restored = new Promise((done) => setTimeout(() => {
-        if (exited) { done(); return; }
-        made.push({ ...plan, cutIn: cls, atMs: Date.now() });
-        setLink(h, plan.mode, false);
-        setTimeout(async () => {
-          if (!exited) child.kill('SIGSTOP');
-          try {
-            setLink(h, plan.mode, true);
-            await waitReachable(h);
-            onRestored(readUnitState(h, unit), plan);
-          } finally {
-            if (!exited) child.kill('SIGCONT');
-            cut = nextCut();
-            armed = false;
+      restored = new Promise((done) =>
+        setTimeout(() => {
+          if (exited) {
             done();
+            return;
           }
-        }, plan.seconds * 1000);
-      }, plan.delayMs));
+          made.push({ ...plan, cutIn: cls, atMs: Date.now() });
+          setLink(h, plan.mode, false);
+          setTimeout(async () => {
+            if (!exited) child.kill('SIGSTOP');
+            try {
+              setLink(h, plan.mode, true);
+              await waitReachable(h);
+              onRestored(readUnitState(h, unit), plan);
+            } finally {
+              if (!exited) child.kill('SIGCONT');
+              cut = nextCut();
+              armed = false;
+              done();
+            }
+          }, plan.seconds * 1000);
+        }, plan.delayMs),
+      );
     }
   });
-  return run.then(async (r) => { exited = true; await restored; return { ...r, cuts: made }; });
+  return run.then(async (r) => {
+    exited = true;
+    await restored;
+    return { ...r, cuts: made };
+  });
 }
 
 // A clean stop: exit 1, the error said in one line, no stack trace among the non-JSON lines.
@@ -104,11 +131,19 @@ export async function run({ short, log }) {
   const schedule = [];
   while (schedule.length < cuts + MAX_RUNS_PER_CAMPAIGN) {
     const round = names.filter((n) => n !== 'benchmark');
-    for (let i = round.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [round[i], round[j]] = [round[j], round[i]]; }
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [round[i], round[j]] = [round[j], round[i]];
+    }
     for (const target of ['benchmark', ...round]) {
       // short: the benchmark cut outlasts the 10 s stall timeout, so the trial is interrupted (not blamed) and redone
       const seconds = short ? (target === 'benchmark' ? 12 : 5 + Math.floor(rand() * 3)) : 5 + Math.floor(rand() * 56);
-      schedule.push({ target, seconds, delayMs: Math.floor(rand() * CLASSES[target]), mode: schedule.length % 2 ? 'unreachable' : 'blackhole' });
+      schedule.push({
+        target,
+        seconds,
+        delayMs: Math.floor(rand() * CLASSES[target]),
+        mode: schedule.length % 2 ? 'unreachable' : 'blackhole',
+      });
     }
   }
   const host = acquireFaultHost();
@@ -136,7 +171,10 @@ export async function run({ short, log }) {
         });
         if (pending) {
           // the previous run stopped on a cut: this resumed run must have gone on (its checks are the campaign's)
-          if (r.code === 0 || r.events.some((e) => e.type === 'trial:start')) { recovered += 1; outcomes['stopped+resumed'] += 1; } else failures.push(`resume after cut ${pending} did not go on`);
+          if (r.code === 0 || r.events.some((e) => e.type === 'trial:start')) {
+            recovered += 1;
+            outcomes['stopped+resumed'] += 1;
+          } else failures.push(`resume after cut ${pending} did not go on`);
           pending = null;
         }
         r.cuts.forEach((c, i) => {
@@ -146,10 +184,13 @@ export async function run({ short, log }) {
           const until = r.cuts[i + 1]?.atMs ?? Infinity;
           const within = (e) => e.type === 'trial:end' && e.ts >= c.atMs && e.ts < until;
           const skipped = r.events.filter((e) => within(e) && e.status === 'skipped').length;
-          const blamed = r.events.filter((e) => within(e) && e.status === 'failed' && !ENGINE_FAILURE.test(JSON.stringify(e.verdict ?? '')));
+          const blamed = r.events.filter(
+            (e) => within(e) && e.status === 'failed' && !ENGINE_FAILURE.test(JSON.stringify(e.verdict ?? '')),
+          );
           const bad = [];
           if (halfApplied.includes(c)) bad.push('drop-in half-applied after the cut');
-          if (blamed.length) bad.push(`trial ${blamed.map((e) => e.trial).join(',')} recorded failed because of the cut`);
+          if (blamed.length)
+            bad.push(`trial ${blamed.map((e) => e.trial).join(',')} recorded failed because of the cut`);
           failures.push(...bad.map((b) => `${what}: ${b}`));
           const last = i === r.cuts.length - 1;
           if (last && r.code !== 0) {
@@ -158,7 +199,10 @@ export async function run({ short, log }) {
             else if (!bad.length) pending = done;
             log(`${what}: spectune stopped (${stop.said}); resuming`);
           } else {
-            if (!bad.length) { recovered += 1; outcomes[skipped ? 'interrupted+redone' : 'absorbed'] += 1; }
+            if (!bad.length) {
+              recovered += 1;
+              outcomes[skipped ? 'interrupted+redone' : 'absorbed'] += 1;
+            }
             log(`${what}: ${skipped ? 'trial interrupted and redone' : 'absorbed'}; the campaign went on`);
           }
         });
@@ -179,13 +223,24 @@ export async function run({ short, log }) {
       removeDir(dir);
     }
   } finally {
-    try { setLink(host, 'blackhole', true); setLink(host, 'unreachable', true); } catch { /* torn down below anyway */ }
+    try {
+      setLink(host, 'blackhole', true);
+      setLink(host, 'unreachable', true);
+    } catch {
+      /* torn down below anyway */
+    }
     removeSimUnit(host, UNIT);
   }
   return {
-    trials: done, recovered: Math.min(recovered, done), lost,
-    stateAfter: failures.length ? `FAILED: ${failures[0]}`.slice(0, 200) : `known-good; drop-in whole after ${done}/${done} cuts`,
-    notes: `seed ${seed}; cuts up to ${maxS}s; ${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', ')}${failures.length > 1 ? `; also: ${failures.slice(1, 4).join('; ')}` : ''}`,
+    trials: done,
+    recovered: Math.min(recovered, done),
+    lost,
+    stateAfter: failures.length
+      ? `FAILED: ${failures[0]}`.slice(0, 200)
+      : `known-good; drop-in whole after ${done}/${done} cuts`,
+    notes: `seed ${seed}; cuts up to ${maxS}s; ${Object.entries(outcomes)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}${failures.length > 1 ? `; also: ${failures.slice(1, 4).join('; ')}` : ''}`,
     pass: failures.length === 0 && done === cuts && recovered === done && lost === 0,
   };
 }

@@ -17,7 +17,8 @@ import Database from 'better-sqlite3';
 /** The fault's name in the table. */
 export const fault = 'secrets';
 /** One line for the table's reader. */
-export const describe = 'API keys and tokens in ExecStart, Environment=, EnvironmentFile, URLs, headers: none in any artifact';
+export const describe =
+  'API keys and tokens in ExecStart, Environment=, EnvironmentFile, URLs, headers: none in any artifact';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/spectune.js');
@@ -32,7 +33,11 @@ const MARKER = '***';
 // Fresh secret values for one run, each in the shape operators use.
 export function makeSecrets() {
   const hex = (n) => randomBytes(n).toString('hex');
-  const alnum = (n) => randomBytes(n * 2).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, n);
+  const alnum = (n) =>
+    randomBytes(n * 2)
+      .toString('base64')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, n);
   return {
     execApiKey: `sk-exec${hex(12)}`, // --api-key in ExecStart (the sim requires it as the Bearer token)
     hfToken: `hf_${alnum(34)}`, // Environment="HF_TOKEN=..." in the unit
@@ -62,34 +67,65 @@ function sshRun(h, script, input) {
 
 // The unit an operator with secrets writes: a key on the command line, a token in Environment=, an env file.
 function renderUnit(s) {
-  return ['[Unit]', `Description=${UNIT}: SIMULATED SGLang (spectune sim) with secrets, for the secrets fault`, '', '[Service]',
-    `Environment="HF_TOKEN=${s.hfToken}"`, `EnvironmentFile=${ENV_FILE}`,
+  return [
+    '[Unit]',
+    `Description=${UNIT}: SIMULATED SGLang (spectune sim) with secrets, for the secrets fault`,
+    '',
+    '[Service]',
+    `Environment="HF_TOKEN=${s.hfToken}"`,
+    `EnvironmentFile=${ENV_FILE}`,
     `ExecStart=/usr/local/bin/node /opt/spectune/bin/spectune.js sim --sim-profile ${PROFILE} --sim-time-scale ${TIME_SCALE} --model-path Qwen/Qwen3.5-122B-A10B-FP8 --host 0.0.0.0 --port ${PORT} --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --api-key ${s.execApiKey}`,
-    'Restart=always', 'RestartSec=1', 'TimeoutStopSec=20', '', '[Install]', 'WantedBy=multi-user.target', ''].join('\n');
+    'Restart=always',
+    'RestartSec=1',
+    'TimeoutStopSec=20',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
 }
 
 // Install the unit, its env file and an operator drop-in with another key; start it.
 function installUnit(h, s) {
   removeUnit(h);
-  sshRun(h, `umask 077; cat > ${ENV_FILE}`, `HUGGING_FACE_HUB_TOKEN=${s.envFileToken}\nSGLANG_ADMIN_PASSWORD=${s.envFilePassword}\n`);
+  sshRun(
+    h,
+    `umask 077; cat > ${ENV_FILE}`,
+    `HUGGING_FACE_HUB_TOKEN=${s.envFileToken}\nSGLANG_ADMIN_PASSWORD=${s.envFilePassword}\n`,
+  );
   sshRun(h, `cat > /etc/systemd/system/${UNIT}`, renderUnit(s));
-  sshRun(h, `mkdir -p /etc/systemd/system/${UNIT}.d && cat > /etc/systemd/system/${UNIT}.d/10-operator.conf`, `[Service]\nEnvironment=OPENAI_API_KEY=${s.openaiKey}\n`);
+  sshRun(
+    h,
+    `mkdir -p /etc/systemd/system/${UNIT}.d && cat > /etc/systemd/system/${UNIT}.d/10-operator.conf`,
+    `[Service]\nEnvironment=OPENAI_API_KEY=${s.openaiKey}\n`,
+  );
   sshRun(h, `systemctl daemon-reload && systemctl reset-failed ${UNIT} 2>/dev/null; systemctl restart ${UNIT}`);
 }
 
 // Remove the unit and everything spectune and this module left for it.
 function removeUnit(h) {
-  sshRun(h, `systemctl stop ${UNIT} 2>/dev/null; rm -rf /etc/systemd/system/${UNIT} /etc/systemd/system/${UNIT}.d /var/lib/spectune/${UNIT} ${ENV_FILE}; systemctl daemon-reload; systemctl reset-failed ${UNIT} 2>/dev/null; true`);
+  sshRun(
+    h,
+    `systemctl stop ${UNIT} 2>/dev/null; rm -rf /etc/systemd/system/${UNIT} /etc/systemd/system/${UNIT}.d /var/lib/spectune/${UNIT} ${ENV_FILE}; systemctl daemon-reload; systemctl reset-failed ${UNIT} 2>/dev/null; true`,
+  );
 }
 
 // Run the built CLI; resolves with its exit code and output.
 function runCli(args, env, cwd) {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('close', (code, signal) => done({ args, code, signal, stdout, stderr }));
   });
 }
@@ -98,7 +134,11 @@ function runCli(args, env, cwd) {
 async function waitHealthy(h, ms = 60_000) {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    try { if ((await fetch(`http://${h.ip}:${PORT}/health`)).ok) return; } catch { /* not up yet */ }
+    try {
+      if ((await fetch(`http://${h.ip}:${PORT}/health`)).ok) return;
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 300));
   }
   throw new Error(`${UNIT} on ${h.name} did not become healthy`);
@@ -108,8 +148,20 @@ async function waitHealthy(h, ms = 60_000) {
 function dumpStore(path) {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name);
-    return tables.map((t) => `## ${t}\n${db.prepare(`SELECT * FROM "${t.replace(/"/g, '""')}"`).all().map((row) => JSON.stringify(row)).join('\n')}`).join('\n');
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((r) => r.name);
+    return tables
+      .map(
+        (t) =>
+          `## ${t}\n${db
+            .prepare(`SELECT * FROM "${t.replace(/"/g, '""')}"`)
+            .all()
+            .map((row) => JSON.stringify(row))
+            .join('\n')}`,
+      )
+      .join('\n');
   } finally {
     db.close();
   }
@@ -117,14 +169,18 @@ function dumpStore(path) {
 
 // Every file under a folder (recursively), as [path, bytes].
 function filesUnder(dir) {
-  return readdirSync(dir, { recursive: true }).map(String).map((f) => join(dir, f)).filter((p) => statSync(p).isFile()).map((p) => [p, readFileSync(p)]);
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .map((f) => join(dir, f))
+    .filter((p) => statSync(p).isFile())
+    .map((p) => [p, readFileSync(p)]);
 }
 
 // Drive the campaign and the other commands, collect every artifact; returns { artifacts, checks, notes }.
 export async function runScenario({ log = () => {}, host, short = false } = {}) {
   const hosts = loadHosts();
   if (!hosts?.length) return { skipped: 'skipped: test hosts are not up (SPECTUNE_TESTHOSTS_ENV)' };
-  const h = host ? hosts.find((x) => x.name === host) : hosts.find((x) => x.name === 'th3') ?? hosts[0];
+  const h = host ? hosts.find((x) => x.name === host) : (hosts.find((x) => x.name === 'th3') ?? hosts[0]);
   const s = makeSecrets();
   const dir = mkdtempSync(join(tmpdir(), 'spectune-secrets-'));
   const actionLog = join(dir, 'actions.jsonl');
@@ -136,15 +192,28 @@ export async function runScenario({ log = () => {}, host, short = false } = {}) 
     installUnit(h, s);
     await waitHealthy(h);
     const config = join(dir, 'spectune.yaml');
-    writeFileSync(config, [
-      'target:', '  engine: sglang', `  endpoint: http://${h.ip}:${PORT}`, '  apiKeyEnv: SPECTUNE_SECRETS_BENCH_KEY', '  manager: systemd', '  hosts:', `    - host: ${h.name}`, `      unit: ${UNIT}`,
-      'space:', '  speculative_num_steps: { min: 2, max: 5 }',
-      'search: { strategy: adaptive, noiseMargin: 4%, repeats: 1, soak: { repeats: 1 } }',
-      'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
-      'benchmark: { concurrency: [1], requests: 3, inputTokens: 128, outputTokens: 96, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
-      // --short (CI): the baseline and one more trial; each trial deploys, restarts and benchmarks with the secrets.
-      `budget: { trials: ${short ? 2 : 3}, hours: 1h }`, 'store: ./tune.db', '',
-    ].join('\n'));
+    writeFileSync(
+      config,
+      [
+        'target:',
+        '  engine: sglang',
+        `  endpoint: http://${h.ip}:${PORT}`,
+        '  apiKeyEnv: SPECTUNE_SECRETS_BENCH_KEY',
+        '  manager: systemd',
+        '  hosts:',
+        `    - host: ${h.name}`,
+        `      unit: ${UNIT}`,
+        'space:',
+        '  speculative_num_steps: { min: 2, max: 5 }',
+        'search: { strategy: adaptive, noiseMargin: 4%, repeats: 1, soak: { repeats: 1 } }',
+        'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
+        'benchmark: { concurrency: [1], requests: 3, inputTokens: 128, outputTokens: 96, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
+        // --short (CI): the baseline and one more trial; each trial deploys, restarts and benchmarks with the secrets.
+        `budget: { trials: ${short ? 2 : 3}, hours: 1h }`,
+        'store: ./tune.db',
+        '',
+      ].join('\n'),
+    );
     const step = async (args, extraEnv = {}) => {
       const t0 = Date.now();
       const r = await runCli(args, { ...env, ...extraEnv }, dir);
@@ -155,11 +224,63 @@ export async function runScenario({ log = () => {}, host, short = false } = {}) 
     const tune = await step(['tune', '-c', config, '--json', '--confirm-probes', '--ssh-config', h.sshConfig]);
     await step(['tune', '-c', config, '--dry-run', '--ssh-config', h.sshConfig]);
     await step(['report', '--db', join(dir, 'tune.db')]);
-    await step(['report', '--db', join(dir, 'tune.db'), '--html', join(dir, 'report.html'), '--md', join(dir, 'report.md')]);
+    await step([
+      'report',
+      '--db',
+      join(dir, 'tune.db'),
+      '--html',
+      join(dir, 'report.html'),
+      '--md',
+      join(dir, 'report.md'),
+    ]);
     await step(['report', '--db', join(dir, 'tune.db'), '--json']);
-    await step(['bench', '--url', `${endpoint}/?token=${s.queryToken}`, '--api-key', s.execApiKey, '--concurrency', '1', '--requests', '2', '--output-tokens', '8', '--input-tokens', '32', '--json']);
-    await step(['bench', '--url', endpoint, '--api-key', s.wrongKey, '--concurrency', '1', '--requests', '2', '--output-tokens', '8', '--input-tokens', '32']);
-    await step(['bench', '--url', `http://${h.ip}:${PORT}`, '--concurrency', '1', '--requests', '1', '--output-tokens', '8', '--input-tokens', '32'], { SPECTUNE_API_KEY: s.execApiKey });
+    await step([
+      'bench',
+      '--url',
+      `${endpoint}/?token=${s.queryToken}`,
+      '--api-key',
+      s.execApiKey,
+      '--concurrency',
+      '1',
+      '--requests',
+      '2',
+      '--output-tokens',
+      '8',
+      '--input-tokens',
+      '32',
+      '--json',
+    ]);
+    await step([
+      'bench',
+      '--url',
+      endpoint,
+      '--api-key',
+      s.wrongKey,
+      '--concurrency',
+      '1',
+      '--requests',
+      '2',
+      '--output-tokens',
+      '8',
+      '--input-tokens',
+      '32',
+    ]);
+    await step(
+      [
+        'bench',
+        '--url',
+        `http://${h.ip}:${PORT}`,
+        '--concurrency',
+        '1',
+        '--requests',
+        '1',
+        '--output-tokens',
+        '8',
+        '--input-tokens',
+        '32',
+      ],
+      { SPECTUNE_API_KEY: s.execApiKey },
+    );
     await step(['status', ...target, '--endpoint', endpoint]);
     await step(['status', ...target, '--endpoint', endpoint, '--json']);
     await step(['diagnose', ...target.filter((x) => x !== '--unit' && x !== UNIT), '--unit', UNIT]);
@@ -173,13 +294,20 @@ export async function runScenario({ log = () => {}, host, short = false } = {}) 
     // The engine still has the real secrets: the unit keeps them and the sim takes only the real key.
     const unitText = sshRun(h, `systemctl cat ${UNIT}`);
     const show = sshRun(h, `systemctl show -p Environment -p EnvironmentFiles ${UNIT}`);
-    const authOk = (await fetch(`http://${h.ip}:${PORT}/v1/models`, { headers: { authorization: `Bearer ${s.execApiKey}` } })).status;
-    const authBad = (await fetch(`http://${h.ip}:${PORT}/v1/models`, { headers: { authorization: `Bearer ${s.wrongKey}` } })).status;
+    const authOk = (
+      await fetch(`http://${h.ip}:${PORT}/v1/models`, { headers: { authorization: `Bearer ${s.execApiKey}` } })
+    ).status;
+    const authBad = (
+      await fetch(`http://${h.ip}:${PORT}/v1/models`, { headers: { authorization: `Bearer ${s.wrongKey}` } })
+    ).status;
     const engineKeeps = {
-      execStart: [...unitText.matchAll(/--api-key (\S+)/g)].map((m) => m[1]).every((k) => k === s.execApiKey) && unitText.includes(`--api-key ${s.execApiKey}`),
+      execStart:
+        [...unitText.matchAll(/--api-key (\S+)/g)].map((m) => m[1]).every((k) => k === s.execApiKey) &&
+        unitText.includes(`--api-key ${s.execApiKey}`),
       environment: show.includes(`HF_TOKEN=${s.hfToken}`) && show.includes(`OPENAI_API_KEY=${s.openaiKey}`),
       environmentFile: show.includes(ENV_FILE),
-      authOk, authBad,
+      authOk,
+      authBad,
     };
 
     // The artifacts: every file the runs wrote (the store dumped and raw), every command's stdout and stderr.
@@ -187,24 +315,35 @@ export async function runScenario({ log = () => {}, host, short = false } = {}) 
     for (const [path, bytes] of filesUnder(dir)) {
       if (path === config) continue; // the operator's own config (it names the variable, not the key)
       artifacts.push({ name: `file ${path.slice(dir.length + 1)}`, text: bytes.toString('latin1') });
-      if (/\.db$/.test(path)) artifacts.push({ name: `store dump ${path.slice(dir.length + 1)}`, text: dumpStore(path), store: true });
+      if (/\.db$/.test(path))
+        artifacts.push({ name: `store dump ${path.slice(dir.length + 1)}`, text: dumpStore(path), store: true });
     }
     for (const r of runs) {
-      const what = `spectune ${r.args.filter((a) => !a.startsWith('/')).slice(0, 4).join(' ')}`;
+      const what = `spectune ${r.args
+        .filter((a) => !a.startsWith('/'))
+        .slice(0, 4)
+        .join(' ')}`;
       artifacts.push({ name: `${what} stdout`, text: r.stdout }, { name: `${what} stderr`, text: r.stderr });
     }
     return { secrets: s, artifacts, engineKeeps, tune, runs, dir, host: h.name };
   } finally {
-    try { removeUnit(h); } catch (e) { log(`cleanup: ${e.message}`); }
+    try {
+      removeUnit(h);
+    } catch (e) {
+      log(`cleanup: ${e.message}`);
+    }
     // SPECTUNE_KEEP_SECRETS_DIR=1 keeps the folder and every command's output (runs.json) to look into a leak.
-    if (process.env.SPECTUNE_KEEP_SECRETS_DIR) writeFileSync(join(dir, 'runs.json'), JSON.stringify({ secrets: s, runs }, null, 1));
+    if (process.env.SPECTUNE_KEEP_SECRETS_DIR)
+      writeFileSync(join(dir, 'runs.json'), JSON.stringify({ secrets: s, runs }, null, 1));
     else rmSync(dir, { recursive: true, force: true });
   }
 }
 
 // Which secrets occur in a text (by name), and whether the redaction marker does.
 export function scanArtifact(text, secrets) {
-  const leaks = Object.entries(secrets).filter(([, v]) => text.includes(v)).map(([k]) => k);
+  const leaks = Object.entries(secrets)
+    .filter(([, v]) => text.includes(v))
+    .map(([k]) => k);
   return { leaks, marked: text.includes(MARKER) };
 }
 
@@ -218,26 +357,46 @@ export async function run({ short, log }) {
     if (leaks.length) leaking.push(`${a.name}: ${leaks.join(', ')}`);
   }
   const problems = [];
-  const storeDump = sc.artifacts.filter((a) => a.store).map((a) => a.text).join('\n');
-  const report = sc.artifacts.filter((a) => /report\.(md|html)$/.test(a.name)).map((a) => a.text).join('\n');
+  const storeDump = sc.artifacts
+    .filter((a) => a.store)
+    .map((a) => a.text)
+    .join('\n');
+  const report = sc.artifacts
+    .filter((a) => /report\.(md|html)$/.test(a.name))
+    .map((a) => a.text)
+    .join('\n');
   if (sc.tune.code !== 0) problems.push(`the campaign failed (exit ${sc.tune.code}): ${sc.tune.stderr.slice(-300)}`);
-  if (!storeDump.includes(`--api-key ${MARKER}`)) problems.push('the store does not show the redacted key (--api-key ***)');
-  if (!report.includes('--api-key ${API_KEY}')) problems.push('the reports do not show where the key goes (--api-key ${API_KEY})');
+  if (!storeDump.includes(`--api-key ${MARKER}`))
+    problems.push('the store does not show the redacted key (--api-key ***)');
+  if (!report.includes('--api-key ${API_KEY}'))
+    problems.push('the reports do not show where the key goes (--api-key ${API_KEY})');
   if (!sc.tune.stdout.includes(`--api-key ${MARKER}`)) problems.push('tune --json does not show the redacted key');
   // An endpoint with user info still reaches the engine (the credentials go in a Basic header).
   const status = sc.runs.find((r) => r.args[0] === 'status' && r.args.includes('--json'));
   let healthOk = false;
-  try { healthOk = JSON.parse(status.stdout).health.ok === true; } catch { /* no JSON: not ok */ }
-  if (!healthOk) problems.push(`status with --endpoint http://operator:***@... did not reach the engine: ${status?.stdout.slice(0, 200)}`);
+  try {
+    healthOk = JSON.parse(status.stdout).health.ok === true;
+  } catch {
+    /* no JSON: not ok */
+  }
+  if (!healthOk)
+    problems.push(
+      `status with --endpoint http://operator:***@... did not reach the engine: ${status?.stdout.slice(0, 200)}`,
+    );
   const k = sc.engineKeeps;
-  if (!k.execStart || !k.environment || !k.environmentFile || k.authOk !== 200 || k.authBad !== 401) problems.push(`the engine lost its secrets: ${JSON.stringify(k)}`);
+  if (!k.execStart || !k.environment || !k.environmentFile || k.authOk !== 200 || k.authBad !== 401)
+    problems.push(`the engine lost its secrets: ${JSON.stringify(k)}`);
   for (const l of leaking) log(`LEAK ${l}`);
   for (const p of problems) log(`PROBLEM ${p}`);
   const trials = sc.artifacts.length + 1;
   const lost = leaking.length + (problems.length ? 1 : 0);
   return {
-    trials, recovered: trials - lost, lost,
-    stateAfter: lost ? `${leaking.length} leaking artifacts${problems.length ? `; ${problems[0]}` : ''}` : `0 secrets in ${sc.artifacts.length} artifacts; engine keeps them`,
+    trials,
+    recovered: trials - lost,
+    lost,
+    stateAfter: lost
+      ? `${leaking.length} leaking artifacts${problems.length ? `; ${problems[0]}` : ''}`
+      : `0 secrets in ${sc.artifacts.length} artifacts; engine keeps them`,
     notes: `${Object.keys(sc.secrets).length} secrets, ${sc.artifacts.length} artifacts (store dump + raw files, reports, action log, stdout/stderr of ${sc.runs.length} commands) on ${sc.host}; +1 check: markers present and the engine keeps its secrets`,
   };
 }

@@ -6,8 +6,22 @@
 // active, health 200, a config the store measured); at the end: the campaign finished, trial numbers contiguous, no
 // finished trial repeated, every interrupted trial recorded as such and redone, the service on the winner.
 import {
-  acquireFaultHost, checkTrials, classify, healthCode, installSimUnit, knownGoodProblems, readTrials, readUnitState, removeDir, removeSimUnit,
-  runCli, seededRandom, START_STEPS, tuneArgs, whyNotRunnable, writeTuneConfig,
+  acquireFaultHost,
+  checkTrials,
+  classify,
+  healthCode,
+  installSimUnit,
+  knownGoodProblems,
+  readTrials,
+  readUnitState,
+  removeDir,
+  removeSimUnit,
+  runCli,
+  seededRandom,
+  START_STEPS,
+  tuneArgs,
+  whyNotRunnable,
+  writeTuneConfig,
 } from './_support.mjs';
 
 export const fault = 'sigkill';
@@ -35,15 +49,25 @@ function plannedRun(h, config, resume, plan, onGoOn) {
     if (k) cls = k;
     if (e.type === 'log' && /^resuming campaign/.test(e.message)) resumedLog = true;
     // The campaign goes on: the resume's reconcile said healthy, or its rollback's restart was ready, or a trial starts.
-    const goesOn = (e.type === 'log' && /^resume: the service is (healthy|back)/.test(e.message)) || (resumedLog && e.type === 'service:ready') || e.type === 'trial:start';
+    const goesOn =
+      (e.type === 'log' && /^resume: the service is (healthy|back)/.test(e.message)) ||
+      (resumedLog && e.type === 'service:ready') ||
+      e.type === 'trial:start';
     if (!checked && goesOn && !armed) {
       checked = true;
       child.kill('SIGSTOP');
-      try { onGoOn(); } finally { child.kill('SIGCONT'); }
+      try {
+        onGoOn();
+      } finally {
+        child.kill('SIGCONT');
+      }
     }
     if (plan && !armed && k === plan.target && prev !== plan.target && ++entries > plan.skip) {
       armed = true;
-      setTimeout(() => { killedIn = cls; child.kill('SIGKILL'); }, plan.delayMs);
+      setTimeout(() => {
+        killedIn = cls;
+        child.kill('SIGKILL');
+      }, plan.delayMs);
     }
   });
   return run.then((r) => ({ ...r, killedIn, checked }));
@@ -61,7 +85,10 @@ export async function run({ short, log }) {
   const targets = [];
   while (targets.length < kills + MAX_RUNS_PER_CAMPAIGN) {
     const round = [...names];
-    for (let i = round.length - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [round[i], round[j]] = [round[j], round[i]]; }
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [round[i], round[j]] = [round[j], round[i]];
+    }
     targets.push(...round);
   }
   const host = acquireFaultHost();
@@ -81,14 +108,22 @@ export async function run({ short, log }) {
       let finished = null;
       for (let runs = 0; runs < MAX_RUNS_PER_CAMPAIGN && !finished; runs++) {
         const target = targets[done];
-        const plan = done < kills ? { target, skip: Math.floor(rand() * 2), delayMs: Math.floor(rand() * CLASSES[target]) } : null;
+        const plan =
+          done < kills ? { target, skip: Math.floor(rand() * 2), delayMs: Math.floor(rand() * CLASSES[target]) } : null;
         let goOnProblems = null;
         const r = await plannedRun(host, config, resume, plan, () => {
           const s = readUnitState(host, UNIT);
-          const measured = new Set(readTrials(dir).filter((t) => t.state === 'measured').map((t) => JSON.parse(t.params).speculative_num_steps));
+          const measured = new Set(
+            readTrials(dir)
+              .filter((t) => t.state === 'measured')
+              .map((t) => JSON.parse(t.params).speculative_num_steps),
+          );
           goOnProblems = knownGoodProblems(s);
           if (s.good === null || s.good === 'none') measured.add(START_STEPS); // the operator's own unit, no drop-in
-          if (!measured.has(s.steps)) goOnProblems.push(`steps=${s.steps} in force is not a config the store measured (${[...measured].join(',')})`);
+          if (!measured.has(s.steps))
+            goOnProblems.push(
+              `steps=${s.steps} in force is not a config the store measured (${[...measured].join(',')})`,
+            );
         });
         if (goOnProblems !== null && pendingCheck > 0) {
           // every kill since the last time the campaign went on is judged by this run's service state
@@ -105,12 +140,15 @@ export async function run({ short, log }) {
           continue;
         }
         if (r.code !== 0 || r.result?.status !== 'done') {
-          failures.push(`campaign ${campaigns} run ${runs + 1}: exit ${r.code}: ${r.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`);
+          failures.push(
+            `campaign ${campaigns} run ${runs + 1}: exit ${r.code}: ${r.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 300)}`,
+          );
           break;
         }
         finished = r.result;
       }
-      if (pendingCheck > 0) failures.push(`campaign ${campaigns}: ${pendingCheck} kill(s) never followed by a run that went on`);
+      if (pendingCheck > 0)
+        failures.push(`campaign ${campaigns}: ${pendingCheck} kill(s) never followed by a run that went on`);
       const problems = checkTrials(readTrials(dir));
       if (finished) {
         const s = readUnitState(host, UNIT);
@@ -131,10 +169,16 @@ export async function run({ short, log }) {
   } finally {
     removeSimUnit(host, UNIT);
   }
-  const spreadText = Object.entries(spread).map(([k, v]) => `${k} ${v}`).join(', ');
+  const spreadText = Object.entries(spread)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   return {
-    trials: done, recovered: Math.min(recovered, done), lost,
-    stateAfter: failures.length ? `NOT known-good: ${failures[0]}`.slice(0, 200) : `known-good ${recovered}/${done}, ended on the winner (${campaigns} campaign${campaigns > 1 ? 's' : ''})`,
+    trials: done,
+    recovered: Math.min(recovered, done),
+    lost,
+    stateAfter: failures.length
+      ? `NOT known-good: ${failures[0]}`.slice(0, 200)
+      : `known-good ${recovered}/${done}, ended on the winner (${campaigns} campaign${campaigns > 1 ? 's' : ''})`,
     notes: `seed ${seed}; kill points: ${spreadText}${failures.length > 1 ? `; also: ${failures.slice(1, 4).join('; ')}` : ''}`,
     pass: failures.length === 0 && done === kills && recovered === done && lost === 0,
   };

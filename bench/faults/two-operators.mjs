@@ -6,10 +6,25 @@
 import { rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { installSimUnit, isOneLine, loadHosts, plainLines, readUnitState, removeSimUnit, ROOT, runArgv, runCli, seeded, ssh, tuneConfigText, writeLocalConfig } from './_unit-support.mjs';
+import {
+  installSimUnit,
+  isOneLine,
+  loadHosts,
+  plainLines,
+  readUnitState,
+  removeSimUnit,
+  ROOT,
+  runArgv,
+  runCli,
+  seeded,
+  ssh,
+  tuneConfigText,
+  writeLocalConfig,
+} from './_unit-support.mjs';
 
 export const fault = 'two-operators';
-export const describe = 'two tune runs on one unit from two shells / two machines: one proceeds, one refused naming the owner; kill -9 leaves a stale lock broken by --break-lock';
+export const describe =
+  'two tune runs on one unit from two shells / two machines: one proceeds, one refused naming the owner; kill -9 leaves a stale lock broken by --break-lock';
 
 const UNIT = 'spectune-fault-twoops.service';
 const PORT = 31721;
@@ -17,36 +32,66 @@ const LOCK = `/var/lib/spectune/${UNIT}/lock`;
 /** A budget no racer reaches: the one that proceeds is stopped with Ctrl-C once the other is refused. */
 const RACE_TRIALS = 8;
 /** The refusal of a live lock, as one line. */
-const REFUSED = new RegExp(`^spectune: \\S+: ${UNIT.replace(/\./g, '\\.')} is in use by (\\S+)@(\\S+) pid (\\d+) \\(spectune tune\\) since (\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ) \\(heartbeat \\d+ s ago\\) \\(hint: wait for that spectune to finish`);
+const REFUSED = new RegExp(
+  `^spectune: \\S+: ${UNIT.replace(/\./g, '\\.')} is in use by (\\S+)@(\\S+) pid (\\d+) \\(spectune tune\\) since (\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ) \\(heartbeat \\d+ s ago\\) \\(hint: wait for that spectune to finish`,
+);
 /** The refusal of a dead owner's lock, as one line. */
-const STALE = new RegExp(`^spectune: \\S+: ${UNIT.replace(/\./g, '\\.')} is locked by \\S+@(\\S+) pid (\\d+) \\(spectune tune\\) since \\S+Z, which looks dead: pid \\d+ is not running on \\S+ \\(hint: .*--break-lock`);
+const STALE = new RegExp(
+  `^spectune: \\S+: ${UNIT.replace(/\./g, '\\.')} is locked by \\S+@(\\S+) pid (\\d+) \\(spectune tune\\) since \\S+Z, which looks dead: pid \\d+ is not running on \\S+ \\(hint: .*--break-lock`,
+);
 
 // Copy this checkout's build into the test host, so the host itself can run this spectune as a second "machine".
 function installClientOnHost(h) {
   const dir = `/tmp/spectune-faults-client-${process.pid}`;
-  const tar = spawnSync('tar', ['-C', ROOT, '-c', 'dist', 'bin', 'package.json', 'profiles', 'schema', 'prompts'], { maxBuffer: 256 * 1024 * 1024 });
+  const tar = spawnSync('tar', ['-C', ROOT, '-c', 'dist', 'bin', 'package.json', 'profiles', 'schema', 'prompts'], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   if (tar.status !== 0) throw new Error(`tar the build: ${tar.stderr}`);
-  ssh(h, `rm -rf ${dir} && mkdir -p ${dir} && tar -x -C ${dir} && ln -s /opt/spectune/node_modules ${dir}/node_modules`, { input: tar.stdout });
-  ssh(h, `cat > ${dir}/spectune.yaml`, { input: tuneConfigText({ host: null, endpoint: `http://127.0.0.1:${PORT}`, unit: UNIT, store: `${dir}/tune.db`, trials: RACE_TRIALS }) });
+  ssh(
+    h,
+    `rm -rf ${dir} && mkdir -p ${dir} && tar -x -C ${dir} && ln -s /opt/spectune/node_modules ${dir}/node_modules`,
+    { input: tar.stdout },
+  );
+  ssh(h, `cat > ${dir}/spectune.yaml`, {
+    input: tuneConfigText({
+      host: null,
+      endpoint: `http://127.0.0.1:${PORT}`,
+      unit: UNIT,
+      store: `${dir}/tune.db`,
+      trials: RACE_TRIALS,
+    }),
+  });
   return { dir, remove: () => ssh(h, `rm -rf ${dir}`, { check: false }) };
 }
 
 // The lock record on the host, or null.
 function readLock(h) {
   const r = ssh(h, `cat ${LOCK} 2>/dev/null`, { check: false });
-  try { return r.stdout.trim() ? JSON.parse(r.stdout) : null; } catch { return null; }
+  try {
+    return r.stdout.trim() ? JSON.parse(r.stdout) : null;
+  } catch {
+    return null;
+  }
 }
 
 // A `spectune tune` client: here (a shell of this machine) or on the host (a second machine).
 function startClient(kind, ctx, extra = [], onEvent, onSpawn) {
-  if (kind === 'here') return runCli(['tune', '-c', ctx.config, '--json', '--ssh-config', ctx.h.sshConfig, ...extra], { env: ctx.env, onEvent, onSpawn });
+  if (kind === 'here')
+    return runCli(['tune', '-c', ctx.config, '--json', '--ssh-config', ctx.h.sshConfig, ...extra], {
+      env: ctx.env,
+      onEvent,
+      onSpawn,
+    });
   const cmd = `cd ${ctx.remote.dir} && exec node bin/spectune.js tune -c spectune.yaml --json ${extra.join(' ')}`;
   return runArgv(['ssh', '-F', ctx.h.sshConfig, ctx.h.name, cmd], { onEvent, onSpawn });
 }
 
 // Stop the client that holds the lock with Ctrl-C (SIGINT): here by pid, on the host by the pid its lock names.
 function interrupt(kind, child, h) {
-  if (kind === 'here') { child.kill('SIGINT'); return; }
+  if (kind === 'here') {
+    child.kill('SIGINT');
+    return;
+  }
   const pid = readLock(h)?.owner?.pid;
   if (pid) ssh(h, `kill -INT ${Number(pid)}`, { check: false });
 }
@@ -58,9 +103,21 @@ async function race(ctx, kinds, rand, checkDryRun, log) {
   let winner = -1;
   let lockSeen = null;
   let dryRunOk = null;
-  const procs = kinds.map((kind, i) => new Promise((res) => setTimeout(res, Math.floor(rand() * 300))).then(() => startClient(kind, ctx, [], (e) => {
-    if (e.type === 'trial:phase' && winner === -1) winner = i;
-  }, (child) => { children[i] = child; })));
+  const procs = kinds.map((kind, i) =>
+    new Promise((res) => setTimeout(res, Math.floor(rand() * 300))).then(() =>
+      startClient(
+        kind,
+        ctx,
+        [],
+        (e) => {
+          if (e.type === 'trial:phase' && winner === -1) winner = i;
+        },
+        (child) => {
+          children[i] = child;
+        },
+      ),
+    ),
+  );
   // wait until one holds the lock and the other has ended
   const firstDone = await Promise.race(procs.map((p, i) => p.then((r) => ({ i, r }))));
   const loser = firstDone.i;
@@ -69,21 +126,47 @@ async function race(ctx, kinds, rand, checkDryRun, log) {
   lockSeen = readLock(ctx.h);
   if (checkDryRun) {
     const before = ssh(ctx.h, `cat ${LOCK}`, { check: false }).stdout;
-    const dry = await runCli(['tune', '-c', ctx.config, '--dry-run', '--ssh-config', ctx.h.sshConfig], { env: ctx.env });
+    const dry = await runCli(['tune', '-c', ctx.config, '--dry-run', '--ssh-config', ctx.h.sshConfig], {
+      env: ctx.env,
+    });
     const after = ssh(ctx.h, `cat ${LOCK}`, { check: false }).stdout;
     // a heartbeat may refresh the lock meanwhile: the owner and token must be the same
-    const same = (a, b) => { try { return JSON.parse(a).token === JSON.parse(b).token; } catch { return false; } };
+    const same = (a, b) => {
+      try {
+        return JSON.parse(a).token === JSON.parse(b).token;
+      } catch {
+        return false;
+      }
+    };
     dryRunOk = dry.code === 0 && same(before, after);
-    if (!dryRunOk) log(`dry-run while locked: exit ${dry.code}, lock kept: ${same(before, after)}\n${plainLines(dry.stderr).slice(-3).join('\n')}`);
+    if (!dryRunOk)
+      log(
+        `dry-run while locked: exit ${dry.code}, lock kept: ${same(before, after)}\n${plainLines(dry.stderr).slice(-3).join('\n')}`,
+      );
   }
   interrupt(kinds[w], children[w], ctx.h);
   const wr = await procs[w];
   const m = plainLines(firstDone.r.stderr)[0]?.match(REFUSED);
-  const named = m && lockSeen && m[2] === lockSeen.owner.machine && Number(m[3]) === lockSeen.owner.pid && m[4] === new Date(lockSeen.startedAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const named =
+    m &&
+    lockSeen &&
+    m[2] === lockSeen.owner.machine &&
+    Number(m[3]) === lockSeen.owner.pid &&
+    m[4] === new Date(lockSeen.startedAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const oneLine = firstDone.r.code === 1 && isOneLine(firstDone.r.stderr, REFUSED);
   const state = await readUnitState(ctx.h, UNIT, PORT);
-  const ok = winner === w && oneLine && Boolean(named) && wr.code === 130 && state.knownGood && state.lock === 'unlocked' && dryRunOk !== false;
-  if (!ok) log(`race ${kinds.join(' vs ')}: winner=${winner} loser=${loser} loser exit ${firstDone.r.code} oneLine=${oneLine} named=${named} winner exit ${wr.code} state=${JSON.stringify(state)}\n${plainLines(firstDone.r.stderr).slice(-3).join('\n')}\n${plainLines(wr.stderr).slice(-3).join('\n')}`);
+  const ok =
+    winner === w &&
+    oneLine &&
+    Boolean(named) &&
+    wr.code === 130 &&
+    state.knownGood &&
+    state.lock === 'unlocked' &&
+    dryRunOk !== false;
+  if (!ok)
+    log(
+      `race ${kinds.join(' vs ')}: winner=${winner} loser=${loser} loser exit ${firstDone.r.code} oneLine=${oneLine} named=${named} winner exit ${wr.code} state=${JSON.stringify(state)}\n${plainLines(firstDone.r.stderr).slice(-3).join('\n')}\n${plainLines(wr.stderr).slice(-3).join('\n')}`,
+    );
   return { ok, refusal: plainLines(firstDone.r.stderr)[0] ?? '', state };
 }
 
@@ -94,22 +177,66 @@ async function killNine(ctx, kind, log) {
     if (killed || e.type !== 'trial:phase') return;
     killed = true;
     if (kind === 'here') child.kill('SIGKILL');
-    else { const pid = readLock(ctx.h)?.owner?.pid; if (pid) ssh(ctx.h, `kill -KILL ${Number(pid)}`, { check: false }); }
+    else {
+      const pid = readLock(ctx.h)?.owner?.pid;
+      if (pid) ssh(ctx.h, `kill -KILL ${Number(pid)}`, { check: false });
+    }
   });
   const o = await owner;
   const stale = readLock(ctx.h);
   // the stale check must run where the owner ran (only there is "pid gone" a proof); from elsewhere the lease decides
-  const again = kind === 'here'
-    ? await runCli(['apply', '-c', ctx.config, '--ssh-config', ctx.h.sshConfig, '--set', 'speculative_num_steps=4'], { env: ctx.env })
-    : await runArgv(['ssh', '-F', ctx.h.sshConfig, ctx.h.name, `cd ${ctx.remote.dir} && exec node bin/spectune.js apply -c spectune.yaml --set speculative_num_steps=4`]);
+  const again =
+    kind === 'here'
+      ? await runCli(['apply', '-c', ctx.config, '--ssh-config', ctx.h.sshConfig, '--set', 'speculative_num_steps=4'], {
+          env: ctx.env,
+        })
+      : await runArgv([
+          'ssh',
+          '-F',
+          ctx.h.sshConfig,
+          ctx.h.name,
+          `cd ${ctx.remote.dir} && exec node bin/spectune.js apply -c spectune.yaml --set speculative_num_steps=4`,
+        ]);
   const refusedStale = again.code === 1 && isOneLine(again.stderr, STALE);
-  const broke = kind === 'here'
-    ? await runCli(['apply', '-c', ctx.config, '--ssh-config', ctx.h.sshConfig, '--set', 'speculative_num_steps=4', '--break-lock'], { env: ctx.env })
-    : await runArgv(['ssh', '-F', ctx.h.sshConfig, ctx.h.name, `cd ${ctx.remote.dir} && exec node bin/spectune.js apply -c spectune.yaml --set speculative_num_steps=4 --break-lock`]);
-  const said = plainLines(broke.stderr).some((l) => /broke the stale lock of \S+ held by \S+@\S+ pid \d+ \(spectune tune\) since \S+ \(pid \d+ is not running on \S+\)$/.test(l) && stale && l.includes(`pid ${stale.owner.pid} `));
+  const broke =
+    kind === 'here'
+      ? await runCli(
+          [
+            'apply',
+            '-c',
+            ctx.config,
+            '--ssh-config',
+            ctx.h.sshConfig,
+            '--set',
+            'speculative_num_steps=4',
+            '--break-lock',
+          ],
+          { env: ctx.env },
+        )
+      : await runArgv([
+          'ssh',
+          '-F',
+          ctx.h.sshConfig,
+          ctx.h.name,
+          `cd ${ctx.remote.dir} && exec node bin/spectune.js apply -c spectune.yaml --set speculative_num_steps=4 --break-lock`,
+        ]);
+  const said = plainLines(broke.stderr).some(
+    (l) =>
+      /broke the stale lock of \S+ held by \S+@\S+ pid \d+ \(spectune tune\) since \S+ \(pid \d+ is not running on \S+\)$/.test(
+        l,
+      ) &&
+      stale &&
+      l.includes(`pid ${stale.owner.pid} `),
+  );
   const state = await readUnitState(ctx.h, UNIT, PORT);
-  const ok = o.signal === 'SIGKILL' || (kind === 'host' && o.code !== 0) ? refusedStale && broke.code === 0 && said && state.lock === 'unlocked' && state.knownGood : false;
-  if (!ok) log(`kill -9 (${kind}): owner ${o.code}/${o.signal} stale=${JSON.stringify(stale)} refusedStale=${refusedStale} broke exit ${broke.code} said=${said} state=${JSON.stringify(state)}\n${plainLines(again.stderr).join('\n')}\n${plainLines(broke.stderr).join('\n')}`);
+  const ok =
+    o.signal === 'SIGKILL' || (kind === 'host' && o.code !== 0)
+      ? refusedStale && broke.code === 0 && said && state.lock === 'unlocked' && state.knownGood
+      : false;
+  if (!ok)
+    log(
+      `kill -9 (${kind}): owner ${o.code}/${o.signal} stale=${JSON.stringify(stale)} refusedStale=${refusedStale} broke exit ${broke.code} said=${said} state=${JSON.stringify(state)}\n${plainLines(again.stderr).join('\n')}\n${plainLines(broke.stderr).join('\n')}`,
+    );
   return { ok, refusal: plainLines(again.stderr)[0] ?? '' };
 }
 
@@ -124,9 +251,16 @@ export async function run({ short, log }) {
   const kills = short ? 1 : 4;
   installSimUnit(h, UNIT, PORT);
   const remote = installClientOnHost(h);
-  const local = writeLocalConfig({ host: h.name, endpoint: `http://${h.ip}:${PORT}`, unit: UNIT, store: 'tune.db', trials: RACE_TRIALS });
+  const local = writeLocalConfig({
+    host: h.name,
+    endpoint: `http://${h.ip}:${PORT}`,
+    unit: UNIT,
+    store: 'tune.db',
+    trials: RACE_TRIALS,
+  });
   const ctx = { h, config: local.config, env: { SPECTUNE_ACTION_LOG: join(local.dir, 'actions.jsonl') }, remote };
-  let recovered = 0, knownGood = 0;
+  let recovered = 0,
+    knownGood = 0;
   const samples = [];
   try {
     for (let i = 0; i < races; i++) {
@@ -152,5 +286,11 @@ export async function run({ short, log }) {
     rmSync(local.dir, { recursive: true, force: true });
   }
   const n = races + kills;
-  return { trials: n, recovered, lost: 0, stateAfter: `known-good, unlocked ${knownGood}/${n}`, notes: `seed ${seed}; ${races} races, ${kills} kill -9; e.g. ${samples.join(' | ')}` };
+  return {
+    trials: n,
+    recovered,
+    lost: 0,
+    stateAfter: `known-good, unlocked ${knownGood}/${n}`,
+    notes: `seed ${seed}; ${races} races, ${kills} kill -9; e.g. ${samples.join(' | ')}`,
+  };
 }

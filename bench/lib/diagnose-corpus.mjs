@@ -16,7 +16,8 @@ export function loadCorpus(root) {
       const caseDir = join(dir, slug);
       const meta = JSON.parse(readFileSync(join(caseDir, 'case.json'), 'utf8'));
       const log = readFileSync(join(caseDir, 'log.txt'));
-      for (const k of ['url', 'engine', 'class', 'established']) if (!meta[k]) throw new Error(`${engine}/${slug}: case.json lacks "${k}"`);
+      for (const k of ['url', 'engine', 'class', 'established'])
+        if (!meta[k]) throw new Error(`${engine}/${slug}: case.json lacks "${k}"`);
       if (meta.engine !== engine) throw new Error(`${engine}/${slug}: engine "${meta.engine}" filed under ${engine}`);
       cases.push({ id: `${engine}/${slug}`, engine, meta, log });
     }
@@ -39,8 +40,21 @@ export function runCorpus(cases, diagnoseLogs) {
       verdict = { class: 'refused', cause: null, confidence: 'none', evidence: [], summary: String(e?.message ?? e) };
     }
     const right = isRight(verdict, c.meta);
-    const quoted = c.meta.decisive ? verdict.evidence.some((e) => e.text.includes(c.meta.decisive) || c.meta.decisive.includes(e.text)) : null;
-    return { id: c.id, engine: c.engine, truth: c.meta.class, got: verdict.class, cause: verdict.cause, confidence: verdict.confidence, right, quoted, hard: c.meta.hard ?? [], summary: verdict.summary };
+    const quoted = c.meta.decisive
+      ? verdict.evidence.some((e) => e.text.includes(c.meta.decisive) || c.meta.decisive.includes(e.text))
+      : null;
+    return {
+      id: c.id,
+      engine: c.engine,
+      truth: c.meta.class,
+      got: verdict.class,
+      cause: verdict.cause,
+      confidence: verdict.confidence,
+      right,
+      quoted,
+      hard: c.meta.hard ?? [],
+      summary: verdict.summary,
+    };
   });
 }
 
@@ -51,19 +65,32 @@ function share(rows) {
 
 // Aggregate figures: overall, per engine, per class, hard cases, confident-wrong, calibration.
 export function scoreRows(rows) {
-  const by = (key) => Object.fromEntries([...new Set(rows.map((r) => r[key]))].sort().map((k) => [k, rows.filter((r) => r[key] === k)]));
+  const by = (key) =>
+    Object.fromEntries([...new Set(rows.map((r) => r[key]))].sort().map((k) => [k, rows.filter((r) => r[key] === k)]));
   const perEngine = Object.fromEntries(ENGINES.map((e) => [e, rows.filter((r) => r.engine === e)]));
   const high = rows.filter((r) => r.confidence === 'high');
   return {
     cases: rows.length,
     accuracy: share(rows),
-    perEngine: Object.fromEntries(Object.entries(perEngine).map(([k, v]) => [k, { cases: v.length, accuracy: share(v) }])),
-    perClass: Object.fromEntries(Object.entries(by('truth')).map(([k, v]) => [k, { cases: v.length, accuracy: share(v) }])),
+    perEngine: Object.fromEntries(
+      Object.entries(perEngine).map(([k, v]) => [k, { cases: v.length, accuracy: share(v) }]),
+    ),
+    perClass: Object.fromEntries(
+      Object.entries(by('truth')).map(([k, v]) => [k, { cases: v.length, accuracy: share(v) }]),
+    ),
     hard: { cases: rows.filter((r) => r.hard.length).length, accuracy: share(rows.filter((r) => r.hard.length)) },
     confidentWrong: high.filter((r) => !r.right).map((r) => r.id),
-    calibration: Object.fromEntries(['high', 'medium', 'low'].map((c) => { const v = rows.filter((r) => r.confidence === c); return [c, { verdicts: v.length, right: share(v) }]; })),
+    calibration: Object.fromEntries(
+      ['high', 'medium', 'low'].map((c) => {
+        const v = rows.filter((r) => r.confidence === c);
+        return [c, { verdicts: v.length, right: share(v) }];
+      }),
+    ),
     refused: rows.filter((r) => r.got === 'refused').map((r) => r.id),
-    decisiveQuoted: (() => { const v = rows.filter((r) => r.quoted !== null && r.right); return v.length ? v.filter((r) => r.quoted).length / v.length : NaN; })(),
+    decisiveQuoted: (() => {
+      const v = rows.filter((r) => r.quoted !== null && r.right);
+      return v.length ? v.filter((r) => r.quoted).length / v.length : NaN;
+    })(),
     highShareRight: high.length ? high.filter((r) => r.right).length / high.length : NaN,
   };
 }
@@ -71,6 +98,9 @@ export function scoreRows(rows) {
 // Confusion matrix: truth class -> predicted class -> count.
 export function confusion(rows) {
   const m = {};
-  for (const r of rows) { m[r.truth] ??= {}; m[r.truth][r.got] = (m[r.truth][r.got] ?? 0) + 1; }
+  for (const r of rows) {
+    m[r.truth] ??= {};
+    m[r.truth][r.got] = (m[r.truth][r.got] ?? 0) + 1;
+  }
   return m;
 }

@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { planPair, writeModel } = await import(join(root, 'dist', 'llamacpp', 'make-model.js'));
-const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : def; };
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+};
 const outDir = arg('out', '/var/lib/spectune-llama/models');
 const vocab = arg('vocab', '/var/lib/spectune-llama/vocab/ggml-vocab-llama-spm.gguf');
 const force = process.argv.includes('--force');
@@ -30,8 +33,20 @@ const files = [
 ];
 for (const [file, spec] of files) {
   const path = join(outDir, file);
-  if (existsSync(path) && !force) { console.log(JSON.stringify({ path, cached: true })); continue; }
+  if (existsSync(path) && !force) {
+    console.log(JSON.stringify({ path, cached: true }));
+    continue;
+  }
   const t0 = Date.now();
   const stats = writeModel(path, spec, vocab);
-  console.log(JSON.stringify({ path, bytes: stats.bytes, params: stats.params, layers: spec.layers, deadScale: spec.deadScale, ms: Date.now() - t0 }));
+  console.log(
+    JSON.stringify({
+      path,
+      bytes: stats.bytes,
+      params: stats.params,
+      layers: spec.layers,
+      deadScale: spec.deadScale,
+      ms: Date.now() - t0,
+    }),
+  );
 }

@@ -1,6 +1,14 @@
 // Use case behind `spectune bench`: read the user's prompt file if any, then run the shared library benchmark.
 import type { EventSink } from '../tune/events.js';
-import { KEEP_CACHE_POLICY, loadPromptFile, runBench, UNIQUE_PREFIX_POLICY, type BenchOptions, type BenchOutput, type CachePolicy } from '../bench/index.js';
+import {
+  KEEP_CACHE_POLICY,
+  loadPromptFile,
+  runBench,
+  UNIQUE_PREFIX_POLICY,
+  type BenchOptions,
+  type BenchOutput,
+  type CachePolicy,
+} from '../bench/index.js';
 import { getEngine, getEngineEndpoints } from '../engines/index.js';
 
 /** CLI-level input: the library options plus a prompt file path and the engine whose cache policy applies. */
@@ -22,7 +30,8 @@ export async function benchEndpoint(req: BenchRequest, onEvent: EventSink, signa
   const { promptsFile, cacheEngine, ...opts } = req;
   const cachePolicy = opts.cachePolicy ?? selectCachePolicy(cacheEngine);
   // A named engine is scraped at its own endpoints only; otherwise at every engine's.
-  const engineEndpoints = opts.engineEndpoints ?? (cacheEngine && cacheEngine !== 'none' ? getEngineEndpoints(cacheEngine) : undefined);
+  const engineEndpoints =
+    opts.engineEndpoints ?? (cacheEngine && cacheEngine !== 'none' ? getEngineEndpoints(cacheEngine) : undefined);
   const prompts = promptsFile ? await loadPromptFile(promptsFile) : null;
   return runBench({ ...opts, prompts, cachePolicy, engineEndpoints }, onEvent, signal);
 }

@@ -7,7 +7,12 @@ import { toServiceDef } from './demo-host.js';
 
 describe('demo inputs', () => {
   it('the unit reads back as the process manager definition daemon-reload would make', () => {
-    const text = renderDemoUnit({ node: '/usr/bin/node', bin: '/opt/my spectune/bin/spectune.js', port: 31999, timeScale: 0.01 });
+    const text = renderDemoUnit({
+      node: '/usr/bin/node',
+      bin: '/opt/my spectune/bin/spectune.js',
+      port: 31999,
+      timeScale: 0.01,
+    });
     const def = toServiceDef([{ path: '/etc/systemd/system/x.service', text }]);
     expect(def.argv.slice(0, 3)).toEqual(['/usr/bin/node', '/opt/my spectune/bin/spectune.js', 'sim']);
     expect(def.argv[def.argv.indexOf('--speculative-num-steps') + 1]).toBe(String(DEMO_START_STEPS));
@@ -17,7 +22,10 @@ describe('demo inputs', () => {
   it('a drop-in ExecStart replaces the unit one', () => {
     const unit = renderDemoUnit({ node: 'node', bin: 'spectune.js', port: 1, timeScale: 1 });
     const dropIn = '[Service]\nExecStart=\nExecStart=node spectune.js sim --speculative-num-steps 5\n';
-    const def = toServiceDef([{ path: '/u', text: unit }, { path: '/u.d/90-spectune.conf', text: dropIn }]);
+    const def = toServiceDef([
+      { path: '/u', text: unit },
+      { path: '/u.d/90-spectune.conf', text: dropIn },
+    ]);
     expect(def.argv).toEqual(['node', 'spectune.js', 'sim', '--speculative-num-steps', '5']);
   });
 

@@ -27,27 +27,62 @@ export interface DemoLayout {
 // The unit file text of the simulated engine (Restart=always, as the seed's unit: a failing start crash-loops).
 export function renderDemoUnit(l: DemoLayout): string {
   const argv = [
-    l.node, l.bin, 'sim', '--sim-profile', DEMO_PROFILE, '--sim-time-scale', String(l.timeScale), '--model-path', DEMO_MODEL,
-    '--host', '127.0.0.1', '--port', String(l.port), '--tp-size', '2', '--speculative-algorithm', 'EAGLE',
-    '--speculative-num-steps', String(DEMO_START_STEPS), '--speculative-eagle-topk', '1',
+    l.node,
+    l.bin,
+    'sim',
+    '--sim-profile',
+    DEMO_PROFILE,
+    '--sim-time-scale',
+    String(l.timeScale),
+    '--model-path',
+    DEMO_MODEL,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(l.port),
+    '--tp-size',
+    '2',
+    '--speculative-algorithm',
+    'EAGLE',
+    '--speculative-num-steps',
+    String(DEMO_START_STEPS),
+    '--speculative-eagle-topk',
+    '1',
   ];
   return [
-    '[Unit]', 'Description=SIMULATED SGLang engine (spectune sim) for spectune demo', '',
-    '[Service]', `ExecStart=${argv.map((a) => quoteSystemdWord(a)).join(' ')}`,
-    'Restart=always', 'RestartSec=1', 'TimeoutStopSec=10', '',
+    '[Unit]',
+    'Description=SIMULATED SGLang engine (spectune sim) for spectune demo',
+    '',
+    '[Service]',
+    `ExecStart=${argv.map((a) => quoteSystemdWord(a)).join(' ')}`,
+    'Restart=always',
+    'RestartSec=1',
+    'TimeoutStopSec=10',
+    '',
   ].join('\n');
 }
 
 // The campaign config of the demo (validated by the config module like any spectune.yaml).
 export function buildDemoConfig(port: number, store: string): Record<string, unknown> {
   return {
-    target: { engine: 'sglang', endpoint: `http://127.0.0.1:${port}`, manager: 'process', hosts: [{ unit: DEMO_UNIT }] },
+    target: {
+      engine: 'sglang',
+      endpoint: `http://127.0.0.1:${port}`,
+      manager: 'process',
+      hosts: [{ unit: DEMO_UNIT }],
+    },
     space: { speculative_num_steps: { min: 1, max: 10 } },
     search: { strategy: 'adaptive', noiseMargin: '4%', repeats: 2, soak: { repeats: 1 } },
     objective: { metric: 'decodeTokensPerSec.mean', concurrency: 1 },
-    constraints: [{ metric: 'outputTokensPerSec', concurrency: DEMO_BATCH, op: '>=', value: '90%', relativeTo: 'baseline' }],
+    constraints: [
+      { metric: 'outputTokensPerSec', concurrency: DEMO_BATCH, op: '>=', value: '90%', relativeTo: 'baseline' },
+    ],
     benchmark: {
-      concurrency: [1, DEMO_BATCH], requests: 4, inputTokens: 128, outputTokens: 160, warmup: 0,
+      concurrency: [1, DEMO_BATCH],
+      requests: 4,
+      inputTokens: 128,
+      outputTokens: 160,
+      warmup: 0,
       timeouts: { ready: '60s', firstToken: '30s', stall: '10s', total: '60s' },
     },
     budget: { trials: 12, hours: '10m' },

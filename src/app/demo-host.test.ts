@@ -8,7 +8,10 @@ import { createProcmanHost } from './demo-host.js';
 
 const UNIT = 'shim-test.service';
 let pm: ProcessManager | null = null;
-afterEach(async () => { await pm?.close(); pm = null; });
+afterEach(async () => {
+  await pm?.close();
+  pm = null;
+});
 
 // A manager with one unit that prints a line and idles, written as a unit file under the shim's root.
 function setup() {
@@ -16,7 +19,10 @@ function setup() {
   const root = join(dir, 'root');
   mkdirSync(join(root, 'etc/systemd/system'), { recursive: true });
   const script = "console.log('hello from the unit'); setInterval(() => {}, 1000)";
-  writeFileSync(join(root, 'etc/systemd/system', UNIT), `[Service]\nExecStart=${process.execPath} -e "${script}"\nRestart=always\nTimeoutStopSec=2\n`);
+  writeFileSync(
+    join(root, 'etc/systemd/system', UNIT),
+    `[Service]\nExecStart=${process.execPath} -e "${script}"\nRestart=always\nTimeoutStopSec=2\n`,
+  );
   pm = createProcessManager(join(dir, 'pm'));
   return { host: createProcmanHost(pm, root), pm };
 }
@@ -26,7 +32,10 @@ describe('the systemctl/journalctl shim over the process manager', () => {
     const { host } = setup();
     await host.exec(['systemctl', 'daemon-reload']);
     await host.exec(['systemctl', 'start', UNIT]);
-    const state = parseUnitState((await host.exec(['systemctl', 'show', UNIT, '-p', 'Id,ActiveState,SubState,MainPID,NRestarts', '--no-pager'])).stdout);
+    const state = parseUnitState(
+      (await host.exec(['systemctl', 'show', UNIT, '-p', 'Id,ActiveState,SubState,MainPID,NRestarts', '--no-pager']))
+        .stdout,
+    );
     expect(state.activeState).toBe('active');
     const cat = await host.exec(['systemctl', 'cat', '--no-pager', UNIT]);
     expect(cat.stdout).toContain(`# /etc/systemd/system/${UNIT}`);

@@ -20,7 +20,16 @@ export interface ProcmanHost extends Host {
 
 // A result in the execa-like shape the controller expects.
 function result(argv: string[], exitCode: number, stdout = '', stderr = ''): CommandResult {
-  return { host: 'local (process manager)', argv, exitCode, signal: null, timedOut: false, durationMs: 0, stdout, stderr };
+  return {
+    host: 'local (process manager)',
+    argv,
+    exitCode,
+    signal: null,
+    timedOut: false,
+    durationMs: 0,
+    stdout,
+    stderr,
+  };
 }
 
 // The last value of a plain directive across the unit and its drop-ins.
@@ -64,7 +73,9 @@ interface ShimContext {
 
 // The unit file and its drop-ins, as `systemctl cat` lists them.
 async function readUnitFiles(c: ShimContext, unit: string): Promise<UnitFile[]> {
-  const files: UnitFile[] = [{ path: `${UNIT_DIR}/${unit}`, text: await readFile(c.real(`${UNIT_DIR}/${unit}`), 'utf8') }];
+  const files: UnitFile[] = [
+    { path: `${UNIT_DIR}/${unit}`, text: await readFile(c.real(`${UNIT_DIR}/${unit}`), 'utf8') },
+  ];
   const dir = `${UNIT_DIR}/${unit}.d`;
   const names = (await readdir(c.real(dir)).catch(() => [] as string[])).filter((n) => n.endsWith('.conf')).sort();
   for (const n of names) files.push({ path: `${dir}/${n}`, text: await readFile(c.real(`${dir}/${n}`), 'utf8') });
@@ -82,15 +93,24 @@ async function reloadUnits(c: ShimContext): Promise<void> {
 async function runSystemctl(c: ShimContext, argv: string[]): Promise<CommandResult> {
   const [, verb] = argv;
   const unit = argv.filter((a, i) => i >= 2 && !a.startsWith('-')).find((a) => a.endsWith('.service')) ?? '';
-  if (verb === 'daemon-reload') { await reloadUnits(c); return result(argv, 0); }
+  if (verb === 'daemon-reload') {
+    await reloadUnits(c);
+    return result(argv, 0);
+  }
   if (verb === 'show') return result(argv, 0, c.pm.showText(unit, argv[argv.indexOf('-p') + 1]?.split(',')));
   if (verb === 'cat') {
     const files = await readUnitFiles(c, unit).catch(() => null);
     if (!files) return result(argv, 1, '', `No files found for ${unit}.\n`);
     return result(argv, 0, files.map((f) => `# ${f.path}\n${f.text}`).join('\n'));
   }
-  if (verb === 'reset-failed') { c.pm.resetFailed(unit); return result(argv, 0); }
-  if (verb === 'start' || verb === 'stop' || verb === 'restart') { await c.pm[verb](unit); return result(argv, 0); }
+  if (verb === 'reset-failed') {
+    c.pm.resetFailed(unit);
+    return result(argv, 0);
+  }
+  if (verb === 'start' || verb === 'stop' || verb === 'restart') {
+    await c.pm[verb](unit);
+    return result(argv, 0);
+  }
   return result(argv, 1, '', `unsupported: systemctl ${verb}\n`);
 }
 
@@ -107,19 +127,31 @@ function runJournalctl(c: ShimContext, argv: string[]): CommandResult {
 // ls and rm on the mapped state directories.
 async function runFileCommand(c: ShimContext, argv: string[]): Promise<CommandResult> {
   const path = c.real(argv[argv.length - 1]);
-  if (argv[0] === 'rm') { await rm(path, { force: true }); return result(argv, 0); }
-  return readdir(path).then((n) => result(argv, 0, n.map((x) => `${x}\n`).join('')), () => result(argv, 2, '', 'No such file or directory\n'));
+  if (argv[0] === 'rm') {
+    await rm(path, { force: true });
+    return result(argv, 0);
+  }
+  return readdir(path).then(
+    (n) => result(argv, 0, n.map((x) => `${x}\n`).join('')),
+    () => result(argv, 2, '', 'No such file or directory\n'),
+  );
 }
 
 // `ln -T -- A B` and `mv -T -- A B` on the mapped state directory (the host lock: atomic create, break aside).
 async function runLinkOrMove(c: ShimContext, argv: string[]): Promise<CommandResult> {
   const [from, to] = argv.slice(-2).map((p) => c.real(p));
   try {
-    if (argv[0] === 'ln') await link(from, to); else await rename(from, to);
+    if (argv[0] === 'ln') await link(from, to);
+    else await rename(from, to);
     return result(argv, 0);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return result(argv, 1, '', `${argv[0]}: ${code === 'EEXIST' ? 'File exists' : code === 'ENOENT' ? 'No such file or directory' : (e as Error).message}\n`);
+    return result(
+      argv,
+      1,
+      '',
+      `${argv[0]}: ${code === 'EEXIST' ? 'File exists' : code === 'ENOENT' ? 'No such file or directory' : (e as Error).message}\n`,
+    );
   }
 }
 
@@ -139,7 +171,9 @@ export function createProcmanHost(pm: ProcessManager, root: string): ProcmanHost
       return result(argv, 127, '', `${argv[0]}: not available under the process manager\n`);
     },
     async readFile(path: string) {
-      try { return await readFile(c.real(path), 'utf8'); } catch {
+      try {
+        return await readFile(c.real(path), 'utf8');
+      } catch {
         throw new ToolError('E_FILE_NOT_FOUND', `${path}: no such file`);
       }
     },

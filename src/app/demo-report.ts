@@ -5,7 +5,11 @@ import type { Db } from '../store/index.js';
 import { renderCampaignHtml, renderCampaignMarkdown } from './report.js';
 
 // Render the campaign with the report use case and write both files; returns their paths.
-export async function writeDemoReports(db: Db, campaignId: number, outDir: string): Promise<{ markdown: string; html: string }> {
+export async function writeDemoReports(
+  db: Db,
+  campaignId: number,
+  outDir: string,
+): Promise<{ markdown: string; html: string }> {
   const markdown = join(outDir, 'spectune-demo.md');
   const html = join(outDir, 'spectune-demo.html');
   await writeFile(markdown, renderCampaignMarkdown(db, campaignId));

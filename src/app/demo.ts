@@ -64,19 +64,36 @@ async function findFreePort(): Promise<number> {
 async function prepareFiles(outDir: string, port: number, timeScale: number) {
   const root = join(outDir, 'root');
   await mkdir(join(root, 'etc/systemd/system'), { recursive: true });
-  await writeFile(join(root, 'etc/systemd/system', DEMO_UNIT), renderDemoUnit({ node: process.execPath, bin: BIN, port, timeScale }));
+  await writeFile(
+    join(root, 'etc/systemd/system', DEMO_UNIT),
+    renderDemoUnit({ node: process.execPath, bin: BIN, port, timeScale }),
+  );
   const raw = buildDemoConfig(port, './spectune-demo.db');
-  await writeFile(join(outDir, 'spectune-demo.yaml'), `# spectune demo: SIMULATED engine under the process manager\n${stringify(raw)}`);
+  await writeFile(
+    join(outDir, 'spectune-demo.yaml'),
+    `# spectune demo: SIMULATED engine under the process manager\n${stringify(raw)}`,
+  );
   const v = validateConfig(raw);
   if (!v.ok) throw new InternalError(`demo config invalid: ${v.errors.join('; ')}`);
   return { root, config: v.config };
 }
 
 // Run the campaign against the started service and capture where it ended.
-async function runDemoCampaign(pm: ProcessManager, root: string, db: Db, config: SpectuneConfig, opts: DemoOptions, outDir: string) {
+async function runDemoCampaign(
+  pm: ProcessManager,
+  root: string,
+  db: Db,
+  config: SpectuneConfig,
+  opts: DemoOptions,
+  outDir: string,
+) {
   const host = createProcmanHost(pm, root);
   const ctl = createServiceController({
-    host, unit: DEMO_UNIT, engine: 'sglang', endpoint: config.target.endpoint, onEvent: opts.onEvent,
+    host,
+    unit: DEMO_UNIT,
+    engine: 'sglang',
+    endpoint: config.target.endpoint,
+    onEvent: opts.onEvent,
     actionLog: createFileActionLog(join(outDir, 'actions.jsonl')),
   });
   const deps = {
@@ -86,9 +103,19 @@ async function runDemoCampaign(pm: ProcessManager, root: string, db: Db, config:
     store: createSqliteTuneStore(db, 'sglang'),
     now: opts.now ?? Date.now,
   };
-  const campaign = await runCampaign(deps, { ...specFromConfig(config), confirmFirstRefusal: true, simulated: true }, { resume: false, restore: false }, opts.onEvent, opts.signal);
+  const campaign = await runCampaign(
+    deps,
+    { ...specFromConfig(config), confirmFirstRefusal: true, simulated: true },
+    { resume: false, restore: false },
+    opts.onEvent,
+    opts.signal,
+  );
   const st = await ctl.status();
-  const final = { settings: pickConfig(st.settings, ['speculative_num_steps']), healthy: st.health.ok, execStart: st.execStart };
+  const final = {
+    settings: pickConfig(st.settings, ['speculative_num_steps']),
+    healthy: st.health.ok,
+    execStart: st.execStart,
+  };
   return { campaign, final };
 }
 
@@ -96,7 +123,8 @@ async function runDemoCampaign(pm: ProcessManager, root: string, db: Db, config:
 export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const now = opts.now ?? Date.now;
   const t0 = now();
-  const outDir = opts.outDir === undefined ? await mkdtemp(join(tmpdir(), 'spectune-demo-')) : ensureOutputDir('--out', opts.outDir);
+  const outDir =
+    opts.outDir === undefined ? await mkdtemp(join(tmpdir(), 'spectune-demo-')) : ensureOutputDir('--out', opts.outDir);
   const port = await findFreePort();
   const { root, config } = await prepareFiles(outDir, port, opts.timeScale ?? DEMO_TIME_SCALE);
   const pm = createProcessManager(join(outDir, 'procman'));
@@ -104,10 +132,19 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   try {
     const host = createProcmanHost(pm, root);
     await host.reload();
-    opts.onEvent({ type: 'log', ts: now(), level: 'info', message: `demo: starting the SIMULATED engine ${DEMO_UNIT} on 127.0.0.1:${port} (files in ${outDir})` });
+    opts.onEvent({
+      type: 'log',
+      ts: now(),
+      level: 'info',
+      message: `demo: starting the SIMULATED engine ${DEMO_UNIT} on 127.0.0.1:${port} (files in ${outDir})`,
+    });
     await pm.start(DEMO_UNIT);
     const { campaign, final } = await runDemoCampaign(pm, root, db, config, opts, outDir);
-    if (campaign.status === 'interrupted') markCampaignInterrupted(db, campaign.campaignId, { bestIndex: campaign.best?.index ?? null, summary: campaign.summary });
+    if (campaign.status === 'interrupted')
+      markCampaignInterrupted(db, campaign.campaignId, {
+        bestIndex: campaign.best?.index ?? null,
+        summary: campaign.summary,
+      });
     const reports = await writeDemoReports(db, campaign.campaignId, outDir);
     return { outDir, reports, campaign, final, wallMs: now() - t0 };
   } finally {

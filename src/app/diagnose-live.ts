@@ -39,7 +39,13 @@ export const LIVE_IDLE_MS = 120_000;
 
 // Run a command and hand its stdout over chunk by chunk; throws the usual coded errors when it failed.
 // Hosts without `stream` (test fakes) fall back to exec and deliver one chunk.
-export async function streamStdout(host: Host, argv: string[], what: string, onChunk: (c: Buffer) => void, idleMs = LIVE_IDLE_MS): Promise<void> {
+export async function streamStdout(
+  host: Host,
+  argv: string[],
+  what: string,
+  onChunk: (c: Buffer) => void,
+  idleMs = LIVE_IDLE_MS,
+): Promise<void> {
   if (!host.stream) {
     const r = expectOk(await host.exec(argv, { timeoutMs: LIVE_TIMEOUT_MS }), what);
     if (r.stdout) onChunk(Buffer.from(r.stdout));
@@ -48,7 +54,10 @@ export async function streamStdout(host: Host, argv: string[], what: string, onC
   const started = Date.now();
   const s = host.stream(argv);
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; s.kill(); }, idleMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    s.kill();
+  }, idleMs);
   try {
     for await (const chunk of s.stdout) {
       timer.refresh();
@@ -62,18 +71,32 @@ export async function streamStdout(host: Host, argv: string[], what: string, onC
   }
   const end = await s.exited;
   const r: CommandResult = {
-    host: host.name, argv, exitCode: end.exitCode, signal: timedOut ? null : end.signal, timedOut,
-    durationMs: Date.now() - started, stdout: '', stderr: end.stderr,
+    host: host.name,
+    argv,
+    exitCode: end.exitCode,
+    signal: timedOut ? null : end.signal,
+    timedOut,
+    durationMs: Date.now() - started,
+    stdout: '',
+    stderr: end.stderr,
   };
-  if (timedOut) throw new ToolError('E_TIMEOUT', `${host.name}: ${what} sent nothing for ${idleMs / 1000} s`, { hint: 'the host or journalctl hangs; retry, or narrow --since' });
+  if (timedOut)
+    throw new ToolError('E_TIMEOUT', `${host.name}: ${what} sent nothing for ${idleMs / 1000} s`, {
+      hint: 'the host or journalctl hangs; retry, or narrow --since',
+    });
   expectOk(r, what);
 }
 
 // Read `systemctl show` and the kernel's OOM/Xid lines (streamed and filtered: `journalctl -k` can be large too).
 export async function collectLiveContext(host: Host, unit: string, since: string): Promise<LiveContext> {
-  const show = expectOk(await host.exec(['systemctl', 'show', unit, '--no-pager'], { timeoutMs: LIVE_TIMEOUT_MS }), `systemctl show ${unit}`).stdout;
+  const show = expectOk(
+    await host.exec(['systemctl', 'show', unit, '--no-pager'], { timeoutMs: LIVE_TIMEOUT_MS }),
+    `systemctl show ${unit}`,
+  ).stdout;
   if (/^LoadState=not-found$/m.test(show)) {
-    throw new ToolError('E_UNIT_NOT_FOUND', `${host.name}: unit ${unit} not found`, { hint: 'check the unit name with `systemctl list-units`' });
+    throw new ToolError('E_UNIT_NOT_FOUND', `${host.name}: unit ${unit} not found`, {
+      hint: 'check the unit name with `systemctl list-units`',
+    });
   }
   const kept: string[] = [];
   const splitter = createLineSplitter((line) => {
@@ -82,7 +105,9 @@ export async function collectLiveContext(host: Host, unit: string, since: string
     if (kept.length > MAX_KERNEL_LINES * 2) kept.splice(0, kept.length - MAX_KERNEL_LINES);
   });
   try {
-    await streamStdout(host, ['journalctl', '-k', '-o', 'json', '--since', since, '--no-pager'], 'journalctl -k', (c) => splitter.push(c));
+    await streamStdout(host, ['journalctl', '-k', '-o', 'json', '--since', since, '--no-pager'], 'journalctl -k', (c) =>
+      splitter.push(c),
+    );
     splitter.end();
   } catch (e) {
     // the kernel log is optional evidence (a non-root user may not read it); an unreachable host is not
@@ -95,14 +120,30 @@ export async function collectLiveContext(host: Host, unit: string, since: string
 // Diagnose a unit on a host: context first, then the journal streamed through the diagnoser.
 export async function diagnoseUnit(host: Host, req: LiveRequest): Promise<Diagnosis> {
   const ctx = await collectLiveContext(host, req.unit, req.since);
-  const d = createDiagnoser({ engine: req.engine, actions: req.actions, unit: req.unit, state: ctx.state, kernelLines: ctx.kernelLines || undefined, lastLifetime: req.lastLifetime });
+  const d = createDiagnoser({
+    engine: req.engine,
+    actions: req.actions,
+    unit: req.unit,
+    state: ctx.state,
+    kernelLines: ctx.kernelLines || undefined,
+    lastLifetime: req.lastLifetime,
+  });
   const name = `${host.name}:${req.unit}`;
   let text = false;
   const argv = ['journalctl', '-u', req.unit, '-o', 'json', '--since', req.since, '--no-pager'];
-  await streamStdout(host, argv, `journalctl -u ${req.unit}`, (c) => {
-    text ||= c.some((b) => b > 32);
-    d.push(name, c);
-  }, req.idleMs);
-  if (!text) throw new ToolError('E_INPUT_UNUSABLE', `${host.name}: no journal entries for ${req.unit} since "${req.since}"`, { hint: 'widen --since' });
+  await streamStdout(
+    host,
+    argv,
+    `journalctl -u ${req.unit}`,
+    (c) => {
+      text ||= c.some((b) => b > 32);
+      d.push(name, c);
+    },
+    req.idleMs,
+  );
+  if (!text)
+    throw new ToolError('E_INPUT_UNUSABLE', `${host.name}: no journal entries for ${req.unit} since "${req.since}"`, {
+      hint: 'widen --since',
+    });
   return d.finish();
 }

@@ -18,12 +18,20 @@ export interface SlurmDiagnoseInput {
 
 // Read the job's record and output on the login host and diagnose it.
 export async function runSlurmDiagnose(input: SlurmDiagnoseInput): Promise<Diagnosis> {
-  if (!/^\d+$/.test(input.jobId)) throw new ToolError('E_USAGE', `--slurm-job: expected a numeric job id, got "${input.jobId}"`, { hint: 'e.g. spectune diagnose --slurm-job 1234 --host user@login' });
+  if (!/^\d+$/.test(input.jobId))
+    throw new ToolError('E_USAGE', `--slurm-job: expected a numeric job id, got "${input.jobId}"`, {
+      hint: 'e.g. spectune diagnose --slurm-job 1234 --host user@login',
+    });
   const host = await openHost({ target: input.host, sshConfig: input.sshConfig });
   try {
     const client = createSlurmClient(host);
     const cluster = await client.readConfig().catch(() => null);
-    const r = await readJobVerdict(client, input.jobId, { killWaitSec: cluster?.killWaitSec ?? null, cancelledByUs: null, engine: input.engine, outputPath: input.output });
+    const r = await readJobVerdict(client, input.jobId, {
+      killWaitSec: cluster?.killWaitSec ?? null,
+      cancelledByUs: null,
+      engine: input.engine,
+      outputPath: input.output,
+    });
     if (!r) {
       throw new ToolError('E_INPUT_UNUSABLE', `${host.name}: job ${input.jobId} is unknown to scontrol and sacct`, {
         hint: 'check the id and the login host (--host); without slurmdbd, scontrol forgets a job MinJobAge seconds after it ends',

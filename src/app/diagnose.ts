@@ -83,7 +83,13 @@ function pumpFile(path: string, push: (n: string, c: Buffer) => void): void {
 async function diagnoseLive(req: DiagnoseRequest, actions: ActionRecord[] | undefined): Promise<Diagnosis> {
   const host = await openHost({ target: req.host, sshConfig: req.sshConfig });
   try {
-    return await diagnoseUnit(host, { unit: req.unit!, since: req.since ?? '10 min ago', engine: req.engine, actions, lastLifetime: true });
+    return await diagnoseUnit(host, {
+      unit: req.unit!,
+      since: req.since ?? '10 min ago',
+      engine: req.engine,
+      actions,
+      lastLifetime: true,
+    });
   } finally {
     await host.close();
   }
@@ -93,8 +99,18 @@ async function diagnoseLive(req: DiagnoseRequest, actions: ActionRecord[] | unde
 async function diagnoseGroupLive(req: DiagnoseRequest, actions: ActionRecord[] | undefined): Promise<Diagnosis> {
   const hosts = [];
   try {
-    for (const r of req.ranks!) hosts.push({ host: await openHost({ target: r.target, sshConfig: req.sshConfig }), unit: normalizeUnitName(r.unit), rank: r.rank });
-    return await diagnoseRanks(hosts, { since: req.since ?? '10 min ago', engine: req.engine, actions, pick: req.pick });
+    for (const r of req.ranks!)
+      hosts.push({
+        host: await openHost({ target: r.target, sshConfig: req.sshConfig }),
+        unit: normalizeUnitName(r.unit),
+        rank: r.rank,
+      });
+    return await diagnoseRanks(hosts, {
+      since: req.since ?? '10 min ago',
+      engine: req.engine,
+      actions,
+      pick: req.pick,
+    });
   } finally {
     await Promise.all(hosts.map((h) => h.host.close().catch(() => {})));
   }
@@ -106,15 +122,20 @@ export async function runDiagnose(given: DiagnoseRequest): Promise<Diagnosis> {
   const req = given.unit ? { ...given, unit: normalizeUnitName(given.unit) } : given;
   const actions = req.actionsFile ? parseActionLog(await readText(req.actionsFile)).actions : undefined;
   if (req.ranks && req.ranks.length > 1) return diagnoseGroupLive(req, actions);
-  if (req.unit && (req.host || !req.files.length && !req.stdin)) return diagnoseLive(req, actions);
+  if (req.unit && (req.host || (!req.files.length && !req.stdin))) return diagnoseLive(req, actions);
   const d = createDiagnoser({
-    engine: req.engine, unit: req.unit, actions,
+    engine: req.engine,
+    unit: req.unit,
+    actions,
     state: req.stateFile ? await readText(req.stateFile) : undefined,
     kernelLines: req.kernelFile ? await readText(req.kernelFile) : undefined,
   });
   const push = (n: string, c: Buffer) => d.push(n, c);
   for (const f of req.files) {
-    if (f === '-') { if (req.stdin) await pump(req.stdin, 'stdin', push); continue; }
+    if (f === '-') {
+      if (req.stdin) await pump(req.stdin, 'stdin', push);
+      continue;
+    }
     pumpFile(f, push);
   }
   if (!req.files.length && req.stdin) await pump(req.stdin, 'stdin', push);

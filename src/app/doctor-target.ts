@@ -29,7 +29,11 @@ export interface DoctorRequest {
 }
 
 /** One host and unit to check; rank0 serves the endpoint. */
-export interface DoctorHost { target: string | undefined; unit: string; role: 'rank0' | 'rank1' }
+export interface DoctorHost {
+  target: string | undefined;
+  unit: string;
+  role: 'rank0' | 'rank1';
+}
 
 /** The resolved target and the numbers the checks compare against. */
 export interface DoctorPlan {
@@ -56,23 +60,44 @@ export async function resolveDoctorPlan(req: DoctorRequest, env: NodeJS.ProcessE
   }
   if (req.unit) {
     return {
-      ...common, source: 'flags', hosts: [{ target: req.host, unit: normalizeUnitName(req.unit), role: 'rank0' }],
-      engine: (req.engine as EngineName | undefined) ?? null, endpoint: req.endpoint ?? null, apiKey: resolveApiKeyInfo(null, env),
-      outputTokens: DEFAULT_OUTPUT_TOKENS, readyTimeoutMs: DEFAULT_READY_MS, store: DEFAULT_STORE,
+      ...common,
+      source: 'flags',
+      hosts: [{ target: req.host, unit: normalizeUnitName(req.unit), role: 'rank0' }],
+      engine: (req.engine as EngineName | undefined) ?? null,
+      endpoint: req.endpoint ?? null,
+      apiKey: resolveApiKeyInfo(null, env),
+      outputTokens: DEFAULT_OUTPUT_TOKENS,
+      readyTimeoutMs: DEFAULT_READY_MS,
+      store: DEFAULT_STORE,
     };
   }
   const file = req.config ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   if (!file) {
-    throw new ToolError('E_USAGE', 'doctor: no target: no spectune.yaml here and no --unit', { hint: 'run `spectune init --host HOST` first, or pass -c FILE, or --host HOST --unit UNIT' });
+    throw new ToolError('E_USAGE', 'doctor: no target: no spectune.yaml here and no --unit', {
+      hint: 'run `spectune init --host HOST` first, or pass -c FILE, or --host HOST --unit UNIT',
+    });
   }
   const { loadConfig } = await import('../config/load.js');
   const { config } = await loadConfig(file);
   const t = config.target;
-  if (t.manager === 'process') throw new ToolError('E_USAGE', `${file}: target.manager is process (the demo's process manager): doctor checks systemd targets`);
+  if (t.manager === 'process')
+    throw new ToolError(
+      'E_USAGE',
+      `${file}: target.manager is process (the demo's process manager): doctor checks systemd targets`,
+    );
   return {
-    ...common, source: file,
-    hosts: orderRanks(t.hosts).map((h, i) => ({ target: h.host ?? undefined, unit: h.unit, role: i === 0 ? 'rank0' : 'rank1' })),
-    engine: t.engine, endpoint: req.endpoint ?? t.endpoint, apiKey: resolveApiKeyInfo(t, env),
-    outputTokens: config.benchmark.outputTokens, readyTimeoutMs: config.benchmark.timeouts.readyMs, store: config.store,
+    ...common,
+    source: file,
+    hosts: orderRanks(t.hosts).map((h, i) => ({
+      target: h.host ?? undefined,
+      unit: h.unit,
+      role: i === 0 ? 'rank0' : 'rank1',
+    })),
+    engine: t.engine,
+    endpoint: req.endpoint ?? t.endpoint,
+    apiKey: resolveApiKeyInfo(t, env),
+    outputTokens: config.benchmark.outputTokens,
+    readyTimeoutMs: config.benchmark.timeouts.readyMs,
+    store: config.store,
   };
 }

@@ -9,8 +9,20 @@ import type { EngineName } from '../engines/types.js';
 import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import {
-  describeUnitFiles, judgeApiKey, judgeClockSkew, judgeDropIn, judgeEngine, judgeJournal, judgeStartup, judgeStopTimeout, judgeStoreDisk,
-  readVersion, summarizeChecks, type CheckResult, type EngineUnit, type StopTimeoutFacts,
+  describeUnitFiles,
+  judgeApiKey,
+  judgeClockSkew,
+  judgeDropIn,
+  judgeEngine,
+  judgeJournal,
+  judgeStartup,
+  judgeStopTimeout,
+  judgeStoreDisk,
+  readVersion,
+  summarizeChecks,
+  type CheckResult,
+  type EngineUnit,
+  type StopTimeoutFacts,
 } from '../onboard/index.js';
 import { createHttpProber, joinUrl } from '../service/health.js';
 import type { UnitState } from '../service/show.js';
@@ -26,16 +38,28 @@ import { describeLocalProblem, inspectLocalPaths, type LocalPath, type LocalPath
 
 const COMMAND_TIMEOUT_MS = 30_000;
 const VERSION_TIMEOUT_MS = 3000;
-const RIGHTS_FIX = 'connect as root, or pass --sudo with passwordless sudo for systemctl, journalctl and the drop-in directory';
+const RIGHTS_FIX =
+  'connect as root, or pass --sudo with passwordless sudo for systemctl, journalctl and the drop-in directory';
 /** systemctl's answer on a machine (or container) whose PID 1 is not systemd. */
 const NO_SYSTEMD = /not been booted with systemd|Failed to connect to bus/;
-const JOURNAL_FIX = "connect as root, or add the ssh user to the 'systemd-journal' group (usermod -aG systemd-journal USER)";
+const JOURNAL_FIX =
+  "connect as root, or add the ssh user to the 'systemd-journal' group (usermod -aG systemd-journal USER)";
 
 /** The checks and their totals. */
-export interface DoctorOutcome { source: string; checks: CheckResult[]; exitCode: 0 | 1 }
+export interface DoctorOutcome {
+  source: string;
+  checks: CheckResult[];
+  exitCode: 0 | 1;
+}
 
 // A check result built here (the judgements live in onboard/checks.ts).
-function check(id: string, subject: string, status: CheckResult['status'], summary: string, fix: string | null = null): CheckResult {
+function check(
+  id: string,
+  subject: string,
+  status: CheckResult['status'],
+  summary: string,
+  fix: string | null = null,
+): CheckResult {
   return { id, subject, status, summary, fix };
 }
 
@@ -48,31 +72,67 @@ function skipped(ids: string[], subject: string, why: string): CheckResult[] {
 }
 
 // SSH: one harmless command; ssh's own failures (unreachable, auth, host key) become a FAIL with their hint.
-async function checkSsh(host: Host, subject: string, local: boolean): Promise<{ result: CheckResult; rights: CheckResult | null }> {
+async function checkSsh(
+  host: Host,
+  subject: string,
+  local: boolean,
+): Promise<{ result: CheckResult; rights: CheckResult | null }> {
   try {
     const r = await host.exec(['systemctl', '--version'], { timeoutMs: COMMAND_TIMEOUT_MS });
     const version = /^systemd (\d+)/.exec(r.stdout)?.[1];
-    const how = local ? 'this machine (no SSH)' : 'reachable over SSH (host key checked: StrictHostKeyChecking stays on)';
-    if (r.exitCode !== 0) return { result: check('ssh', subject, 'PASS', how), rights: check('systemctl', subject, 'FAIL', 'systemctl does not run on this host', 'spectune tunes systemd units: run the engine under systemd') };
+    const how = local
+      ? 'this machine (no SSH)'
+      : 'reachable over SSH (host key checked: StrictHostKeyChecking stays on)';
+    if (r.exitCode !== 0)
+      return {
+        result: check('ssh', subject, 'PASS', how),
+        rights: check(
+          'systemctl',
+          subject,
+          'FAIL',
+          'systemctl does not run on this host',
+          'spectune tunes systemd units: run the engine under systemd',
+        ),
+      };
     return { result: check('ssh', subject, 'PASS', `${how}; systemd ${version ?? '?'}`), rights: null };
   } catch (e) {
     if (!(e instanceof ToolError)) throw e;
-    if (e.code === 'E_NO_PERMISSION') return { result: check('ssh', subject, 'PASS', 'reachable over SSH'), rights: check('systemctl', subject, 'FAIL', e.message, e.hint ?? RIGHTS_FIX) };
+    if (e.code === 'E_NO_PERMISSION')
+      return {
+        result: check('ssh', subject, 'PASS', 'reachable over SSH'),
+        rights: check('systemctl', subject, 'FAIL', e.message, e.hint ?? RIGHTS_FIX),
+      };
     return { result: check('ssh', subject, 'FAIL', e.message, e.hint ?? null), rights: null };
   }
 }
 
 // systemctl show: the unit exists and its state.
-async function checkUnit(host: Host, subject: string, unit: string): Promise<{ result: CheckResult; state: UnitState | null }> {
+async function checkUnit(
+  host: Host,
+  subject: string,
+  unit: string,
+): Promise<{ result: CheckResult; state: UnitState | null }> {
   try {
     const s = await showUnit(host, unit);
     const state = `${s.activeState} (${s.subState})${s.mainPid ? `, PID ${s.mainPid}` : ''}`;
-    if (s.activeState === 'active') return { result: check('systemctl', subject, 'PASS', `systemctl show: ${state}`), state: s };
-    return { result: check('systemctl', subject, 'WARN', `the unit is ${state}: the baseline is measured on the running service`, `start it (systemctl start ${unit}); if it fails, \`spectune diagnose --unit ${unit}\` says why`), state: s };
+    if (s.activeState === 'active')
+      return { result: check('systemctl', subject, 'PASS', `systemctl show: ${state}`), state: s };
+    return {
+      result: check(
+        'systemctl',
+        subject,
+        'WARN',
+        `the unit is ${state}: the baseline is measured on the running service`,
+        `start it (systemctl start ${unit}); if it fails, \`spectune diagnose --unit ${unit}\` says why`,
+      ),
+      state: s,
+    };
   } catch (e) {
     if (!(e instanceof ToolError)) throw e;
     const said = e.message.replace(/^.*? failed with exit code \d+: /, 'systemctl show failed: ');
-    const fix = NO_SYSTEMD.test(e.message) ? 'this host does not run systemd as PID 1: spectune tunes systemd units' : e.hint ?? RIGHTS_FIX;
+    const fix = NO_SYSTEMD.test(e.message)
+      ? 'this host does not run systemd as PID 1: spectune tunes systemd units'
+      : (e.hint ?? RIGHTS_FIX);
     return { result: check('systemctl', subject, 'FAIL', said, fix), state: null };
   }
 }
@@ -105,7 +165,16 @@ async function checkDropIn(host: Host, subject: string, unit: string): Promise<C
   try {
     const unitDir = await existingDir(host, `/etc/systemd/system/${unit}.d`);
     const stateDir = await existingDir(host, `${STATE_ROOT}/${unit}`);
-    return judgeDropIn(subject, { unitDir, stateDir, unitDirWritable: await canWrite(host, unitDir), stateDirWritable: await canWrite(host, stateDir) }, RIGHTS_FIX);
+    return judgeDropIn(
+      subject,
+      {
+        unitDir,
+        stateDir,
+        unitDirWritable: await canWrite(host, unitDir),
+        stateDirWritable: await canWrite(host, stateDir),
+      },
+      RIGHTS_FIX,
+    );
   } catch (e) {
     if (!(e instanceof ToolError)) throw e;
     return check('dropin', subject, 'FAIL', e.message, e.hint ?? RIGHTS_FIX);
@@ -149,71 +218,156 @@ async function readUnitEngine(host: Host, unit: string, engine: EngineName | nul
 }
 
 // The key spectune will send, on a path the engine's --api-key protects: a 401/403 is a FAIL naming where the key goes.
-async function checkApiKey(plan: DoctorPlan, endpoint: string, subject: string, engine: EngineName): Promise<CheckResult> {
+async function checkApiKey(
+  plan: DoctorPlan,
+  endpoint: string,
+  subject: string,
+  engine: EngineName,
+): Promise<CheckResult> {
   const url = joinUrl(endpoint, getEngine(engine).authProbePath);
   const r = await getText(url, plan.apiKey.key);
-  return judgeApiKey(subject, { url, status: r?.status ?? null, sent: plan.apiKey.key !== null, source: plan.apiKey.source, fix: plan.apiKey.fix });
+  return judgeApiKey(subject, {
+    url,
+    status: r?.status ?? null,
+    sent: plan.apiKey.key !== null,
+    source: plan.apiKey.source,
+    fix: plan.apiKey.fix,
+  });
 }
 
 // The endpoint of rank0: the plan's, else http://<host>:<the unit's --port>.
-async function endpointOf(plan: DoctorPlan, h: DoctorHost, engine: EngineName, seen: EngineUnit | null): Promise<string> {
+async function endpointOf(
+  plan: DoctorPlan,
+  h: DoctorHost,
+  engine: EngineName,
+  seen: EngineUnit | null,
+): Promise<string> {
   const port = seen?.port ?? getEngine(engine).defaultPort;
   const hostName = await resolveHostname({ target: h.target, sshConfig: plan.sshConfig });
   return (plan.endpoint ?? `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${port}`).replace(/\/+$/, '');
 }
 
 // What the engine reports in flight and its decode rate (rank0; GET /metrics), or null when it does not answer.
-async function readLoad(plan: DoctorPlan, h: DoctorHost, engine: EngineName, seen: EngineUnit | null): Promise<StopTimeoutFacts['load']> {
-  const m = await createHttpProber(plan.apiKey.key).metrics(await endpointOf(plan, h, engine, seen), getEngine(engine)).catch(() => null);
+async function readLoad(
+  plan: DoctorPlan,
+  h: DoctorHost,
+  engine: EngineName,
+  seen: EngineUnit | null,
+): Promise<StopTimeoutFacts['load']> {
+  const m = await createHttpProber(plan.apiKey.key)
+    .metrics(await endpointOf(plan, h, engine, seen), getEngine(engine))
+    .catch(() => null);
   if (!m || (m.runningRequests === null && m.queuedRequests === null)) return null;
-  return { running: m.runningRequests ?? 0, queued: m.queuedRequests ?? 0, genThroughput: m.genThroughput, maxRunning: m.maxRunningRequests };
+  return {
+    running: m.runningRequests ?? 0,
+    queued: m.queuedRequests ?? 0,
+    genThroughput: m.genThroughput,
+    maxRunning: m.maxRunningRequests,
+  };
 }
 
 // Engine health and version at the endpoint (rank0), then whether it accepts spectune's key.
-async function checkEngine(plan: DoctorPlan, h: DoctorHost, subject: string, engine: EngineName, seen: EngineUnit | null): Promise<CheckResult[]> {
+async function checkEngine(
+  plan: DoctorPlan,
+  h: DoctorHost,
+  subject: string,
+  engine: EngineName,
+  seen: EngineUnit | null,
+): Promise<CheckResult[]> {
   const endpoint = await endpointOf(plan, h, engine, seen);
   const health = await createHttpProber(plan.apiKey.key).health(joinUrl(endpoint, getEngine(engine).healthPath));
   const version = health.ok ? await probeVersion(endpoint, engine, plan.apiKey.key) : null;
-  const result = judgeEngine(subject, { engine, healthUrl: health.url, healthStatus: health.status, healthError: health.error, version, detectedEngine: seen?.engine ?? null });
-  if (!health.ok) return [result, check('api-key', subject, 'SKIP', 'the engine is not serving (see the engine check)')];
+  const result = judgeEngine(subject, {
+    engine,
+    healthUrl: health.url,
+    healthStatus: health.status,
+    healthError: health.error,
+    version,
+    detectedEngine: seen?.engine ?? null,
+  });
+  if (!health.ok)
+    return [result, check('api-key', subject, 'SKIP', 'the engine is not serving (see the engine check)')];
   return [result, await checkApiKey(plan, endpoint, subject, engine)];
 }
 
 // Start-up time from the journal against the ready deadline.
-async function checkStartup(host: Host, subject: string, unit: string, engine: EngineName, readyMs: number): Promise<CheckResult> {
+async function checkStartup(
+  host: Host,
+  subject: string,
+  unit: string,
+  engine: EngineName,
+  readyMs: number,
+): Promise<CheckResult> {
   try {
     return judgeStartup(subject, await readStartup(host, unit, engine), readyMs);
   } catch (e) {
     if (!(e instanceof ToolError)) throw e;
-    return check('startup', subject, e.code === 'E_NO_PERMISSION' ? 'SKIP' : 'FAIL', e.code === 'E_NO_PERMISSION' ? 'journal not readable (see the journal check)' : e.message, e.hint ?? null);
+    return check(
+      'startup',
+      subject,
+      e.code === 'E_NO_PERMISSION' ? 'SKIP' : 'FAIL',
+      e.code === 'E_NO_PERMISSION' ? 'journal not readable (see the journal check)' : e.message,
+      e.hint ?? null,
+    );
   }
 }
 
 // Every check of one host; the clock offset is returned for the skew check. After SSH every check runs on its own
 // (a user who may not read the unit may still lack journal rights: both are reported), except what needs the state.
-async function checkHost(plan: DoctorPlan, h: DoctorHost): Promise<{ checks: CheckResult[]; offsetMs: number | null; seen?: EngineUnit | null }> {
+async function checkHost(
+  plan: DoctorPlan,
+  h: DoctorHost,
+): Promise<{ checks: CheckResult[]; offsetMs: number | null; seen?: EngineUnit | null }> {
   const subject = `${h.target ?? 'this machine'} ${h.unit}`;
   const host = await openHost({ target: h.target, sshConfig: plan.sshConfig, sudo: plan.sudo });
   try {
     const ssh = await checkSsh(host, subject, !h.target);
-    if (ssh.result.status === 'FAIL') return { checks: [ssh.result, ...skipped(HOST_CHECKS, subject, 'no SSH session')], offsetMs: null };
-    if (ssh.rights) return { checks: [ssh.result, ssh.rights, ...skipped(HOST_CHECKS.slice(1), subject, 'systemctl not usable')], offsetMs: null };
+    if (ssh.result.status === 'FAIL')
+      return { checks: [ssh.result, ...skipped(HOST_CHECKS, subject, 'no SSH session')], offsetMs: null };
+    if (ssh.rights)
+      return {
+        checks: [ssh.result, ssh.rights, ...skipped(HOST_CHECKS.slice(1), subject, 'systemctl not usable')],
+        offsetMs: null,
+      };
     const unit = await checkUnit(host, subject, h.unit);
     const journal = await checkJournal(host, subject, h.unit);
-    const checks = [ssh.result, unit.result, journal, await checkDropIn(host, subject, h.unit), await checkInForce(host, subject, h.unit)];
+    const checks = [
+      ssh.result,
+      unit.result,
+      journal,
+      await checkDropIn(host, subject, h.unit),
+      await checkInForce(host, subject, h.unit),
+    ];
     const seen = await readUnitEngine(host, h.unit, plan.engine);
     const engine = plan.engine ?? seen?.engine ?? null;
     if (!engine) {
-      checks.push(check('engine', subject, 'FAIL', 'cannot tell the engine: ExecStart is not readable or runs no SGLang, vLLM or llama-server command (a wrapper script?)', `pass --engine ${ENGINE_NAMES.join('|')}, or put the engine command in ExecStart`));
+      checks.push(
+        check(
+          'engine',
+          subject,
+          'FAIL',
+          'cannot tell the engine: ExecStart is not readable or runs no SGLang, vLLM or llama-server command (a wrapper script?)',
+          `pass --engine ${ENGINE_NAMES.join('|')}, or put the engine command in ExecStart`,
+        ),
+      );
     } else if (h.role === 'rank0') {
-      checks.push(...await checkEngine(plan, h, subject, engine, seen));
+      checks.push(...(await checkEngine(plan, h, subject, engine, seen)));
     }
     const load = engine && h.role === 'rank0' ? await readLoad(plan, h, engine, seen) : null;
-    checks.push(unit.state
-      ? judgeStopTimeout(subject, { unit: h.unit, timeoutStopMs: unit.state.timeoutStopMs, outputTokens: plan.outputTokens, itlMs: plan.itlMs, load })
-      : check('stop-timeout', subject, 'SKIP', 'unit state not readable (see the systemctl check)'));
+    checks.push(
+      unit.state
+        ? judgeStopTimeout(subject, {
+            unit: h.unit,
+            timeoutStopMs: unit.state.timeoutStopMs,
+            outputTokens: plan.outputTokens,
+            itlMs: plan.itlMs,
+            load,
+          })
+        : check('stop-timeout', subject, 'SKIP', 'unit state not readable (see the systemctl check)'),
+    );
     if (!engine) checks.push(check('startup', subject, 'SKIP', 'engine unknown (its ready line is engine-specific)'));
-    else if (journal.status === 'FAIL') checks.push(check('startup', subject, 'SKIP', 'journal not readable (see the journal check)'));
+    else if (journal.status === 'FAIL')
+      checks.push(check('startup', subject, 'SKIP', 'journal not readable (see the journal check)'));
     else checks.push(await checkStartup(host, subject, h.unit, engine, plan.readyTimeoutMs));
     return { checks, offsetMs: await readClockOffsetMs(host), seen };
   } finally {
@@ -226,22 +380,57 @@ function checkStoreDisk(store: string): CheckResult {
   let dir = dirname(resolve(store));
   while (!existsSync(dir) && dir !== dirname(dir)) dir = dirname(dir);
   let writable = true;
-  try { accessSync(dir, constants.W_OK); } catch { writable = false; }
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    writable = false;
+  }
   let freeBytes: number | null = null;
-  try { const s = statfsSync(dir); freeBytes = s.bavail * s.bsize; } catch { freeBytes = null; }
+  try {
+    const s = statfsSync(dir);
+    freeBytes = s.bavail * s.bsize;
+  } catch {
+    freeBytes = null;
+  }
   return judgeStoreDisk('this machine', { dir, freeBytes, writable });
 }
 
 // The local paths a command writes (action logs, ssh control directory, a local lock), as the user running doctor:
 // FAIL naming the first that cannot be written, with its fix; PASS naming where they go.
 function judgeLocalState(subject: string, paths: LocalPath[], problems: LocalPathProblem[]): CheckResult {
-  const facts = { paths: paths.map((p) => ({ what: p.what, path: p.path })), problems: problems.map((p) => ({ what: p.what, path: p.path, at: p.at, errno: p.errno })) };
+  const facts = {
+    paths: paths.map((p) => ({ what: p.what, path: p.path })),
+    problems: problems.map((p) => ({ what: p.what, path: p.path, at: p.at, errno: p.errno })),
+  };
   const first = problems[0];
   if (first) {
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1).map((p) => `${p.what} ${p.path}`).join(', ')})` : '';
-    return { ...check('local-state', subject, 'FAIL', `${describeLocalProblem(first)}${more}; tune/apply/rollback would refuse to start`, first.fix), facts };
+    const more =
+      problems.length > 1
+        ? ` (and ${problems.length - 1} more: ${problems
+            .slice(1)
+            .map((p) => `${p.what} ${p.path}`)
+            .join(', ')})`
+        : '';
+    return {
+      ...check(
+        'local-state',
+        subject,
+        'FAIL',
+        `${describeLocalProblem(first)}${more}; tune/apply/rollback would refuse to start`,
+        first.fix,
+      ),
+      facts,
+    };
   }
-  return { ...check('local-state', subject, 'PASS', `writable by this user: ${paths.map((p) => `${p.what} ${p.path}`).join(', ')}`), facts };
+  return {
+    ...check(
+      'local-state',
+      subject,
+      'PASS',
+      `writable by this user: ${paths.map((p) => `${p.what} ${p.path}`).join(', ')}`,
+    ),
+    facts,
+  };
 }
 
 // Run every check (hosts one after another, then the clock skew between them and the local store).
@@ -258,7 +447,14 @@ export async function runDoctor(req: DoctorRequest, env: NodeJS.ProcessEnv): Pro
   }
   // A multi-node unit whose group spectune.yaml lists only in part: a change would split the ranks.
   const group = judgeGroup(listed);
-  if (group) checks.push({ id: 'group', subject: listed.map((l) => l.subject).join(' + '), status: group.status, summary: group.summary, fix: group.fix });
+  if (group)
+    checks.push({
+      id: 'group',
+      subject: listed.map((l) => l.subject).join(' + '),
+      status: group.status,
+      summary: group.summary,
+      fix: group.fix,
+    });
   if (plan.hosts.length > 1) checks.push(judgeClockSkew(offsets));
   checks.push(checkStoreDisk(plan.store));
   const local = doctorLocalPaths({ store: resolve(plan.store), hosts: plan.hosts, sudo: plan.sudo, env });

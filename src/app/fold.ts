@@ -13,22 +13,45 @@ import { preflightService } from './local-preflight.js';
 import { withUnitLocks } from './unit-lock.js';
 
 /** What a fold did (or, under --dry-run, would do). */
-export interface FoldOutcome { status: 'folded' | 'dry-run'; plan: FoldPlan; backupPath: string; steps: string[] }
+export interface FoldOutcome {
+  status: 'folded' | 'dry-run';
+  plan: FoldPlan;
+  backupPath: string;
+  steps: string[];
+}
 
 // The effective keys systemd reads, to prove a fold changed nothing that runs.
 async function showEffective(host: Host, unit: string): Promise<string> {
-  return expectOk(await host.exec(['systemctl', 'show', '-p', 'ExecStart', '-p', 'Environment', '-p', 'TimeoutStopUSec', '--', unit], { timeoutMs: 30_000 })).stdout;
+  return expectOk(
+    await host.exec(
+      ['systemctl', 'show', '-p', 'ExecStart', '-p', 'Environment', '-p', 'TimeoutStopUSec', '--', unit],
+      { timeoutMs: 30_000 },
+    ),
+  ).stdout;
 }
 
 // The steps of a fold, for --dry-run and the report.
 function foldSteps(plan: FoldPlan, backupPath: string): string[] {
-  return [`cp -p ${plan.unitPath} ${backupPath}`, `write ${plan.unitPath} (mode kept)`, `rm -f ${plan.dropInPath}`, 'systemctl daemon-reload',
-    'check systemctl show ExecStart/Environment/TimeoutStopUSec unchanged (else put everything back)', 'mark version none current and known-good (no restart)'];
+  return [
+    `cp -p ${plan.unitPath} ${backupPath}`,
+    `write ${plan.unitPath} (mode kept)`,
+    `rm -f ${plan.dropInPath}`,
+    'systemctl daemon-reload',
+    'check systemctl show ExecStart/Environment/TimeoutStopUSec unchanged (else put everything back)',
+    'mark version none current and known-good (no restart)',
+  ];
 }
 
 // Fold the drop-in into the unit file (one unit: rank0 or the one --rank/--host names).
-export async function foldService(target: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; breakLock?: boolean } = {}): Promise<FoldOutcome> {
-  if (target.ranks.length > 1) throw new ToolError('E_USAGE', 'fold acts on one unit: pass --rank N (or --host/--unit)', { hint: 'fold each rank in turn' });
+export async function foldService(
+  target: ServiceTarget,
+  onEvent: EventSink,
+  opts: { dryRun?: boolean; breakLock?: boolean } = {},
+): Promise<FoldOutcome> {
+  if (target.ranks.length > 1)
+    throw new ToolError('E_USAGE', 'fold acts on one unit: pass --rank N (or --host/--unit)', {
+      hint: 'fold each rank in turn',
+    });
   preflightService(target, { dryRun: opts.dryRun === true, actionLog: false });
   const svc = await openService(target, onEvent, { dryRun: opts.dryRun, command: 'fold' });
   try {
@@ -42,7 +65,10 @@ export async function foldService(target: ServiceTarget, onEvent: EventSink, opt
       const plan = planFold(await catUnit(host, unit), unit);
       const before = await showEffective(host, unit);
       const dropIn = await host.readFile(plan.dropInPath);
-      const mode = Number.parseInt(expectOk(await host.exec(['stat', '-c', '%a', '--', plan.unitPath], { timeoutMs: 30_000 })).stdout.trim(), 8);
+      const mode = Number.parseInt(
+        expectOk(await host.exec(['stat', '-c', '%a', '--', plan.unitPath], { timeoutMs: 30_000 })).stdout.trim(),
+        8,
+      );
       expectOk(await host.exec(['mkdir', '-p', '--', st.dir], { timeoutMs: 30_000 }));
       expectOk(await host.exec(['cp', '-p', '--', plan.unitPath, backupPath], { timeoutMs: 30_000 }));
       await host.writeFile(plan.unitPath, plan.unitAfter, { mode });
@@ -53,10 +79,21 @@ export async function foldService(target: ServiceTarget, onEvent: EventSink, opt
         await host.writeFile(plan.unitPath, plan.unitBefore, { mode });
         await host.writeFile(plan.dropInPath, dropIn, { mode: 0o644 });
         await reloadDaemon(host);
-        throw new ToolError('E_INPUT_UNUSABLE', `${unit}: the folded unit would not run the same config (systemctl show differs); everything was put back, nothing restarted`, { hint: `compare \`systemctl cat ${unit}\` with the diff of \`spectune fold --dry-run\`; the backup is ${backupPath}` });
+        throw new ToolError(
+          'E_INPUT_UNUSABLE',
+          `${unit}: the folded unit would not run the same config (systemctl show differs); everything was put back, nothing restarted`,
+          {
+            hint: `compare \`systemctl cat ${unit}\` with the diff of \`spectune fold --dry-run\`; the backup is ${backupPath}`,
+          },
+        );
       }
       for (const p of [st.current, st.good]) await host.writeFile(p, 'none\n', { mode: 0o644 });
-      onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${unit}: folded ${plan.dropInPath} into ${plan.unitPath} (backup ${backupPath}); effective config unchanged, not restarted` });
+      onEvent({
+        type: 'log',
+        ts: Date.now(),
+        level: 'info',
+        message: `${unit}: folded ${plan.dropInPath} into ${plan.unitPath} (backup ${backupPath}); effective config unchanged, not restarted`,
+      });
       return { status: 'folded' as const, plan, backupPath, steps: foldSteps(plan, backupPath) };
     });
   } finally {

@@ -24,11 +24,22 @@ export interface KeptVersion {
 }
 
 /** The history of one rank's unit. */
-export interface UnitHistory { rank: number; host: string; unit: string; current: Version | null; good: Version | null; versions: KeptVersion[]; none: string }
+export interface UnitHistory {
+  rank: number;
+  host: string;
+  unit: string;
+  current: Version | null;
+  good: Version | null;
+  versions: KeptVersion[];
+  none: string;
+}
 
 // The modification times (epoch s) of the kept version files, by number.
 async function readDates(host: Host, unit: string): Promise<Map<number, string>> {
-  const r = await host.exec(['find', statePaths(unit).versionsDir, '-maxdepth', '1', '-name', '*.conf', '-printf', '%f %T@\\n'], { timeoutMs: 30_000 });
+  const r = await host.exec(
+    ['find', statePaths(unit).versionsDir, '-maxdepth', '1', '-name', '*.conf', '-printf', '%f %T@\\n'],
+    { timeoutMs: 30_000 },
+  );
   const dates = new Map<number, string>();
   if (r.exitCode !== 0) return dates;
   for (const line of r.stdout.split('\n')) {
@@ -41,7 +52,9 @@ async function readDates(host: Host, unit: string): Promise<Map<number, string>>
 // Pure: a kept version's short diff against the operator's own ExecStart.
 export function describeVersion(operatorExecStart: string | null, dropInText: string): string {
   const exec = parseDropIn({ path: 'kept', text: dropInText }).execStart;
-  return summarizeExecDiff(unifiedDiff(flagLines(operatorExecStart ?? ''), flagLines(exec), { from: 'operator', to: 'kept' }));
+  return summarizeExecDiff(
+    unifiedDiff(flagLines(operatorExecStart ?? ''), flagLines(exec), { from: 'operator', to: 'kept' }),
+  );
 }
 
 // The exact rollback line of a version of one rank's unit (named by --host/--unit, so it works for any rank).
@@ -53,20 +66,42 @@ export function rollbackLine(rank: { target: string | undefined; unit: string },
 export async function readHistory(target: ServiceTarget, onEvent: EventSink): Promise<UnitHistory[]> {
   const svc = await openService(target, onEvent, { dryRun: true });
   try {
-    return await Promise.all(svc.group.ranks.map(async (c, i) => {
-      const rank = target.ranks[i].rank;
-      const [files, marks, nums, dates] = await Promise.all([catUnit(c.host, c.unit), readVersions(c.host, c.unit), listVersions(c.host, c.unit), readDates(c.host, c.unit)]);
-      const view = viewUnit(files);
-      const inForceText = view.spectunePath ? files.find((f) => f.path === view.spectunePath)?.text ?? null : null;
-      const versions = await Promise.all(nums.map(async (n) => {
-        const text = await c.host.readFile(versionPath(c.unit, n));
+    return await Promise.all(
+      svc.group.ranks.map(async (c, i) => {
+        const rank = target.ranks[i].rank;
+        const [files, marks, nums, dates] = await Promise.all([
+          catUnit(c.host, c.unit),
+          readVersions(c.host, c.unit),
+          listVersions(c.host, c.unit),
+          readDates(c.host, c.unit),
+        ]);
+        const view = viewUnit(files);
+        const inForceText = view.spectunePath ? (files.find((f) => f.path === view.spectunePath)?.text ?? null) : null;
+        const versions = await Promise.all(
+          nums.map(async (n) => {
+            const text = await c.host.readFile(versionPath(c.unit, n));
+            return {
+              version: n,
+              date: dates.get(n) ?? null,
+              current: marks.current === n,
+              good: marks.good === n,
+              inForce: inForceText === text,
+              changes: describeVersion(view.operatorExecStart, text),
+              rollback: rollbackLine(target.ranks[i], n),
+            };
+          }),
+        );
         return {
-          version: n, date: dates.get(n) ?? null, current: marks.current === n, good: marks.good === n, inForce: inForceText === text,
-          changes: describeVersion(view.operatorExecStart, text), rollback: rollbackLine(target.ranks[i], n),
+          rank,
+          host: c.host.name,
+          unit: c.unit,
+          current: marks.current,
+          good: marks.good,
+          versions,
+          none: rollbackLine(target.ranks[i], 'none'),
         };
-      }));
-      return { rank, host: c.host.name, unit: c.unit, current: marks.current, good: marks.good, versions, none: rollbackLine(target.ranks[i], 'none') };
-    }));
+      }),
+    );
   } finally {
     await svc.close();
   }

@@ -46,11 +46,15 @@ export interface InitOutcome {
 function assertWritable(out: string | null, force: boolean): void {
   if (!out) return;
   if (existsSync(out) && !force) {
-    throw new ToolError('E_USAGE', `${out} already exists`, { hint: 'pass --force to overwrite it, --out FILE for another file, or --dry-run to print the proposal' });
+    throw new ToolError('E_USAGE', `${out} already exists`, {
+      hint: 'pass --force to overwrite it, --out FILE for another file, or --dry-run to print the proposal',
+    });
   }
   const dir = dirname(resolve(out));
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ToolError('E_USAGE', `--out ${out}: directory ${dir} does not exist`, { hint: 'create it first, or pass --out FILE in an existing directory' });
+    throw new ToolError('E_USAGE', `--out ${out}: directory ${dir} does not exist`, {
+      hint: 'create it first, or pass --out FILE in an existing directory',
+    });
   }
 }
 
@@ -62,19 +66,37 @@ async function writeAtomically(path: string, text: string): Promise<void> {
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw new ToolError('E_INPUT_UNUSABLE', `cannot write ${path}: ${(e as Error).message}`, { hint: 'pass --out FILE in a writable directory, or --dry-run to print the proposal', cause: e });
+    throw new ToolError('E_INPUT_UNUSABLE', `cannot write ${path}: ${(e as Error).message}`, {
+      hint: 'pass --out FILE in a writable directory, or --dry-run to print the proposal',
+      cause: e,
+    });
   }
 }
 
 // A unit's rank as init found it (null: the unit runs on one node).
 function rankOf(host: string | null, u: EngineUnit): FoundRank | null {
-  return u.nodes ? { host, unit: u.unit, group: { form: 'ranks', count: u.nodes.count, rank: u.nodes.rank, initAddr: u.nodes.initAddr ?? null, flags: u.nodes.flags ?? `--nnodes ${u.nodes.count}` } } : null;
+  return u.nodes
+    ? {
+        host,
+        unit: u.unit,
+        group: {
+          form: 'ranks',
+          count: u.nodes.count,
+          rank: u.nodes.rank,
+          initAddr: u.nodes.initAddr ?? null,
+          flags: u.nodes.flags ?? `--nnodes ${u.nodes.count}`,
+        },
+      }
+    : null;
 }
 
 // The same group's unit on another host: the unit of that name, else the one engine unit of as many nodes.
 function findPeer(units: EngineUnit[], first: EngineUnit): EngineUnit | null {
   const count = first.nodes?.count;
-  return units.find((u) => u.unit === first.unit && u.nodes?.count === count) ?? (units.filter((u) => u.nodes?.count === count).length === 1 ? units.find((u) => u.nodes?.count === count)! : null);
+  return (
+    units.find((u) => u.unit === first.unit && u.nodes?.count === count) ??
+    (units.filter((u) => u.nodes?.count === count).length === 1 ? units.find((u) => u.nodes?.count === count)! : null)
+  );
 }
 
 // The ssh destination of the init address's host, with the user of the first --host ("root@th1" + 10.0.0.5 → root@10.0.0.5).
@@ -85,28 +107,42 @@ function addrDestination(first: string | undefined, addrHost: string): string {
 
 // Find the other ranks of a multi-node unit: on the other --hosts given, then at the init address (when no --host
 // names it; unreachable there is a note, not an error); the hosts opened are kept open for the caller to close.
-async function findGroup(req: InitRequest, first: FoundRank, firstUnit: EngineUnit, hosts: Map<string | null, Host>, notes: string[]): Promise<FoundRank[]> {
+async function findGroup(
+  req: InitRequest,
+  first: FoundRank,
+  firstUnit: EngineUnit,
+  hosts: Map<string | null, Host>,
+  notes: string[],
+): Promise<FoundRank[]> {
   const others: FoundRank[] = [];
   const probe = async (dest: string, fromAddr: boolean) => {
     let host: Host;
     try {
       host = await openHost({ target: dest, sshConfig: req.sshConfig, sudo: req.sudo });
     } catch (e) {
-      if (fromAddr && e instanceof ToolError) { notes.push(`the init address host ${dest} was not reachable over ssh (${e.message}): not searched`); return; }
+      if (fromAddr && e instanceof ToolError) {
+        notes.push(`the init address host ${dest} was not reachable over ssh (${e.message}): not searched`);
+        return;
+      }
       throw e;
     }
     hosts.set(dest, host);
-    const { units } = await discoverEngineUnits(host, { engine: req.engine }).catch((e: unknown) => { if (fromAddr && e instanceof ToolError) return { units: [] as EngineUnit[] }; throw e; });
+    const { units } = await discoverEngineUnits(host, { engine: req.engine }).catch((e: unknown) => {
+      if (fromAddr && e instanceof ToolError) return { units: [] as EngineUnit[] };
+      throw e;
+    });
     const peer = findPeer(units, firstUnit);
     const r = peer ? rankOf(dest, peer) : null;
     if (r) others.push(r);
-    else if (!fromAddr) notes.push(`${dest}: no engine unit of the same ${first.group.count}-node group (${firstUnit.unit}) runs there`);
+    else if (!fromAddr)
+      notes.push(`${dest}: no engine unit of the same ${first.group.count}-node group (${firstUnit.unit}) runs there`);
   };
   for (const h of req.moreHosts ?? []) await probe(h, false);
   const addr = first.group.initAddr ? initAddrHost(first.group.initAddr) : null;
   const given = [req.host, ...(req.moreHosts ?? [])].map((h) => h?.replace(/^.*@/, ''));
   const found = new Set([first.group.rank, ...others.map((o) => o.group.rank)]);
-  if (addr && !found.has(0) && !given.includes(addr) && !['127.0.0.1', 'localhost', '::1'].includes(addr)) await probe(addrDestination(req.host, addr), true);
+  if (addr && !found.has(0) && !given.includes(addr) && !['127.0.0.1', 'localhost', '::1'].includes(addr))
+    await probe(addrDestination(req.host, addr), true);
   return others;
 }
 
@@ -122,7 +158,11 @@ export async function runInit(req: InitRequest): Promise<InitOutcome> {
     const chosen = chooseUnit(units, req.unit, host.name);
     const first = rankOf(req.host ?? null, chosen);
     if (!first && req.moreHosts?.length) {
-      throw new ToolError('E_USAGE', `--host given ${req.moreHosts.length + 1} times, but ${chosen.unit} on ${host.name} runs on one node (no --nnodes in its command)`, { hint: 'pass --host once for a one-node unit; several only for the ranks of a multi-node group' });
+      throw new ToolError(
+        'E_USAGE',
+        `--host given ${req.moreHosts.length + 1} times, but ${chosen.unit} on ${host.name} runs on one node (no --nnodes in its command)`,
+        { hint: 'pass --host once for a one-node unit; several only for the ranks of a multi-node group' },
+      );
     }
     let group: FoundRank[] | undefined;
     if (first) {
@@ -133,7 +173,12 @@ export async function runInit(req: InitRequest): Promise<InitOutcome> {
     // The facts of the unit that serves the endpoint: rank0's (the one asked about when it is one node).
     const rank0 = group?.[0] ?? { host: req.host ?? null, unit: chosen.unit };
     const rank0Host = hosts.get(rank0.host)!;
-    const unit = rank0.host === (req.host ?? null) ? chosen : (await discoverEngineUnits(rank0Host, { unit: rank0.unit, engine: req.engine })).units.find((u) => u.unit === rank0.unit) ?? chosen;
+    const unit =
+      rank0.host === (req.host ?? null)
+        ? chosen
+        : ((await discoverEngineUnits(rank0Host, { unit: rank0.unit, engine: req.engine })).units.find(
+            (u) => u.unit === rank0.unit,
+          ) ?? chosen);
     const state = await showUnit(rank0Host, unit.unit);
     const startup = await readStartup(rank0Host, unit.unit, unit.engine).catch((e: unknown) => {
       if (!(e instanceof ToolError) || e.code !== 'E_NO_PERMISSION') throw e;
@@ -143,7 +188,9 @@ export async function runInit(req: InitRequest): Promise<InitOutcome> {
     const facts: InitFacts = {
       host: rank0.host,
       endpointHost: await resolveHostname({ target: rank0.host ?? undefined, sshConfig: req.sshConfig }),
-      unit, startup, timeoutStopMs: state.timeoutStopMs,
+      unit,
+      startup,
+      timeoutStopMs: state.timeoutStopMs,
       others: units.filter((u) => u !== chosen),
       generatedAt: (req.now ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'),
       ...(group ? { group: group.map((r) => ({ host: r.host, unit: r.unit, rank: r.group.rank })) } : {}),

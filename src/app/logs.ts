@@ -32,20 +32,33 @@ export interface LogsRequest {
 
 // The journal window of trial N of a campaign, from the store: [start - slack, end + slack] (no end while it runs).
 export function trialWindow(dbPath: string, trial: number, campaign?: number): { since: string; until?: string } {
-  if (!existsSync(dbPath)) throw new ToolError('E_FILE_NOT_FOUND', `--trial ${trial}: no campaign store at ${dbPath}`, { hint: 'pass -c spectune.yaml (its store:) or --db FILE; --version N shows deploy version N instead' });
+  if (!existsSync(dbPath))
+    throw new ToolError('E_FILE_NOT_FOUND', `--trial ${trial}: no campaign store at ${dbPath}`, {
+      hint: 'pass -c spectune.yaml (its store:) or --db FILE; --version N shows deploy version N instead',
+    });
   const db = openStore(dbPath);
   try {
     const c = campaign === undefined ? latestStartedCampaign(db) : getCampaign(db, campaign);
-    if (!c) throw new ToolError('E_CAMPAIGN_NOT_FOUND', `--trial ${trial}: the store ${dbPath} holds no campaign with a trial`, { hint: 'run spectune tune first, or --version N for deploy version N' });
+    if (!c)
+      throw new ToolError(
+        'E_CAMPAIGN_NOT_FOUND',
+        `--trial ${trial}: the store ${dbPath} holds no campaign with a trial`,
+        { hint: 'run spectune tune first, or --version N for deploy version N' },
+      );
     const all = listTrials(db, c.id);
     const t = all.find((x) => x.seq === trial);
-    if (!t) throw new ToolError('E_INPUT_UNUSABLE', `campaign ${c.id} has no trial ${trial}`, { hint: 'trials are numbered as `spectune report` shows them' });
+    if (!t)
+      throw new ToolError('E_INPUT_UNUSABLE', `campaign ${c.id} has no trial ${trial}`, {
+        hint: 'trials are numbered as `spectune report` shows them',
+      });
     const sec = (iso: string) => Math.floor(Date.parse(iso) / 1000);
     // The slack never reaches into the trial before or after (a fast campaign's trials are seconds apart).
     const prev = all.find((x) => x.seq === trial - 1)?.finishedAt;
     const next = all.find((x) => x.seq === trial + 1)?.startedAt;
     const since = Math.max(sec(t.startedAt) - TRIAL_SLACK_S, prev ? sec(prev) : -Infinity);
-    const until = t.finishedAt ? Math.min(sec(t.finishedAt) + TRIAL_SLACK_S, next ? Math.ceil(Date.parse(next) / 1000) : Infinity) : null;
+    const until = t.finishedAt
+      ? Math.min(sec(t.finishedAt) + TRIAL_SLACK_S, next ? Math.ceil(Date.parse(next) / 1000) : Infinity)
+      : null;
     return { since: `@${since}`, ...(until === null ? {} : { until: `@${until}` }) };
   } finally {
     closeStore(db);
@@ -66,7 +79,10 @@ async function window(host: Host, unit: string, req: LogsRequest): Promise<{ sin
   const n = req.version ?? (await listVersions(host, unit)).pop() ?? null;
   if (n === null) return { since: DEFAULT_SINCE };
   const start = await deployTime(host, unit, n);
-  if (start === null) throw new ToolError('E_INPUT_UNUSABLE', `${host.name}: ${unit} has no deploy version ${n}`, { hint: 'see `spectune history` for the kept versions' });
+  if (start === null)
+    throw new ToolError('E_INPUT_UNUSABLE', `${host.name}: ${unit} has no deploy version ${n}`, {
+      hint: 'see `spectune history` for the kept versions',
+    });
   const end = await deployTime(host, unit, n + 1);
   return { since: `@${start}`, ...(end === null ? {} : { until: `@${end}` }) };
 }
@@ -84,9 +100,14 @@ async function readRank(target: ServiceTarget, r: RankTarget, req: LogsRequest):
 
 // Read the journal of the requested window of every rank (each rank's own deploy version N), merged in time order and
 // rendered like `journalctl -o short` (the host name tells the ranks apart); entries carry their rank.
-export async function readServiceLogs(target: ServiceTarget, req: LogsRequest): Promise<{ entries: (JournalEntry & { rank?: number })[]; text: string }> {
+export async function readServiceLogs(
+  target: ServiceTarget,
+  req: LogsRequest,
+): Promise<{ entries: (JournalEntry & { rank?: number })[]; text: string }> {
   const per = await Promise.all(target.ranks.map((r) => readRank(target, r, req)));
   if (per.length === 1) return { entries: per[0], text: renderShort(per[0]) };
-  const entries = per.flatMap((es, i) => es.map((e) => ({ ...e, rank: target.ranks[i].rank }))).sort((a, b) => (a.realtimeUs ?? 0) - (b.realtimeUs ?? 0));
+  const entries = per
+    .flatMap((es, i) => es.map((e) => ({ ...e, rank: target.ranks[i].rank })))
+    .sort((a, b) => (a.realtimeUs ?? 0) - (b.realtimeUs ?? 0));
   return { entries, text: renderShort(entries) };
 }

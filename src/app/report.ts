@@ -9,7 +9,16 @@ import { ToolError } from '../errors.js';
 import { assertSqliteFile, checkOutputFile } from '../local-files.js';
 import { buildReportModel, renderHtml, renderMarkdown, type ReportInput, type ReportModel } from '../report/index.js';
 import {
-  closeStore, getCampaign, latestCampaign, latestStartedCampaign, listActions, listBenchRuns, listTrials, listVerdicts, openStore, type Db,
+  closeStore,
+  getCampaign,
+  latestCampaign,
+  latestStartedCampaign,
+  listActions,
+  listBenchRuns,
+  listTrials,
+  listVerdicts,
+  openStore,
+  type Db,
 } from '../store/index.js';
 
 // A campaign's service actions: the store's rows, else its action log next to the store (<store>.actions/campaign-<id>.jsonl).
@@ -25,16 +34,46 @@ function readCampaignActions(db: Db, campaignId: number): ReportInput['actions']
 
 // Load everything a report needs about one campaign (the latest when id is omitted).
 export function loadReportInput(db: Db, campaignId?: number, now: () => Date = () => new Date()): ReportInput {
-  const c = campaignId === undefined ? latestStartedCampaign(db) ?? latestCampaign(db) : getCampaign(db, campaignId);
-  if (!c) throw new ToolError('E_CAMPAIGN_NOT_FOUND', 'the store holds no campaign yet', { hint: 'run `spectune tune -c spectune.yaml` first' });
+  const c = campaignId === undefined ? (latestStartedCampaign(db) ?? latestCampaign(db)) : getCampaign(db, campaignId);
+  if (!c)
+    throw new ToolError('E_CAMPAIGN_NOT_FOUND', 'the store holds no campaign yet', {
+      hint: 'run `spectune tune -c spectune.yaml` first',
+    });
   const trials = listTrials(db, c.id).map((t) => ({
-    id: t.id, seq: t.seq, params: t.params, purpose: t.purpose, reason: t.reason, state: t.state, objective: t.objective,
-    constraintsOk: t.constraintsOk, constraintNotes: t.constraintNotes, capacity: t.capacity, predictionWrong: t.predictionWrong,
-    error: t.error, startedAt: t.startedAt, finishedAt: t.finishedAt, runs: listBenchRuns(db, t.id), verdicts: listVerdicts(db, t.id),
+    id: t.id,
+    seq: t.seq,
+    params: t.params,
+    purpose: t.purpose,
+    reason: t.reason,
+    state: t.state,
+    objective: t.objective,
+    constraintsOk: t.constraintsOk,
+    constraintNotes: t.constraintNotes,
+    capacity: t.capacity,
+    predictionWrong: t.predictionWrong,
+    error: t.error,
+    startedAt: t.startedAt,
+    finishedAt: t.finishedAt,
+    runs: listBenchRuns(db, t.id),
+    verdicts: listVerdicts(db, t.id),
   }));
   return {
-    campaign: { id: c.id, name: c.name, status: c.status, engine: c.engine, config: c.config, bestTrialId: c.bestTrialId, summary: c.summary, simulated: c.simulated, endState: c.endState, createdAt: c.createdAt, finishedAt: c.finishedAt },
-    trials, actions: readCampaignActions(db, c.id), generatedAt: now().toISOString(),
+    campaign: {
+      id: c.id,
+      name: c.name,
+      status: c.status,
+      engine: c.engine,
+      config: c.config,
+      bestTrialId: c.bestTrialId,
+      summary: c.summary,
+      simulated: c.simulated,
+      endState: c.endState,
+      createdAt: c.createdAt,
+      finishedAt: c.finishedAt,
+    },
+    trials,
+    actions: readCampaignActions(db, c.id),
+    generatedAt: now().toISOString(),
   };
 }
 
@@ -83,7 +122,9 @@ export interface ReportOutcome {
 // Open the store read-side, render, and write the requested files.
 export async function runReport(req: ReportRequest): Promise<ReportOutcome> {
   if (req.db !== ':memory:' && !existsSync(req.db)) {
-    throw new ToolError('E_FILE_NOT_FOUND', `no store at ${req.db}`, { hint: 'pass --db FILE (the store path of your spectune.yaml)' });
+    throw new ToolError('E_FILE_NOT_FOUND', `no store at ${req.db}`, {
+      hint: 'pass --db FILE (the store path of your spectune.yaml)',
+    });
   }
   if (req.html) checkOutputFile('--html', req.html);
   if (req.md) checkOutputFile('--md', req.md);
@@ -92,8 +133,14 @@ export async function runReport(req: ReportRequest): Promise<ReportOutcome> {
   try {
     const model = loadReportModel(db, req.campaign);
     const written: string[] = [];
-    if (req.md) { await writeFile(req.md, renderMarkdown(model)); written.push(req.md); }
-    if (req.html) { await writeFile(req.html, renderHtml(model)); written.push(req.html); }
+    if (req.md) {
+      await writeFile(req.md, renderMarkdown(model));
+      written.push(req.md);
+    }
+    if (req.html) {
+      await writeFile(req.html, renderHtml(model));
+      written.push(req.html);
+    }
     const markdown = req.md || req.html || req.stdoutMarkdown === false ? null : renderMarkdown(model);
     return { campaignId: model.campaign.id, markdown, written, model };
   } finally {

@@ -12,16 +12,38 @@ import type { EventSink } from '../tune/events.js';
 import { openHost } from '../host/open.js';
 import type { Host } from '../host/types.js';
 import { runArgv } from '../host/local.js';
-import { createFileActionLog, createMemoryActionLog, DEFAULT_ACTION_LOG, LEGACY_ACTION_LOG, resolveActionLogPath } from '../service/action-log.js';
-import { DEFAULT_LEASE_MS, createServiceController, type EndpointSource, type RestartHooks, createServiceGroup, tagRankEvents, withoutRankDiagnoses, type ServiceController, type ServiceGroup } from '../service/index.js';
+import {
+  createFileActionLog,
+  createMemoryActionLog,
+  DEFAULT_ACTION_LOG,
+  LEGACY_ACTION_LOG,
+  resolveActionLogPath,
+} from '../service/action-log.js';
+import {
+  DEFAULT_LEASE_MS,
+  createServiceController,
+  type EndpointSource,
+  type RestartHooks,
+  createServiceGroup,
+  tagRankEvents,
+  withoutRankDiagnoses,
+  type ServiceController,
+  type ServiceGroup,
+} from '../service/index.js';
 import { readSettings } from '../service/plan.js';
 import { catUnit } from '../service/systemd.js';
 import { effectiveEnvironment, effectiveListValue, normalizeUnitName } from '../service/unit.js';
 
 /** Flags every service command accepts. */
 export const TARGET_FLAGS = {
-  host: { type: 'string' }, 'ssh-config': { type: 'string' }, unit: { type: 'string' }, engine: { type: 'string' },
-  endpoint: { type: 'string' }, config: { type: 'string', short: 'c' }, 'action-log': { type: 'string' }, sudo: { type: 'boolean' },
+  host: { type: 'string' },
+  'ssh-config': { type: 'string' },
+  unit: { type: 'string' },
+  engine: { type: 'string' },
+  endpoint: { type: 'string' },
+  config: { type: 'string', short: 'c' },
+  'action-log': { type: 'string' },
+  sudo: { type: 'boolean' },
   rank: { type: 'string' },
 } as const;
 
@@ -88,20 +110,48 @@ async function readConfigTarget(path: string | undefined, env: NodeJS.ProcessEnv
   const { loadConfig } = await import('../config/load.js');
   const { config } = await loadConfig(file);
   const t = config.target;
-  const ranks = orderRanks(t.hosts).map((h, rank) => ({ target: h.host ?? undefined, unit: normalizeUnitName(h.unit), rank }));
-  return { target: ranks[0].target, unit: ranks[0].unit, engine: t.engine, endpoint: t.endpoint, ranks, leaseMs: t.leaseMs, apiKey: resolveApiKeyInfo(t, env).key, drainTimeoutMs: t.drainTimeoutMs, hooks: t.hooks, store: resolvePath(dirname(file), config.store) };
+  const ranks = orderRanks(t.hosts).map((h, rank) => ({
+    target: h.host ?? undefined,
+    unit: normalizeUnitName(h.unit),
+    rank,
+  }));
+  return {
+    target: ranks[0].target,
+    unit: ranks[0].unit,
+    engine: t.engine,
+    endpoint: t.endpoint,
+    ranks,
+    leaseMs: t.leaseMs,
+    apiKey: resolveApiKeyInfo(t, env).key,
+    drainTimeoutMs: t.drainTimeoutMs,
+    hooks: t.hooks,
+    store: resolvePath(dirname(file), config.store),
+  };
 }
 
 // The ranks a command acts on: --host/--unit name one unit; --rank N picks one of the config's; else all of them.
-function pickRanks(all: RankTarget[] | undefined, one: RankTarget, rawRank: string | undefined, explicit: boolean): RankTarget[] {
+function pickRanks(
+  all: RankTarget[] | undefined,
+  one: RankTarget,
+  rawRank: string | undefined,
+  explicit: boolean,
+): RankTarget[] {
   if (rawRank === undefined) return explicit || !all?.length ? [one] : all;
   const n = /^\d+$/.test(rawRank) ? Number(rawRank) : NaN;
   // --host/--unit name the unit: --rank N says which rank of its group it is (the guard then lets it change alone).
   if (explicit || !all?.length) {
-    if (!Number.isInteger(n)) throw new ToolError('E_USAGE', `--rank: expected a rank number (0 = rank0), got "${rawRank}"`, { hint: 'e.g. --rank 1 for the first worker' });
+    if (!Number.isInteger(n))
+      throw new ToolError('E_USAGE', `--rank: expected a rank number (0 = rank0), got "${rawRank}"`, {
+        hint: 'e.g. --rank 1 for the first worker',
+      });
     return [{ ...one, rank: n }];
   }
-  if (!(n < all.length)) throw new ToolError('E_USAGE', `--rank: expected 0..${all.length - 1} (the target has ${all.length} rank${all.length === 1 ? '' : 's'}), got "${rawRank}"`, { hint: 'e.g. --rank 1 for the first worker; leave it out for the whole group' });
+  if (!(n < all.length))
+    throw new ToolError(
+      'E_USAGE',
+      `--rank: expected 0..${all.length - 1} (the target has ${all.length} rank${all.length === 1 ? '' : 's'}), got "${rawRank}"`,
+      { hint: 'e.g. --rank 1 for the first worker; leave it out for the whole group' },
+    );
   return [all[n]];
 }
 
@@ -112,18 +162,27 @@ export async function resolveTarget(flags: TargetFlagValues, env: NodeJS.Process
   const unit = str('unit') ?? fromConfig.unit;
   if (!unit) throw new ToolError('E_USAGE', 'no unit: pass --unit NAME (or a spectune.yaml with target.hosts[].unit)');
   const engine = (str('engine') ?? fromConfig.engine ?? ENGINE_NAMES[0]) as EngineName;
-  if (!ENGINE_NAMES.includes(engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${engine}"`);
+  if (!ENGINE_NAMES.includes(engine))
+    throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${engine}"`);
   const explicit = str('host') !== undefined || str('unit') !== undefined;
   const one = { target: str('host') ?? fromConfig.target, unit: normalizeUnitName(unit), rank: 0 };
   const ranks = pickRanks(fromConfig.ranks, one, str('rank'), explicit);
   // The yaml's endpoint is its rank0 unit's: another unit (--unit/--host naming a different one) derives its own.
   const sameAsConfig = !explicit || (fromConfig.unit === ranks[0].unit && fromConfig.target === ranks[0].target);
   return {
-    target: ranks[0].target, sshConfig: str('ssh-config'), sudo: flags.sudo === true,
-    unit: ranks[0].unit, engine, endpoint: str('endpoint') ?? (sameAsConfig ? fromConfig.endpoint : undefined),
+    target: ranks[0].target,
+    sshConfig: str('ssh-config'),
+    sudo: flags.sudo === true,
+    unit: ranks[0].unit,
+    engine,
+    endpoint: str('endpoint') ?? (sameAsConfig ? fromConfig.endpoint : undefined),
     endpointSource: str('endpoint') !== undefined ? '--endpoint' : 'target.endpoint',
-    actionLogPath: resolveActionLogPath(str('action-log'), env), ranks, rankPicked: str('rank') !== undefined,
-    ...(sameAsConfig ? { drainTimeoutMs: fromConfig.drainTimeoutMs, hooks: fromConfig.hooks, store: fromConfig.store } : {}),
+    actionLogPath: resolveActionLogPath(str('action-log'), env),
+    ranks,
+    rankPicked: str('rank') !== undefined,
+    ...(sameAsConfig
+      ? { drainTimeoutMs: fromConfig.drainTimeoutMs, hooks: fromConfig.hooks, store: fromConfig.store }
+      : {}),
     apiKey: sameAsConfig && fromConfig.apiKey !== undefined ? fromConfig.apiKey : resolveApiKeyInfo(null, env).key,
   };
 }
@@ -160,22 +219,54 @@ export interface OpenService {
 
 // Open every rank's host and build the controllers and their group; a dry run records nothing (no action log written).
 // `command`: a host-changing command (apply, rollback, fold): refused on part of a multi-node group unless --rank.
-export async function openService(t: ServiceTarget, onEvent: EventSink, opts: { dryRun?: boolean; readyTimeoutMs?: number; leaseMs?: number; drainTimeoutMs?: number; checkEndpointPort?: boolean; command?: string } = {}): Promise<OpenService> {
+export async function openService(
+  t: ServiceTarget,
+  onEvent: EventSink,
+  opts: {
+    dryRun?: boolean;
+    readyTimeoutMs?: number;
+    leaseMs?: number;
+    drainTimeoutMs?: number;
+    checkEndpointPort?: boolean;
+    command?: string;
+  } = {},
+): Promise<OpenService> {
   const hosts: Host[] = [];
   const close = () => Promise.all(hosts.map((h) => h.close().catch(() => {}))).then(() => undefined);
   try {
     for (const r of t.ranks) hosts.push(await openHost({ target: r.target, sshConfig: t.sshConfig, sudo: t.sudo }));
     if (opts.command) {
-      await guardGroupChange(t.ranks.map((r, i) => ({ host: hosts[i], unit: r.unit, rank: r.rank })), t.engine, opts.command, { rankPicked: t.rankPicked === true, rankFlag: true, onEvent });
+      await guardGroupChange(
+        t.ranks.map((r, i) => ({ host: hosts[i], unit: r.unit, rank: r.rank })),
+        t.engine,
+        opts.command,
+        { rankPicked: t.rankPicked === true, rankFlag: true, onEvent },
+      );
     }
     const endpoint = await resolveEndpoint({ ...t, target: t.ranks[0].target, unit: t.ranks[0].unit }, hosts[0]);
     // The old shared log (/var/lib/spectune) is still read for attribution when it exists and is readable.
-    const actionLog = opts.dryRun ? createMemoryActionLog() : createFileActionLog(t.actionLogPath, { alsoRead: [LEGACY_ACTION_LOG] });
+    const actionLog = opts.dryRun
+      ? createMemoryActionLog()
+      : createFileActionLog(t.actionLogPath, { alsoRead: [LEGACY_ACTION_LOG] });
     // With several ranks the group emits the one verdict over all journals; the per-rank ones would contradict it.
     const rankEvents = t.ranks.length > 1 ? withoutRankDiagnoses(onEvent) : onEvent;
     const leaseMs = opts.leaseMs ?? t.leaseMs ?? DEFAULT_LEASE_MS;
     const lease = leaseMs > 0 ? { ms: leaseMs } : undefined;
-    const ctls = t.ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: t.engine, endpoint, actionLog, onEvent: t.ranks.length > 1 || r.rank > 0 ? tagRankEvents(rankEvents, r.rank, hosts[i].name) : rankEvents, readyTimeoutMs: opts.readyTimeoutMs, lease, apiKey: t.apiKey, maxDrainWaitMs: opts.drainTimeoutMs ?? t.drainTimeoutMs, hooks: t.hooks }));
+    const ctls = t.ranks.map((r, i) =>
+      createServiceController({
+        host: hosts[i],
+        unit: r.unit,
+        engine: t.engine,
+        endpoint,
+        actionLog,
+        onEvent: t.ranks.length > 1 || r.rank > 0 ? tagRankEvents(rankEvents, r.rank, hosts[i].name) : rankEvents,
+        readyTimeoutMs: opts.readyTimeoutMs,
+        lease,
+        apiKey: t.apiKey,
+        maxDrainWaitMs: opts.drainTimeoutMs ?? t.drainTimeoutMs,
+        hooks: t.hooks,
+      }),
+    );
     const group = createServiceGroup({ ranks: ctls, onEvent, actionLog });
     // A command that waits for the engine fails at once on an explicit endpoint whose port the unit does not listen on.
     if (opts.checkEndpointPort && t.endpoint) await ctls[0].checkEndpointPort(t.endpointSource ?? 'target.endpoint');

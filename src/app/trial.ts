@@ -25,18 +25,48 @@ export interface TrialContext {
 }
 
 // A fresh in-flight record for a trial.
-export function createTrialRecord(index: number, kind: TrialKind, config: TuneConfig, reason: string, now: number): TrialRecord {
+export function createTrialRecord(
+  index: number,
+  kind: TrialKind,
+  config: TuneConfig,
+  reason: string,
+  now: number,
+): TrialRecord {
   return {
-    index, kind, config, status: 'running', reason, objective: null, constraintsOk: null, violations: [],
-    runs: [], verdict: null, prediction: null, capacity: null, restarts: 0, startedAt: now, endedAt: null,
+    index,
+    kind,
+    config,
+    status: 'running',
+    reason,
+    objective: null,
+    constraintsOk: null,
+    violations: [],
+    runs: [],
+    verdict: null,
+    prediction: null,
+    capacity: null,
+    restarts: 0,
+    startedAt: now,
+    endedAt: null,
   };
 }
 
 // Announce a phase with its expected duration (from the last time it ran), and time it; `index` is the trial's
 // 0-based index (the event carries its 1-based number).
-export async function runPhase<T>(ctx: TrialContext, index: number, phase: TrialPhase, work: () => Promise<T>): Promise<T> {
+export async function runPhase<T>(
+  ctx: TrialContext,
+  index: number,
+  phase: TrialPhase,
+  work: () => Promise<T>,
+): Promise<T> {
   const t0 = ctx.deps.now();
-  ctx.onEvent({ type: 'trial:phase', ts: t0, trial: trialNumber(index), phase, expectedMs: ctx.phaseMs.get(phase) ?? null });
+  ctx.onEvent({
+    type: 'trial:phase',
+    ts: t0,
+    trial: trialNumber(index),
+    phase,
+    expectedMs: ctx.phaseMs.get(phase) ?? null,
+  });
   const out = await work();
   ctx.phaseMs.set(phase, ctx.deps.now() - t0);
   return out;
@@ -61,7 +91,9 @@ export async function measureTrial(ctx: TrialContext, rec: TrialRecord): Promise
 
 // Record a failed deploy: the verdict is kept, the crash loop stopped and the last good config restored.
 async function recordFailure(ctx: TrialContext, rec: TrialRecord, reason: string): Promise<TrialRecord> {
-  await runPhase(ctx, rec.index, 'rollback', () => ctx.deps.service.recover(`trial ${trialNumber(rec.index)} failed: ${reason}`));
+  await runPhase(ctx, rec.index, 'rollback', () =>
+    ctx.deps.service.recover(`trial ${trialNumber(rec.index)} failed: ${reason}`),
+  );
   return { ...rec, status: 'failed', violations: [reason], restarts: rec.restarts + ROLLBACK_RESTARTS };
 }
 
@@ -71,7 +103,12 @@ function notePrediction(ctx: TrialContext, rec: TrialRecord, failedOom: boolean)
   const right = rec.prediction.feasible !== failedOom;
   const level = right ? 'info' : 'warn';
   const said = rec.prediction.feasible ? 'fits' : 'does not fit';
-  ctx.onEvent({ type: 'log', ts: ctx.deps.now(), level, message: `memory prediction (${said}) was ${right ? 'right' : 'WRONG'} for trial ${trialNumber(rec.index)}` });
+  ctx.onEvent({
+    type: 'log',
+    ts: ctx.deps.now(),
+    level,
+    message: `memory prediction (${said}) was ${right ? 'right' : 'WRONG'} for trial ${trialNumber(rec.index)}`,
+  });
 }
 
 // Whether a verdict says the config ran out of memory at start-up.
@@ -95,8 +132,12 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
   try {
     const measured = await measureTrial(ctx, ready);
     const failed = measured.runs.reduce((s, r) => s + r.requests.failed, 0);
-    if (failed > 0 && await engineDied(ctx)) return recordDeath(ctx, ready, `${failed} benchmark request(s) failed`);
-    if (measured.objective === null && failed > 0 && await isNotTheConfigsFault(ctx, ready, `no request measured (${measured.violations.join('; ')})`)) {
+    if (failed > 0 && (await engineDied(ctx))) return recordDeath(ctx, ready, `${failed} benchmark request(s) failed`);
+    if (
+      measured.objective === null &&
+      failed > 0 &&
+      (await isNotTheConfigsFault(ctx, ready, `no request measured (${measured.violations.join('; ')})`))
+    ) {
       return { ...measured, status: 'discarded' };
     }
     await ctx.deps.service.markGood();
@@ -105,7 +146,14 @@ export async function deployAndMeasure(ctx: TrialContext, rec: TrialRecord): Pro
     // Ctrl-C, or a store that cannot save (full disk): not the config's fault; the campaign stops and resumes it.
     // A lost host or a lapsed lease (the group retried and rolled back already) is no verdict on the config either.
     const code = (e as { code?: string }).code;
-    if (ctx.signal?.aborted || code === 'E_STORE_FULL' || code === 'E_LOCAL_STATE' || code === 'E_LEASE_LAPSED' || isLostHost(e)) throw e;
+    if (
+      ctx.signal?.aborted ||
+      code === 'E_STORE_FULL' ||
+      code === 'E_LOCAL_STATE' ||
+      code === 'E_LEASE_LAPSED' ||
+      isLostHost(e)
+    )
+      throw e;
     const reason = `benchmark failed: ${(e as Error).message}`;
     if (await engineDied(ctx)) return recordDeath(ctx, ready, reason);
     if (await isNotTheConfigsFault(ctx, ready, reason)) return { ...ready, status: 'discarded', violations: [reason] };
@@ -125,7 +173,7 @@ async function engineDied(ctx: TrialContext): Promise<boolean> {
 async function recordDeath(ctx: TrialContext, rec: TrialRecord, what: string): Promise<TrialRecord> {
   const verdict = await ctx.deps.service.diagnoseDeath!();
   if (verdict) ctx.onEvent({ type: 'diagnosis', ts: ctx.deps.now(), verdict });
-  const reason = `the engine died during the benchmark (${verdict ? verdict.cause ? `${verdict.class}, cause ${verdict.cause}` : verdict.class : 'no verdict: journal not read'}): ${what}`;
+  const reason = `the engine died during the benchmark (${verdict ? (verdict.cause ? `${verdict.class}, cause ${verdict.cause}` : verdict.class) : 'no verdict: journal not read'}): ${what}`;
   return recordFailure(ctx, { ...rec, verdict, runs: [], objective: null }, reason);
 }
 

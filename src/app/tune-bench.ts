@@ -12,8 +12,16 @@ const WARMUP_OUTPUT_TOKENS = 16;
 export function benchOptionsFromConfig(cfg: SpectuneConfig, apiKey: string | null, authHint?: string): BenchOptions {
   const b = cfg.benchmark;
   return {
-    url: cfg.target.endpoint, apiKey, ...(authHint ? { authHint } : {}), concurrency: b.concurrency, requests: b.requests, requestsPerLevel: b.requestsPerLevel, inputTokens: b.inputTokens,
-    outputTokens: b.outputTokens, warmup: b.warmup, seed: cfg.search.seed,
+    url: cfg.target.endpoint,
+    apiKey,
+    ...(authHint ? { authHint } : {}),
+    concurrency: b.concurrency,
+    requests: b.requests,
+    requestsPerLevel: b.requestsPerLevel,
+    inputTokens: b.inputTokens,
+    outputTokens: b.outputTokens,
+    warmup: b.warmup,
+    seed: cfg.search.seed,
     timeouts: { connect: b.timeouts.connectMs, firstToken: b.timeouts.firstTokenMs, stall: b.timeouts.stallMs },
     // Every measurement starts from the same cache state, by the engine's own means (its adapter's data).
     cachePolicy: getEngine(cfg.target.engine).cachePolicy,
@@ -22,13 +30,30 @@ export function benchOptionsFromConfig(cfg: SpectuneConfig, apiKey: string | nul
 }
 
 // Options for one phase: warm-up is one short request per level; a soak repeats the profile (or runs for its duration).
-export function benchOptionsForPhase(base: BenchOptions, cfg: SpectuneConfig, phase: 'warmup' | 'bench' | 'soak'): BenchOptions {
-  if (phase === 'warmup') return { ...base, concurrency: [1], requests: Math.max(1, cfg.benchmark.warmup), requestsPerLevel: null, warmup: 0, outputTokens: WARMUP_OUTPUT_TOKENS, scrapeEngine: false };
+export function benchOptionsForPhase(
+  base: BenchOptions,
+  cfg: SpectuneConfig,
+  phase: 'warmup' | 'bench' | 'soak',
+): BenchOptions {
+  if (phase === 'warmup')
+    return {
+      ...base,
+      concurrency: [1],
+      requests: Math.max(1, cfg.benchmark.warmup),
+      requestsPerLevel: null,
+      warmup: 0,
+      outputTokens: WARMUP_OUTPUT_TOKENS,
+      scrapeEngine: false,
+    };
   if (phase === 'bench') return base;
   const soak = cfg.search.soak;
   if (soak.durationMs) return { ...base, requests: null, requestsPerLevel: null, durationSec: soak.durationMs / 1000 };
   const times = Math.max(1, soak.repeats);
-  return { ...base, requests: (base.requests ?? cfg.benchmark.requests) * times, requestsPerLevel: base.requestsPerLevel?.map((n) => n * times) ?? null };
+  return {
+    ...base,
+    requests: (base.requests ?? cfg.benchmark.requests) * times,
+    requestsPerLevel: base.requestsPerLevel?.map((n) => n * times) ?? null,
+  };
 }
 
 // The benchmark port (timeouts by phase come from the config; Ctrl-C cancels through the signal).
@@ -36,7 +61,11 @@ export function createBenchPort(cfg: SpectuneConfig, apiKey: string | null, auth
   const base = benchOptionsFromConfig(cfg, apiKey, authHint);
   return {
     async run(phase, onEvent, signal) {
-      const out = await runBench(benchOptionsForPhase(base, cfg, phase), phase === 'warmup' ? () => {} : onEvent, signal);
+      const out = await runBench(
+        benchOptionsForPhase(base, cfg, phase),
+        phase === 'warmup' ? () => {} : onEvent,
+        signal,
+      );
       return { runs: out.runs, samples: out.samples };
     },
   };

@@ -6,7 +6,14 @@ import type { CapacityFacts } from '../engines/types.js';
 import type { EventSink } from '../tune/events.js';
 import type { CampaignEndState } from '../store/index.js';
 import type { Proposal } from '../tune/step.js';
-import type { FeasibilityPrediction, ObjectiveSpec, ConstraintSpec, TrialRecord, TuneBudget, TuneConfig } from '../tune/types.js';
+import type {
+  FeasibilityPrediction,
+  ObjectiveSpec,
+  ConstraintSpec,
+  TrialRecord,
+  TuneBudget,
+  TuneConfig,
+} from '../tune/types.js';
 
 /** The result of deploying a config: ready, or failed with the diagnosis verdict. */
 export type DeployOutcome =
@@ -43,7 +50,11 @@ export type EndState = Omit<CampaignEndState, 'ts'>;
 
 /** Benchmarks the endpoint with the campaign's profile; `soak` may be longer. */
 export interface TuneBenchPort {
-  run(phase: 'warmup' | 'bench' | 'soak', onEvent: EventSink, signal?: AbortSignal): Promise<{ runs: BenchRun[]; samples: RequestSample[] }>;
+  run(
+    phase: 'warmup' | 'bench' | 'soak',
+    onEvent: EventSink,
+    signal?: AbortSignal,
+  ): Promise<{ runs: BenchRun[]; samples: RequestSample[] }>;
 }
 
 /** The pure search, bound to its space and budget. */
@@ -74,7 +85,10 @@ export interface TuneStorePort {
   /** The run failed before any trial of the campaign had a result: mark it (aborted, "never started") so that it hides
    *  no other campaign from report or --resume; a campaign with a trial result is left as it is. Optional. */
   markNeverStarted?(campaignId: number, why: string): void;
-  finishCampaign(campaignId: number, result: { bestTrial: number | null; summary: string; now: number; endState?: EndState | null }): void;
+  finishCampaign(
+    campaignId: number,
+    result: { bestTrial: number | null; summary: string; now: number; endState?: EndState | null },
+  ): void;
 }
 
 /** The campaign's goals and limits. */

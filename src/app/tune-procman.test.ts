@@ -16,32 +16,53 @@ const dir = mkdtempSync(join(tmpdir(), 'spectune-procman-tune-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function freePort(): Promise<number> {
-  return new Promise((res) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); }); });
+  return new Promise((res) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => res(p));
+    });
+  });
 }
 
 // The sim's unit (steps=10 does not fit its KV budget: the start dies with `Not enough memory`).
 function writeFiles(port: number, steps: number[]): string {
   const units = join(dir, 'procman/etc/systemd/system');
   mkdirSync(units, { recursive: true });
-  writeFileSync(join(units, 'sim-tune.service'), ['[Service]',
-    `ExecStart=${process.execPath} ${join(ROOT, 'bin/spectune.js')} sim --sim-profile qwen3.5-122b-a10b-2node --sim-time-scale 0.01 --model-path Qwen/Qwen3.5-122B-A10B-FP8 --host 127.0.0.1 --port ${port} --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1`,
-    'Restart=always', 'RestartSec=1', 'TimeoutStopSec=10', ''].join('\n'));
+  writeFileSync(
+    join(units, 'sim-tune.service'),
+    [
+      '[Service]',
+      `ExecStart=${process.execPath} ${join(ROOT, 'bin/spectune.js')} sim --sim-profile qwen3.5-122b-a10b-2node --sim-time-scale 0.01 --model-path Qwen/Qwen3.5-122B-A10B-FP8 --host 127.0.0.1 --port ${port} --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1`,
+      'Restart=always',
+      'RestartSec=1',
+      'TimeoutStopSec=10',
+      '',
+    ].join('\n'),
+  );
   const config = join(dir, 'spectune.yaml');
-  writeFileSync(config, [
-    `target: { engine: sglang, endpoint: 'http://127.0.0.1:${port}', manager: process, processDir: ./procman, hosts: [{ unit: sim-tune.service }] }`,
-    `space: { speculative_num_steps: { values: [${steps.join(', ')}] } }`,
-    'search: { strategy: grid, noiseMargin: 4%, repeats: 1, soak: { repeats: 0 } }',
-    'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
-    'benchmark: { concurrency: [1, 2], requests: [2, 4], inputTokens: 64, outputTokens: 32, warmup: 1, timeouts: { ready: 60s, firstToken: 30s, stall: 10s, total: 60s } }',
-    'budget: { trials: 6, hours: 1h }', 'store: ./store.db', '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      `target: { engine: sglang, endpoint: 'http://127.0.0.1:${port}', manager: process, processDir: ./procman, hosts: [{ unit: sim-tune.service }] }`,
+      `space: { speculative_num_steps: { values: [${steps.join(', ')}] } }`,
+      'search: { strategy: grid, noiseMargin: 4%, repeats: 1, soak: { repeats: 0 } }',
+      'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
+      'benchmark: { concurrency: [1, 2], requests: [2, 4], inputTokens: 64, outputTokens: 32, warmup: 1, timeouts: { ready: 60s, firstToken: 30s, stall: 10s, total: 60s } }',
+      'budget: { trials: 6, hours: 1h }',
+      'store: ./store.db',
+      '',
+    ].join('\n'),
+  );
   return config;
 }
 
 function io() {
   const err = new PassThrough();
   let stderr = '';
-  err.on('data', (d) => { stderr += d; });
+  err.on('data', (d) => {
+    stderr += d;
+  });
   const renderer = createRenderer('plain', err);
   return { io: { env: {}, onEvent: renderer.onEvent.bind(renderer) }, text: () => stderr };
 }
@@ -52,11 +73,24 @@ describe.runIf(BUILT)('spectune tune with manager: process', () => {
     const config = writeFiles(port, [3, 4, 10]);
     const c = io();
     // confirmProbes: the memory predictor refuses steps=10; deploying it once shows the real failure and the rollback.
-    const r = await runTuneCommand({ configPath: config, baseDir: dir, resume: false, dryRun: false, restore: false, confirmProbes: true, ...c.io, signal: new AbortController().signal });
+    const r = await runTuneCommand({
+      configPath: config,
+      baseDir: dir,
+      resume: false,
+      dryRun: false,
+      restore: false,
+      confirmProbes: true,
+      ...c.io,
+      signal: new AbortController().signal,
+    });
     expect(r.kind).toBe('campaign');
     if (r.kind !== 'campaign') return;
     const byStatus = r.result.trials.map((t) => [t.config.speculative_num_steps, t.status]);
-    expect(byStatus.slice(0, 3)).toEqual([[3, 'ok'], [4, 'ok'], [10, 'failed']]);
+    expect(byStatus.slice(0, 3)).toEqual([
+      [3, 'ok'],
+      [4, 'ok'],
+      [10, 'failed'],
+    ]);
     expect(byStatus.slice(3).every(([, st]) => st === 'ok')).toBe(true);
     expect(r.result.trials[2].verdict?.class).toMatch(/crash_loop|kv_cache_oom/);
     expect(c.text()).toMatch(/process manager: starting sim-tune\.service/);
@@ -72,9 +106,23 @@ describe.runIf(BUILT)('spectune tune with manager: process', () => {
 
   it('refuses a missing unit file with its path and creates nothing', async () => {
     const config = join(dir, 'missing.yaml');
-    writeFileSync(config, "target: { engine: sglang, endpoint: 'http://127.0.0.1:9', manager: process, processDir: ./nowhere, hosts: [{ unit: x.service }] }\nspace: { speculative_num_steps: { values: [3, 4] } }\n");
-    const run = (dryRun: boolean) => runTuneCommand({ configPath: config, baseDir: dir, resume: false, dryRun, restore: false, ...io().io, signal: new AbortController().signal });
-    await expect(run(false)).rejects.toThrow(/target\.processDir: no unit file .*nowhere\/etc\/systemd\/system\/x\.service/);
+    writeFileSync(
+      config,
+      "target: { engine: sglang, endpoint: 'http://127.0.0.1:9', manager: process, processDir: ./nowhere, hosts: [{ unit: x.service }] }\nspace: { speculative_num_steps: { values: [3, 4] } }\n",
+    );
+    const run = (dryRun: boolean) =>
+      runTuneCommand({
+        configPath: config,
+        baseDir: dir,
+        resume: false,
+        dryRun,
+        restore: false,
+        ...io().io,
+        signal: new AbortController().signal,
+      });
+    await expect(run(false)).rejects.toThrow(
+      /target\.processDir: no unit file .*nowhere\/etc\/systemd\/system\/x\.service/,
+    );
     expect(existsSync(join(dir, 'nowhere'))).toBe(false);
   });
 });

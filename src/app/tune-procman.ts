@@ -20,7 +20,12 @@ export interface ProcmanTarget {
 
 // Open the manager for the config's unit, define it from its unit file and start it unless it runs already.
 // A dry run keeps the manager's state in a temporary directory and starts nothing: it changes no file.
-export async function openProcmanTarget(cfg: SpectuneConfig, baseDir: string, onEvent: EventSink, opts: { dryRun?: boolean } = {}): Promise<ProcmanTarget> {
+export async function openProcmanTarget(
+  cfg: SpectuneConfig,
+  baseDir: string,
+  onEvent: EventSink,
+  opts: { dryRun?: boolean } = {},
+): Promise<ProcmanTarget> {
   const unit = cfg.target.hosts[0]?.unit ?? '';
   const root = resolve(baseDir, cfg.target.processDir);
   const unitPath = join(root, 'etc/systemd/system', unit);
@@ -39,7 +44,12 @@ export async function openProcmanTarget(cfg: SpectuneConfig, baseDir: string, on
   try {
     await host.reload();
     if (!opts.dryRun && pm.show(unit).ActiveState !== 'active') {
-      onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `process manager: starting ${unit} (${unitPath}); it stops when spectune exits` });
+      onEvent({
+        type: 'log',
+        ts: Date.now(),
+        level: 'info',
+        message: `process manager: starting ${unit} (${unitPath}); it stops when spectune exits`,
+      });
       await pm.start(unit);
     }
   } catch (e) {

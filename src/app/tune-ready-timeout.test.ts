@@ -14,7 +14,13 @@ const dir = mkdtempSync(join(tmpdir(), 'spectune-ready-timeout-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function freePort(): Promise<number> {
-  return new Promise((res) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => res(p)); }); });
+  return new Promise((res) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => res(p));
+    });
+  });
 }
 
 describe('tune honours benchmark.timeouts.ready', () => {
@@ -23,22 +29,48 @@ describe('tune honours benchmark.timeouts.ready', () => {
     const units = join(dir, 'procman/etc/systemd/system');
     mkdirSync(units, { recursive: true });
     // A process that runs but never listens: health never answers, the unit never fails on its own.
-    writeFileSync(join(units, 'hang.service'), ['[Service]', `ExecStart=${process.execPath} -e "setTimeout(()=>{},600000)" -- --port ${port}`, 'TimeoutStopSec=5', ''].join('\n'));
+    writeFileSync(
+      join(units, 'hang.service'),
+      [
+        '[Service]',
+        `ExecStart=${process.execPath} -e "setTimeout(()=>{},600000)" -- --port ${port}`,
+        'TimeoutStopSec=5',
+        '',
+      ].join('\n'),
+    );
     const config = join(dir, 'spectune.yaml');
-    writeFileSync(config, [
-      `target: { engine: sglang, endpoint: 'http://127.0.0.1:${port}', manager: process, processDir: ./procman, hosts: [{ unit: hang.service }] }`,
-      'space: { speculative_num_steps: { values: [3] } }',
-      'search: { strategy: grid, repeats: 1, soak: { repeats: 0 } }',
-      'benchmark: { concurrency: [1], requests: [2], inputTokens: 16, outputTokens: 8, warmup: 0, timeouts: { ready: 4s } }',
-      'budget: { trials: 1, hours: 1h }', 'store: ./store.db', '',
-    ].join('\n'));
+    writeFileSync(
+      config,
+      [
+        `target: { engine: sglang, endpoint: 'http://127.0.0.1:${port}', manager: process, processDir: ./procman, hosts: [{ unit: hang.service }] }`,
+        'space: { speculative_num_steps: { values: [3] } }',
+        'search: { strategy: grid, repeats: 1, soak: { repeats: 0 } }',
+        'benchmark: { concurrency: [1], requests: [2], inputTokens: 16, outputTokens: 8, warmup: 0, timeouts: { ready: 4s } }',
+        'budget: { trials: 1, hours: 1h }',
+        'store: ./store.db',
+        '',
+      ].join('\n'),
+    );
     const err = new PassThrough();
     let text = '';
-    err.on('data', (d) => { text += d; });
+    err.on('data', (d) => {
+      text += d;
+    });
     const renderer = createRenderer('plain', err);
     const t0 = Date.now();
-    const outcome = await runTuneCommand({ configPath: config, baseDir: dir, resume: false, dryRun: false, restore: false, env: {}, onEvent: renderer.onEvent.bind(renderer), signal: new AbortController().signal })
-      .then((r) => ({ r, e: null as unknown }), (e: unknown) => ({ r: null, e }));
+    const outcome = await runTuneCommand({
+      configPath: config,
+      baseDir: dir,
+      resume: false,
+      dryRun: false,
+      restore: false,
+      env: {},
+      onEvent: renderer.onEvent.bind(renderer),
+      signal: new AbortController().signal,
+    }).then(
+      (r) => ({ r, e: null as unknown }),
+      (e: unknown) => ({ r: null, e }),
+    );
     const elapsed = Date.now() - t0;
     expect(elapsed).toBeLessThan(50_000);
     const said = `${text}\n${outcome.e instanceof Error ? outcome.e.message : ''}\n${JSON.stringify(outcome.r ?? {})}`;

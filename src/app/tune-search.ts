@@ -23,8 +23,14 @@ export function toProposal(a: SearchAnswer): Proposal | null {
 function searchOptions(cfg: SpectuneConfig, history: readonly TrialRecord[], o: SearchPortOptions): SearchOptions {
   const baseline = history.find((t) => t.kind === 'baseline')?.config ?? {};
   return {
-    strategy: cfg.search.strategy, goal: cfg.objective.goal, noiseMargin: cfg.search.noiseMargin, repeats: cfg.search.repeats,
-    soakRepeats: 0, baseline, seed: cfg.search.seed, confirmProbes: o.confirmProbes === true,
+    strategy: cfg.search.strategy,
+    goal: cfg.objective.goal,
+    noiseMargin: cfg.search.noiseMargin,
+    repeats: cfg.search.repeats,
+    soakRepeats: 0,
+    baseline,
+    seed: cfg.search.seed,
+    confirmProbes: o.confirmProbes === true,
   };
 }
 
@@ -33,6 +39,10 @@ export function createSearchPort(cfg: SpectuneConfig, o: SearchPortOptions = {})
   const budget = { trials: cfg.budget.trials + BASELINE_TRIALS };
   return {
     propose: (history) => toProposal(propose(history, cfg.space, budget, searchOptions(cfg, history, o))),
-    predict: (history, config) => predictFeasibility(history, config, { defaults: history.find((t) => t.kind === 'baseline')?.config, space: cfg.space }) ?? null,
+    predict: (history, config) =>
+      predictFeasibility(history, config, {
+        defaults: history.find((t) => t.kind === 'baseline')?.config,
+        space: cfg.space,
+      }) ?? null,
   };
 }

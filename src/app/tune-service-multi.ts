@@ -4,7 +4,16 @@
 import type { EngineName } from '../engines/types.js';
 import { ToolError } from '../errors.js';
 import type { EventSink } from '../tune/events.js';
-import { createServiceGroup, isLostHost, nameOfRank, type ActionLog, type Collaborators, type LeaseOptions, type ServiceController, type ServiceGroup } from '../service/index.js';
+import {
+  createServiceGroup,
+  isLostHost,
+  nameOfRank,
+  type ActionLog,
+  type Collaborators,
+  type LeaseOptions,
+  type ServiceController,
+  type ServiceGroup,
+} from '../service/index.js';
 import type { TuneConfig } from '../tune/types.js';
 import { createControllerServicePort, pickConfig, readCapacityOf, readUnitSnapshot } from './tune-service.js';
 import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
@@ -39,8 +48,18 @@ class MultiServicePort implements TuneServicePort {
   private readyPids: (number | null)[] | null = null;
 
   constructor(o: MultiServiceOptions) {
-    if (o.ranks.length < 2) throw new ToolError('E_CONFIG_INVALID', 'multi-host service: expected two or more ranks', { hint: 'use the single-host port for one host' });
-    this.group = createServiceGroup({ ranks: o.ranks, onEvent: o.onEvent, actionLog: o.actionLog, collaborators: o.collaborators, echoWindowMs: o.echoWindowMs, lease: o.lease });
+    if (o.ranks.length < 2)
+      throw new ToolError('E_CONFIG_INVALID', 'multi-host service: expected two or more ranks', {
+        hint: 'use the single-host port for one host',
+      });
+    this.group = createServiceGroup({
+      ranks: o.ranks,
+      onEvent: o.onEvent,
+      actionLog: o.actionLog,
+      collaborators: o.collaborators,
+      echoWindowMs: o.echoWindowMs,
+      lease: o.lease,
+    });
     this.endpoint = o.endpoint;
     this.onEvent = o.onEvent;
     this.engine = o.engine;
@@ -63,13 +82,18 @@ class MultiServicePort implements TuneServicePort {
     if (await this.isInForceAndUp(config)) return this.ready(0);
     const out = await this.group.deployChanges(config, `apply ${JSON.stringify(config)} (${why})`, signal);
     if (out.status === 'ready') return this.ready(RESTARTS_PER_DEPLOY);
-    return { ready: false, reason: `${nameOfRank(this.group.ranks[out.rank])}: ${out.failed.reason}`, verdict: out.verdict, restarts: RESTARTS_PER_DEPLOY };
+    return {
+      ready: false,
+      reason: `${nameOfRank(this.group.ranks[out.rank])}: ${out.failed.reason}`,
+      verdict: out.verdict,
+      restarts: RESTARTS_PER_DEPLOY,
+    };
   }
 
   // Whether every rank already runs the config and the group is up (a rank that does not answer: not known, no).
   private async isInForceAndUp(config: TuneConfig): Promise<boolean> {
     try {
-      return (await this.group.plan(config)).every((p) => p.noop) && await this.group.isUp();
+      return (await this.group.plan(config)).every((p) => p.noop) && (await this.group.isUp());
     } catch (e) {
       if (isLostHost(e)) return false;
       throw e;
@@ -86,10 +110,17 @@ class MultiServicePort implements TuneServicePort {
   // (no restart); otherwise every rank is rolled back (a lost host retried while the lease allows).
   async recover(why: string): Promise<void> {
     const look = await this.group.look();
-    const goodAndUp = look.every((l) => l.onGood && (l.state.activeState === 'active' || l.state.activeState === 'activating'));
+    const goodAndUp = look.every(
+      (l) => l.onGood && (l.state.activeState === 'active' || l.state.activeState === 'activating'),
+    );
     if (goodAndUp && (await this.waitHealthy()).healthy) {
       const versions = look.map((l, i) => `rank${i} ${l.host} version ${l.current ?? 'none'}`).join(', ');
-      this.onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${why}: every rank already runs its known-good config and the group is healthy (${versions}): not restarted` });
+      this.onEvent({
+        type: 'log',
+        ts: Date.now(),
+        level: 'info',
+        message: `${why}: every rank already runs its known-good config and the group is healthy (${versions}): not restarted`,
+      });
       return;
     }
     await this.group.rollback({ why: `${why}: stop the group before rolling every rank back` });
@@ -110,7 +141,10 @@ class MultiServicePort implements TuneServicePort {
   }
 
   async readEndState(keys: string[]): Promise<EndState> {
-    const [first, units] = await Promise.all([createControllerServicePort(this.group.rank0).readEndState!(keys), Promise.all(this.group.ranks.map(readUnitSnapshot))]);
+    const [first, units] = await Promise.all([
+      createControllerServicePort(this.group.rank0).readEndState!(keys),
+      Promise.all(this.group.ranks.map(readUnitSnapshot)),
+    ]);
     return { ...first, units };
   }
 

@@ -12,7 +12,11 @@ import type { DeployOutcome, EndState, TuneServicePort } from './tune-ports.js';
 const RESTARTS_PER_DEPLOY = 1;
 
 // Capacity facts from the engine's info JSON (SGLang's /server_info); null when the engine has none or it is unavailable.
-export async function readCapacity(endpoint: string, engine: EngineName, apiKey?: string | null): Promise<CapacityFacts | null> {
+export async function readCapacity(
+  endpoint: string,
+  engine: EngineName,
+  apiKey?: string | null,
+): Promise<CapacityFacts | null> {
   const adapter = getEngine(engine);
   return adapter.readInfoCapacity(await readEngineInfo(endpoint, adapter, apiKey));
 }
@@ -35,7 +39,14 @@ export function pickConfig(settings: Record<string, unknown>, keys: string[]): T
 // One unit as it is now, for the stored end state.
 export async function readUnitSnapshot(ctl: ServiceController): Promise<EndState['units'][number]> {
   const e = await ctl.readExecStarts();
-  return { host: ctl.host.name, unit: ctl.unit, operatorExecStart: e.operator, execStart: e.inForce, dropInPath: e.dropInPath, dropIn: e.dropIn };
+  return {
+    host: ctl.host.name,
+    unit: ctl.unit,
+    operatorExecStart: e.operator,
+    execStart: e.inForce,
+    dropInPath: e.dropInPath,
+    dropIn: e.dropIn,
+  };
 }
 
 // Deploy through the controller: plan, apply (safe restart), wait ready or fail fast with a verdict.
@@ -107,7 +118,9 @@ export function createControllerServicePort(ctl: ServiceController, actionLog?: 
       await ctl.stopLoop('stop the failing config before rolling back');
       await ctl.rollback();
     },
-    markGood: async () => { await ctl.markGood(); },
+    markGood: async () => {
+      await ctl.markGood();
+    },
     async readEndState(keys) {
       const st = await ctl.status();
       return { settings: pickConfig(st.settings, keys), healthy: st.health.ok, units: [await readUnitSnapshot(ctl)] };
@@ -116,7 +129,9 @@ export function createControllerServicePort(ctl: ServiceController, actionLog?: 
       const st = await ctl.status();
       const path = dropInPath(st.unit);
       const dropIn = st.dropIn ? await ctl.host.readFile(path).catch(() => null) : null;
-      const head = dropIn ? [`# ${st.host}:${path}`, dropIn.trimEnd(), ''] : [`# ${st.host} ${st.unit}: the operator's unit, no spectune drop-in`];
+      const head = dropIn
+        ? [`# ${st.host}:${path}`, dropIn.trimEnd(), '']
+        : [`# ${st.host} ${st.unit}: the operator's unit, no spectune drop-in`];
       return [...head, `# ExecStart in force:`, `ExecStart=${st.execStart ?? '(unknown)'}`].join('\n');
     },
   };

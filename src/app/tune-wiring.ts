@@ -6,7 +6,16 @@ import { guardGroupChange } from './group-guard.js';
 import { assertSqliteFile } from '../local-files.js';
 import type { EventSink } from '../tune/events.js';
 import { openHost, type Host } from '../host/index.js';
-import { actionLogOverride, createCampaignActionLog, createFileActionLog, createMemoryActionLog, createServiceController, tagRankEvents, type ActionLog, type ServiceController } from '../service/index.js';
+import {
+  actionLogOverride,
+  createCampaignActionLog,
+  createFileActionLog,
+  createMemoryActionLog,
+  createServiceController,
+  tagRankEvents,
+  type ActionLog,
+  type ServiceController,
+} from '../service/index.js';
 import { guardDiskFull, openStore, type Db } from '../store/index.js';
 import { createBenchPort } from './tune-bench.js';
 import type { TuneDeps, TuneSearchPort, TuneSpec } from './tune-ports.js';
@@ -70,7 +79,10 @@ export function resolveApiKey(cfg: SpectuneConfig, env: NodeJS.ProcessEnv): stri
 
 // The run's action log: in memory for a dry run, the override file, else the campaign's own file next to the store
 // (bound to the campaign once the store has opened it).
-function openCampaignActionLog(opts: WiringOptions, store: string): { actionLog: ActionLog; bind: (id: number) => void } {
+function openCampaignActionLog(
+  opts: WiringOptions,
+  store: string,
+): { actionLog: ActionLog; bind: (id: number) => void } {
   if (opts.dryRun) return { actionLog: createMemoryActionLog(), bind: () => {} };
   const override = actionLogOverride(opts.actionLogPath, opts.env);
   if (override) return { actionLog: createFileActionLog(override), bind: () => {} };
@@ -80,7 +92,14 @@ function openCampaignActionLog(opts: WiringOptions, store: string): { actionLog:
 
 // The store port, telling the action log which campaign it opened (a new one or the one resumed).
 function bindActionLog(store: TuneDeps['store'], bind: (id: number) => void): TuneDeps['store'] {
-  return { ...store, openCampaign: (o) => { const c = store.openCampaign(o); bind(c.id); return c; } };
+  return {
+    ...store,
+    openCampaign: (o) => {
+      const c = store.openCampaign(o);
+      bind(c.id);
+      return c;
+    },
+  };
 }
 
 // Open everything a campaign needs; the caller closes it.
@@ -90,7 +109,10 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   if (!opts.dryRun) assertSqliteFile('store', resolve(opts.baseDir, cfg.store), false);
   const ranks = orderRanks(cfg.target.hosts);
   const hosts: Host[] = [];
-  const procman = cfg.target.manager === 'process' && !opts.servicePort ? await openProcmanTarget(cfg, opts.baseDir, opts.onEvent, { dryRun: opts.dryRun }) : null;
+  const procman =
+    cfg.target.manager === 'process' && !opts.servicePort
+      ? await openProcmanTarget(cfg, opts.baseDir, opts.onEvent, { dryRun: opts.dryRun })
+      : null;
   const closeHosts = async () => {
     await Promise.all(hosts.map((h) => h.close().catch(() => {})));
     await procman?.close();
@@ -99,7 +121,13 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     if (procman) hosts.push(procman.host);
     else for (const r of ranks) hosts.push(await openHost({ target: r.host ?? undefined, sshConfig: opts.sshConfig }));
     // A campaign restarts every rank it lists: a multi-node unit whose other ranks the config leaves out is refused.
-    if (cfg.target.manager === 'systemd' && !opts.servicePort) await guardGroupChange(ranks.map((r, i) => ({ host: hosts[i], unit: r.unit, rank: i })), cfg.target.engine, 'tune', { rankPicked: false, rankFlag: false, onEvent: opts.onEvent });
+    if (cfg.target.manager === 'systemd' && !opts.servicePort)
+      await guardGroupChange(
+        ranks.map((r, i) => ({ host: hosts[i], unit: r.unit, rank: i })),
+        cfg.target.engine,
+        'tune',
+        { rankPicked: false, rankFlag: false, onEvent: opts.onEvent },
+      );
   } catch (e) {
     await closeHosts();
     throw e;
@@ -112,10 +140,32 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
   // The lease is a transient systemd timer on the host: a `manager: process` target has no systemd to hold it.
   const lease = cfg.target.leaseMs > 0 && cfg.target.manager !== 'process' ? { ms: cfg.target.leaseMs } : undefined;
   const apiKey = resolveApiKey(cfg, opts.env);
-  const ctls = ranks.map((r, i) => createServiceController({ host: hosts[i], unit: r.unit, engine: cfg.target.engine, endpoint: cfg.target.endpoint, onEvent: multi ? tagRankEvents(onEvent, i, hosts[i].name) : onEvent, actionLog, readyTimeoutMs: cfg.benchmark.timeouts.readyMs, lease, apiKey, maxDrainWaitMs: cfg.target.drainTimeoutMs, hooks: cfg.target.hooks, drainOutputTokens: cfg.benchmark.outputTokens }));
+  const ctls = ranks.map((r, i) =>
+    createServiceController({
+      host: hosts[i],
+      unit: r.unit,
+      engine: cfg.target.engine,
+      endpoint: cfg.target.endpoint,
+      onEvent: multi ? tagRankEvents(onEvent, i, hosts[i].name) : onEvent,
+      actionLog,
+      readyTimeoutMs: cfg.benchmark.timeouts.readyMs,
+      lease,
+      apiKey,
+      maxDrainWaitMs: cfg.target.drainTimeoutMs,
+      hooks: cfg.target.hooks,
+      drainOutputTokens: cfg.benchmark.outputTokens,
+    }),
+  );
   const ctl = ctls[0];
   const service = multi
-    ? createMultiHostServicePort({ ranks: ctls, endpoint: cfg.target.endpoint, engine: cfg.target.engine, onEvent: opts.onEvent, actionLog, lease })
+    ? createMultiHostServicePort({
+        ranks: ctls,
+        endpoint: cfg.target.endpoint,
+        engine: cfg.target.engine,
+        onEvent: opts.onEvent,
+        actionLog,
+        lease,
+      })
     : createControllerServicePort(ctl, actionLog);
   const deps: TuneDeps = {
     service: opts.servicePort ?? service,
@@ -124,5 +174,21 @@ export async function wireCampaign(cfg: SpectuneConfig, opts: WiringOptions): Pr
     store: bindActionLog(guardDiskFull(createSqliteTuneStore(db, cfg.target.engine), db.name), bind),
     now: Date.now,
   };
-  return { deps, spec: { ...specFromConfig(cfg), confirmFirstRefusal: opts.confirmProbes === true, ...(opts.simulated ? { simulated: true } : {}), ...(opts.dryRun ? {} : { storePath: db.name }) }, db, host: hosts[0], controller: ctl, controllers: ctls, close: async () => { db.close(); await closeHosts(); } };
+  return {
+    deps,
+    spec: {
+      ...specFromConfig(cfg),
+      confirmFirstRefusal: opts.confirmProbes === true,
+      ...(opts.simulated ? { simulated: true } : {}),
+      ...(opts.dryRun ? {} : { storePath: db.name }),
+    },
+    db,
+    host: hosts[0],
+    controller: ctl,
+    controllers: ctls,
+    close: async () => {
+      db.close();
+      await closeHosts();
+    },
+  };
 }

@@ -54,11 +54,27 @@ function endTrial(st: RunState, rec: TrialRecord): void {
   const before = findBest(st.trials, rule);
   st.trials = [...st.trials.filter((t) => t.index !== rec.index), done];
   deps.store.saveTrial(campaignId, done);
-  onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status: endStatus(done), objective: done.objective, verdict: done.verdict, violations: done.violations, unit: metricUnit(st.ctx.spec.objective.metric) });
+  onEvent({
+    type: 'trial:end',
+    ts: deps.now(),
+    trial: trialNumber(done.index),
+    status: endStatus(done),
+    objective: done.objective,
+    verdict: done.verdict,
+    violations: done.violations,
+    unit: metricUnit(st.ctx.spec.objective.metric),
+  });
   const after = findBest(st.trials, rule, findDisqualified(st.trials, spec.objective.goal));
   if (after && (!before || after.key !== before.key || after.objective !== before.objective)) {
     const trial = trialNumber(after.trials[after.trials.length - 1].index);
-    onEvent({ type: 'campaign:best', ts: deps.now(), trial, config: after.config, objective: after.objective, unit: metricUnit(st.ctx.spec.objective.metric) });
+    onEvent({
+      type: 'campaign:best',
+      ts: deps.now(),
+      trial,
+      config: after.config,
+      objective: after.objective,
+      unit: metricUnit(st.ctx.spec.objective.metric),
+    });
   }
 }
 
@@ -91,7 +107,9 @@ async function runBaseline(st: RunState): Promise<TrialRecord> {
 
 // Whether the next refusal should be deployed once to confirm it (only the first refusal of the campaign).
 function wantsConfirmation(st: RunState): boolean {
-  const confirmed = st.trials.some((t) => t.prediction && !t.prediction.feasible && (t.status === 'ok' || t.status === 'failed'));
+  const confirmed = st.trials.some(
+    (t) => t.prediction && !t.prediction.feasible && (t.status === 'ok' || t.status === 'failed'),
+  );
   return st.ctx.spec.confirmFirstRefusal === true && !confirmed;
 }
 
@@ -99,7 +117,11 @@ function wantsConfirmation(st: RunState): boolean {
 async function runSearchTrial(st: RunState, step: Extract<NextStep, { kind: 'trial' }>): Promise<TrialRecord> {
   const rec = startTrial(st, 'search', step.config, step.reason);
   const prediction = await runPhase(st.ctx, rec.index, 'feasibility', async () =>
-    st.ctx.deps.search.predict(st.trials.filter((t) => t.index !== rec.index), step.config));
+    st.ctx.deps.search.predict(
+      st.trials.filter((t) => t.index !== rec.index),
+      step.config,
+    ),
+  );
   const withPrediction = { ...rec, prediction };
   if (prediction && !prediction.feasible && !step.confirmProbe && !wantsConfirmation(st)) {
     const msg = `trial ${trialNumber(rec.index)}: predicted not to fit (${prediction.reason})${prediction.suggestion ? `; suggestion: ${prediction.suggestion}` : ''}`;
@@ -128,8 +150,12 @@ async function runSteps(st: RunState): Promise<Extract<NextStep, { kind: 'finish
   for (;;) {
     signal?.throwIfAborted();
     const step = decideNextStep({
-      trials: st.trials, budget: spec.budget, elapsedMs: markActive(st), objective: spec.objective,
-      noiseMargin: spec.noiseMargin, propose: (h) => deps.search.propose(h),
+      trials: st.trials,
+      budget: spec.budget,
+      elapsedMs: markActive(st),
+      objective: spec.objective,
+      noiseMargin: spec.noiseMargin,
+      propose: (h) => deps.search.propose(h),
     });
     if (step.kind === 'finish') return step;
     const rec = await performStep(st, step);
@@ -149,18 +175,35 @@ async function reconcileService(st: RunState, interrupted: TrialRecord[]): Promi
   const { deps, onEvent } = st.ctx;
   for (const t of interrupted) {
     deps.store.saveTrial(st.ctx.campaignId, { ...t, status: 'discarded', endedAt: deps.now() });
-    onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) skipped: spectune stopped during it; its result is discarded and it is redone` });
+    onEvent({
+      type: 'log',
+      ts: deps.now(),
+      level: 'warn',
+      message: `trial ${trialNumber(t.index)} (${JSON.stringify(t.config)}) skipped: spectune stopped during it; its result is discarded and it is redone`,
+    });
   }
   // Already back on known-good (the lease restored it, or nothing was deployed): no restart; the next trial's deploy
   // is the one restart a resume costs.
-  const onGood = interrupted.every((t) => t.kind === 'baseline') || await isOnKnownGood(st);
+  const onGood = interrupted.every((t) => t.kind === 'baseline') || (await isOnKnownGood(st));
   const health = onGood ? await deps.service.waitHealthy(st.ctx.signal) : null;
   if (health?.healthy) {
-    onEvent({ type: 'log', ts: deps.now(), level: 'info', message: 'resume: the service is healthy on its known-good config' });
+    onEvent({
+      type: 'log',
+      ts: deps.now(),
+      level: 'info',
+      message: 'resume: the service is healthy on its known-good config',
+    });
     return;
   }
-  await deps.service.recover(interrupted.length ? 'resume after an interrupted trial' : `resume: service not healthy (${health?.reason})`);
-  onEvent({ type: 'log', ts: deps.now(), level: 'info', message: 'resume: the service is back on its known-good config (rolled back)' });
+  await deps.service.recover(
+    interrupted.length ? 'resume after an interrupted trial' : `resume: service not healthy (${health?.reason})`,
+  );
+  onEvent({
+    type: 'log',
+    ts: deps.now(),
+    level: 'info',
+    message: 'resume: the service is back on its known-good config (rolled back)',
+  });
 }
 
 // Ctrl-C or kill during a trial: leave the service on a known-good config, keep the trial for resume.
@@ -179,44 +222,99 @@ async function handleAbort(st: RunState): Promise<void> {
 // unsaved trial stays "running" in the store and resume redoes it.
 async function recoverAfterStoreFailure(st: RunState, e: ToolError): Promise<void> {
   if (!st.trials.some((t) => t.status === 'running' && t.kind !== 'baseline')) return;
-  st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'error', message: `${e.message}: returning the service to its known-good config` });
+  st.ctx.onEvent({
+    type: 'log',
+    ts: st.ctx.deps.now(),
+    level: 'error',
+    message: `${e.message}: returning the service to its known-good config`,
+  });
   try {
-    await st.ctx.deps.service.recover(e.code === 'E_STORE_FULL' ? 'the store cannot save (disk full)' : 'spectune cannot write its local state');
+    await st.ctx.deps.service.recover(
+      e.code === 'E_STORE_FULL' ? 'the store cannot save (disk full)' : 'spectune cannot write its local state',
+    );
   } catch (r) {
-    st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'error', message: `could not return the service to its known-good config: ${(r as Error).message}; run spectune rollback` });
+    st.ctx.onEvent({
+      type: 'log',
+      ts: st.ctx.deps.now(),
+      level: 'error',
+      message: `could not return the service to its known-good config: ${(r as Error).message}; run spectune rollback`,
+    });
   }
 }
 
 // After Ctrl-C: the best so far by the search's own rule (the one the report then names), and how to go on.
 function interruptedResult(st: RunState, campaignId: number, baseline: TrialRecord | null): CampaignResult {
   const { spec } = st.ctx;
-  const w = findBest(st.trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(st.trials, spec.objective.goal));
+  const w = findBest(
+    st.trials,
+    { goal: spec.objective.goal, noiseMargin: spec.noiseMargin },
+    findDisqualified(st.trials, spec.objective.goal),
+  );
   const best = w ? w.trials[w.trials.length - 1] : null;
-  const cfg = best ? Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ') : null;
-  const sofar = best && cfg ? `best so far: trial ${trialNumber(best.index)} ${cfg}: ${best.objective?.toFixed(1)}; ` : 'no usable trial yet; ';
+  const cfg = best
+    ? Object.entries(best.config)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')
+    : null;
+  const sofar =
+    best && cfg
+      ? `best so far: trial ${trialNumber(best.index)} ${cfg}: ${best.objective?.toFixed(1)}; `
+      : 'no usable trial yet; ';
   return {
-    campaignId, status: 'interrupted', best, baseline, trials: st.trials, deployed: null,
-    restarts: st.trials.reduce((n, t) => n + t.restarts, 0), winnerNote: w?.why ?? null, bestPerConcurrency: findBestPerConcurrency(st.trials),
+    campaignId,
+    status: 'interrupted',
+    best,
+    baseline,
+    trials: st.trials,
+    deployed: null,
+    restarts: st.trials.reduce((n, t) => n + t.restarts, 0),
+    winnerNote: w?.why ?? null,
+    bestPerConcurrency: findBestPerConcurrency(st.trials),
     summary: `${spec.simulated ? 'SIMULATED engine: ' : ''}interrupted; ${sofar}run with --resume to continue`,
   };
 }
 
 // Run (or resume) a campaign to its end state.
-export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: CampaignOptions, onEvent: EventSink, signal?: AbortSignal): Promise<CampaignResult> {
+export async function runCampaign(
+  deps: TuneDeps,
+  spec: TuneSpec,
+  opts: CampaignOptions,
+  onEvent: EventSink,
+  signal?: AbortSignal,
+): Promise<CampaignResult> {
   const runStartedAt = deps.now();
   const stored = deps.store.openCampaign({ resume: opts.resume, name: spec.name, spec, now: runStartedAt });
   const { trials, interrupted } = reconcileTrials(stored.trials);
   const baseline = trials.find((t) => t.kind === 'baseline' && t.status === 'ok');
-  const ctx: TrialContext = { deps, spec, campaignId: stored.id, onEvent, signal, baselineRuns: baseline?.runs ?? null, phaseMs: new Map<TrialPhase, number>() };
+  const ctx: TrialContext = {
+    deps,
+    spec,
+    campaignId: stored.id,
+    onEvent,
+    signal,
+    baselineRuns: baseline?.runs ?? null,
+    phaseMs: new Map<TrialPhase, number>(),
+  };
   const st: RunState = { ctx, trials, activeBeforeMs: stored.activeMs, runStartedAt };
   onEvent({
-    type: 'campaign:start', ts: deps.now(), campaignId: stored.id, resumed: stored.resumed, store: spec.storePath ?? null, budget: spec.budget,
-    trialsDone: trials.filter((t) => t.status !== 'discarded').length, activeMs: stored.activeMs,
+    type: 'campaign:start',
+    ts: deps.now(),
+    campaignId: stored.id,
+    resumed: stored.resumed,
+    store: spec.storePath ?? null,
+    budget: spec.budget,
+    trialsDone: trials.filter((t) => t.status !== 'discarded').length,
+    activeMs: stored.activeMs,
   });
   if (stored.resumed) {
     const done = trials.filter((t) => t.status !== 'discarded').length;
     const ran = `${(stored.activeMs / MS_PER_MINUTE).toFixed(1)} min of running time spent (interruptions not counted)`;
-    onEvent({ type: 'log', ts: deps.now(), level: 'info', message: `resuming campaign ${stored.id}: ${done} trial(s) already done, ${ran}` });
+    onEvent({
+      type: 'log',
+      ts: deps.now(),
+      level: 'info',
+      message: `resuming campaign ${stored.id}: ${done} trial(s) already done, ${ran}`,
+    });
     await reconcileService(st, interrupted);
   }
   try {
@@ -227,8 +325,10 @@ export async function runCampaign(deps: TuneDeps, spec: TuneSpec, opts: Campaign
       await handleAbort(st);
       return interruptedResult(st, stored.id, baseline ?? null);
     }
-    if (e instanceof ToolError && (e.code === 'E_STORE_FULL' || e.code === 'E_LOCAL_STATE')) await recoverAfterStoreFailure(st, e);
-    else if (!st.trials.some((t) => ['ok', 'failed', 'infeasible'].includes(t.status))) deps.store.markNeverStarted?.(stored.id, (e as Error).message);
+    if (e instanceof ToolError && (e.code === 'E_STORE_FULL' || e.code === 'E_LOCAL_STATE'))
+      await recoverAfterStoreFailure(st, e);
+    else if (!st.trials.some((t) => ['ok', 'failed', 'infeasible'].includes(t.status)))
+      deps.store.markNeverStarted?.(stored.id, (e as Error).message);
     throw e;
   }
 }

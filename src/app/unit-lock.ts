@@ -16,8 +16,21 @@ export interface LockOptions {
 }
 
 // Lock every unit the command changes (rank0 first), hold their leases, run `work`, and release on every exit path.
-export async function withUnitLocks<T>(units: { host: Host; unit: string }[], opts: LockOptions, work: () => Promise<T>): Promise<T> {
-  const locks = await acquireUnitLocks(units.map((u) => ({ host: u.host, unit: u.unit, command: opts.command, breakLock: opts.breakLock, resumeOwn: opts.resume, onEvent: opts.onEvent })));
+export async function withUnitLocks<T>(
+  units: { host: Host; unit: string }[],
+  opts: LockOptions,
+  work: () => Promise<T>,
+): Promise<T> {
+  const locks = await acquireUnitLocks(
+    units.map((u) => ({
+      host: u.host,
+      unit: u.unit,
+      command: opts.command,
+      breakLock: opts.breakLock,
+      resumeOwn: opts.resume,
+      onEvent: opts.onEvent,
+    })),
+  );
   const leases = opts.leases ?? [];
   try {
     for (const l of leases) await l.holdLease();
@@ -26,6 +39,9 @@ export async function withUnitLocks<T>(units: { host: Host; unit: string }[], op
     await locks.release();
     // After the lock: a kill in between leaves a lease whose expiry finds no lock of ours (harmless), never a lock
     // with no lease to remove it.
-    for (const l of leases) await l.endLease().catch(() => { /* unreachable host: the lease lapses on its own */ });
+    for (const l of leases)
+      await l.endLease().catch(() => {
+        /* unreachable host: the lease lapses on its own */
+      });
   }
 }

@@ -25,8 +25,17 @@ const PATHS: Record<BenchApi, string> = {
 // Build one streamed request with a fixed output length (ignore_eos, min_tokens = max_tokens) and the id
 // `bench-<n>` in the header and in the body (`rid` for SGLang, `user` for OpenAI APIs) so server logs can be matched.
 // `extraFields` (the cache policy's, e.g. llama.cpp `cache_prompt: false`) are added to the body's top level.
-export function planRequest(api: BenchApi, model: string | null, prompt: BenchPrompt, id: string, outputTokens: number, apiKey: string | null, extraFields?: Record<string, unknown>): PlannedRequest {
-  const base = api === 'sglang' ? sglangBody(prompt, id, outputTokens) : openAiBody(api, model, prompt, id, outputTokens);
+export function planRequest(
+  api: BenchApi,
+  model: string | null,
+  prompt: BenchPrompt,
+  id: string,
+  outputTokens: number,
+  apiKey: string | null,
+  extraFields?: Record<string, unknown>,
+): PlannedRequest {
+  const base =
+    api === 'sglang' ? sglangBody(prompt, id, outputTokens) : openAiBody(api, model, prompt, id, outputTokens);
   const body = extraFields ? { ...base, ...extraFields } : base;
   const json = JSON.stringify(body);
   const headers: Record<string, string> = {
@@ -39,7 +48,13 @@ export function planRequest(api: BenchApi, model: string | null, prompt: BenchPr
   return { path: PATHS[api], body: json, headers };
 }
 
-function openAiBody(api: BenchApi, model: string | null, prompt: BenchPrompt, id: string, outputTokens: number): Record<string, unknown> {
+function openAiBody(
+  api: BenchApi,
+  model: string | null,
+  prompt: BenchPrompt,
+  id: string,
+  outputTokens: number,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: model ?? 'default',
     stream: true,

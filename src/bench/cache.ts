@@ -20,10 +20,16 @@ export interface CachePolicy {
 }
 
 /** The policy when the engine is unknown: a unique random prefix per request defeats every prefix cache. */
-export const UNIQUE_PREFIX_POLICY: CachePolicy = { uniquePrefix: true, description: 'a random prefix unique to the run and the request on every prompt' };
+export const UNIQUE_PREFIX_POLICY: CachePolicy = {
+  uniquePrefix: true,
+  description: 'a random prefix unique to the run and the request on every prompt',
+};
 
 /** No cache handling at all (the operator asked for it). */
-export const KEEP_CACHE_POLICY: CachePolicy = { uniquePrefix: false, description: 'none: the engine prefix cache may serve repeated prompts' };
+export const KEEP_CACHE_POLICY: CachePolicy = {
+  uniquePrefix: false,
+  description: 'none: the engine prefix cache may serve repeated prompts',
+};
 
 // A tag unique to one benchmark run: two runs of the same config never share a prompt prefix.
 export function createRunNonce(): string {
@@ -46,7 +52,12 @@ export interface ResetOutcome {
 }
 
 // Call the engine's cache reset endpoint (an empty POST); a failure is reported, never thrown.
-export function resetEngineCache(baseUrl: string, policy: CachePolicy, apiKey: string | null, timeoutMs = 10_000): Promise<ResetOutcome | null> {
+export function resetEngineCache(
+  baseUrl: string,
+  policy: CachePolicy,
+  apiKey: string | null,
+  timeoutMs = 10_000,
+): Promise<ResetOutcome | null> {
   const ep = policy.resetEndpoint;
   if (!ep) return Promise.resolve(null);
   const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
@@ -58,7 +69,9 @@ export function resetEngineCache(baseUrl: string, policy: CachePolicy, apiKey: s
     const req = request(url, { method: ep.method, headers, timeout: timeoutMs }, (res) => {
       res.resume();
       const status = res.statusCode ?? 0;
-      res.on('end', () => resolve({ ok: status >= 200 && status < 300, status, error: status >= 300 ? `HTTP ${status}` : null }));
+      res.on('end', () =>
+        resolve({ ok: status >= 200 && status < 300, status, error: status >= 300 ? `HTTP ${status}` : null }),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
     req.on('error', (e) => resolve({ ok: false, status: null, error: e.message }));

@@ -6,15 +6,25 @@ const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 function collect() {
   const got = { status: 0, headers: new Map<string, string>(), body: '', ends: 0 };
   const parser = new Http1ResponseParser({
-    onHead: (status, headers) => { got.status = status; got.headers = headers; },
-    onBody: (buf, s, e) => { got.body += new TextDecoder().decode(buf.subarray(s, e)); },
-    onEnd: () => { got.ends++; },
+    onHead: (status, headers) => {
+      got.status = status;
+      got.headers = headers;
+    },
+    onBody: (buf, s, e) => {
+      got.body += new TextDecoder().decode(buf.subarray(s, e));
+    },
+    onEnd: () => {
+      got.ends++;
+    },
   });
   return { parser, got };
 }
 
-const CHUNKED = 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n'
-  + '8\r\ndata: a\n\r\n' + '1a;ext=1\r\n\ndata: {"x":"bcdefghijk"}\n\r\n' + '0\r\nX-Trailer: 1\r\n\r\n';
+const CHUNKED =
+  'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n' +
+  '8\r\ndata: a\n\r\n' +
+  '1a;ext=1\r\n\ndata: {"x":"bcdefghijk"}\n\r\n' +
+  '0\r\nX-Trailer: 1\r\n\r\n';
 const CHUNKED_BODY = 'data: a\n\ndata: {"x":"bcdefghijk"}\n';
 
 describe('Http1ResponseParser', () => {

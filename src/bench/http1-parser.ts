@@ -8,7 +8,17 @@ const SEMI = 0x3b;
 const MAX_HEAD_CHARS = 64 * 1024;
 
 // biome-ignore lint/suspicious/noConstEnum: tsc inlines the states into the per-byte loop; the enum never leaves this file
-const enum State { Head, Length, ChunkSize, ChunkExt, ChunkData, ChunkEnd, Trailers, UntilClose, Done }
+const enum State {
+  Head,
+  Length,
+  ChunkSize,
+  ChunkExt,
+  ChunkData,
+  ChunkEnd,
+  Trailers,
+  UntilClose,
+  Done,
+}
 
 /** What the parser reports; body ranges are only valid during the call. */
 export interface Http1Handler {
@@ -55,14 +65,30 @@ export class Http1ResponseParser {
     this.len = len;
     while (p < len && this.state !== State.Done && this.error === null) {
       switch (this.state) {
-        case State.Head: p = this.readHead(buf, p); break;
-        case State.Length: p = this.readLength(buf, p); break;
-        case State.ChunkSize: p = this.readChunkSize(buf, p); break;
-        case State.ChunkExt: p = this.skipLine(buf, p, State.ChunkData); break;
-        case State.ChunkData: p = this.readChunkData(buf, p); break;
-        case State.ChunkEnd: p = this.skipLine(buf, p, State.ChunkSize); break;
-        case State.Trailers: p = this.readTrailers(buf, p); break;
-        default: this.h.onBody(buf, p, len); p = len;
+        case State.Head:
+          p = this.readHead(buf, p);
+          break;
+        case State.Length:
+          p = this.readLength(buf, p);
+          break;
+        case State.ChunkSize:
+          p = this.readChunkSize(buf, p);
+          break;
+        case State.ChunkExt:
+          p = this.skipLine(buf, p, State.ChunkData);
+          break;
+        case State.ChunkData:
+          p = this.readChunkData(buf, p);
+          break;
+        case State.ChunkEnd:
+          p = this.skipLine(buf, p, State.ChunkSize);
+          break;
+        case State.Trailers:
+          p = this.readTrailers(buf, p);
+          break;
+        default:
+          this.h.onBody(buf, p, len);
+          p = len;
       }
     }
   }

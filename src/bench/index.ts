@@ -3,7 +3,13 @@ export { runBench, type BenchOutput } from './run.js';
 export { DEFAULT_TIMEOUTS, DEFAULT_LENGTHS, type BenchOptions, type BenchTimeouts } from './options.js';
 export { UNIQUE_PREFIX_POLICY, KEEP_CACHE_POLICY, type CachePolicy } from './cache.js';
 export type { BenchApi, BenchPrompt } from './api.js';
-export { parsePrometheus, summarizeEngineView, computeAcceptLength, type PromSample, type EngineView } from './prometheus.js';
+export {
+  parsePrometheus,
+  summarizeEngineView,
+  computeAcceptLength,
+  type PromSample,
+  type EngineView,
+} from './prometheus.js';
 export { parsePromptFile } from './prompts.js';
 export { loadPromptFile } from './prompt-files.js';
 export { LogHistogram } from './histogram.js';

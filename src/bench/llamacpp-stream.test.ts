@@ -20,7 +20,13 @@ describe('a recorded llama-server stream (speculative decoding, 12 tokens)', () 
       const s = new SseScanner();
       s.push(STREAM.subarray(0, cut));
       s.push(STREAM.subarray(cut));
-      expect([s.draftTokens, s.draftAccepted, s.predictedTokens, s.completionTokens, s.done]).toEqual([8, 8, 12, 12, true]);
+      expect([s.draftTokens, s.draftAccepted, s.predictedTokens, s.completionTokens, s.done]).toEqual([
+        8,
+        8,
+        12,
+        12,
+        true,
+      ]);
     }
   });
 
@@ -37,17 +43,25 @@ describe('a recorded llama-server stream (speculative decoding, 12 tokens)', () 
 });
 
 let server: http.Server | null = null;
-afterEach(async () => { await new Promise((r) => (server ? server.close(r) : r(null))); server = null; });
+afterEach(async () => {
+  await new Promise((r) => (server ? server.close(r) : r(null)));
+  server = null;
+});
 
 describe('runBench against a server that replays the recorded stream', () => {
   it('reports acceptRate and acceptLength from the streams, sends cache_prompt=false, and states the policy', async () => {
     const bodies: Record<string, unknown>[] = [];
     server = http.createServer((req, res) => {
       let raw = '';
-      req.on('data', (d) => { raw += d; });
+      req.on('data', (d) => {
+        raw += d;
+      });
       req.on('end', () => {
         if (req.url === '/v1/models') return void res.end('{"data":[{"id":"target-8L.gguf"}]}');
-        if (req.method !== 'POST') { res.statusCode = 404; return void res.end(); }
+        if (req.method !== 'POST') {
+          res.statusCode = 404;
+          return void res.end();
+        }
         bodies.push(JSON.parse(raw) as Record<string, unknown>);
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end(STREAM);
@@ -55,7 +69,14 @@ describe('runBench against a server that replays the recorded stream', () => {
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const out = await runBench({ url, api: 'completions', requests: 3, warmup: 0, outputTokens: 12, cachePolicy: getEngine('llamacpp').cachePolicy });
+    const out = await runBench({
+      url,
+      api: 'completions',
+      requests: 3,
+      warmup: 0,
+      outputTokens: 12,
+      cachePolicy: getEngine('llamacpp').cachePolicy,
+    });
     const run = out.runs[0];
     expect(run.acceptRate).toBe(1);
     expect(run.acceptLength).toBeCloseTo(11 / 3, 3);

@@ -25,24 +25,50 @@ function fakeTransport(script: Step[]): Transport {
 }
 
 function context(transport: Transport, events: BenchEvent[]): LevelContext {
-  const opts = resolveBenchOptions({ url: 'http://127.0.0.1:1', now: () => Date.now(), timeouts: { connect: 1000, firstToken: 5000, stall: 2000 } });
+  const opts = resolveBenchOptions({
+    url: 'http://127.0.0.1:1',
+    now: () => Date.now(),
+    timeouts: { connect: 1000, firstToken: 5000, stall: 2000 },
+  });
   let id = 0;
-  return { opts, transport, url: new URL(opts.url), nextId: () => `bench-${++id}`, nextPrompt: () => ({ text: 'x' }), onEvent: (e) => events.push(e) };
+  return {
+    opts,
+    transport,
+    url: new URL(opts.url),
+    nextId: () => `bench-${++id}`,
+    nextPrompt: () => ({ text: 'x' }),
+    onEvent: (e) => events.push(e),
+  };
 }
 
-beforeEach(() => { vi.useFakeTimers(); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('runLevel watchdog (fake timers)', () => {
   it('fails each request by the phase it is stuck in, exactly after its timeout', async () => {
     const never: Step = () => {};
-    const connectedOnly: Step = (f) => { f.phase = 'first'; };
+    const connectedOnly: Step = (f) => {
+      f.phase = 'first';
+    };
     const stallsAfterOne: Step = (f) => {
       f.phase = 'first';
-      setTimeout(() => { f.timeline.onFrames(1, Date.now()); f.lastActivityMs = Date.now(); f.phase = 'stream'; }, 300);
+      setTimeout(() => {
+        f.timeline.onFrames(1, Date.now());
+        f.lastActivityMs = Date.now();
+        f.phase = 'stream';
+      }, 300);
     };
     const events: BenchEvent[] = [];
-    const level = runLevel(context(fakeTransport([never, connectedOnly, stallsAfterOne]), events), 3, { requests: 3, durationMs: null }, true);
+    const level = runLevel(
+      context(fakeTransport([never, connectedOnly, stallsAfterOne]), events),
+      3,
+      { requests: 3, durationMs: null },
+      true,
+    );
     await vi.advanceTimersByTimeAsync(999);
     expect(events.filter((e) => e.type === 'bench:progress').at(-1)).toMatchObject({ done: 0 });
     await vi.advanceTimersByTimeAsync(6000);
@@ -59,7 +85,12 @@ describe('runLevel watchdog (fake timers)', () => {
   it('completes requests on time and reports progress with the running token rate', async () => {
     const ok: Step = (f, st) => {
       f.phase = 'first';
-      setTimeout(() => { f.timeline.onFrames(1, Date.now()); f.scanner.done = true; f.scanner.completionTokens = 10; st.finishStream(); }, 100);
+      setTimeout(() => {
+        f.timeline.onFrames(1, Date.now());
+        f.scanner.done = true;
+        f.scanner.completionTokens = 10;
+        st.finishStream();
+      }, 100);
     };
     const events: BenchEvent[] = [];
     const level = runLevel(context(fakeTransport([ok]), events), 2, { requests: 6, durationMs: null }, true);
@@ -74,17 +105,23 @@ describe('runLevel watchdog (fake timers)', () => {
 
 describe('a server that refuses the connection', () => {
   it('stops an open loop at 0.001 req/s at the first refusal, not at the next arrival 1000 s later (fuzz: bench --rate 0.001 hung)', async () => {
-    const refused: Step = (_f, st) => { setTimeout(() => st.finish(false, 'connect', 'ECONNREFUSED: connect to 127.0.0.1:9 failed'), 5); };
+    const refused: Step = (_f, st) => {
+      setTimeout(() => st.finish(false, 'connect', 'ECONNREFUSED: connect to 127.0.0.1:9 failed'), 5);
+    };
     const events: BenchEvent[] = [];
     const ctx = context(fakeTransport([refused]), events);
     ctx.opts.rate = 0.001;
     const level = runLevel(ctx, 4, { requests: 16, durationMs: null }, true);
     let settled = false;
-    void level.then(() => { settled = true; });
+    void level.then(() => {
+      settled = true;
+    });
     await vi.advanceTimersByTimeAsync(100);
     expect(settled).toBe(true);
     const out = await level;
     expect(out.stats).toMatchObject({ ok: 0, failed: 1, lastErrorPhase: 'connect' });
-    expect(events.find((e) => e.type === 'bench:stopped')).toMatchObject({ reason: expect.stringContaining('the server refused the connection') });
+    expect(events.find((e) => e.type === 'bench:stopped')).toMatchObject({
+      reason: expect.stringContaining('the server refused the connection'),
+    });
   });
 });

@@ -48,7 +48,12 @@ export interface LevelBudget {
 }
 
 // Run one level. Measured levels record samples and emit progress; warm-ups only exercise the server.
-export async function runLevel(ctx: LevelContext, concurrency: number, budget: LevelBudget, measured: boolean): Promise<LevelOutcome> {
+export async function runLevel(
+  ctx: LevelContext,
+  concurrency: number,
+  budget: LevelBudget,
+  measured: boolean,
+): Promise<LevelOutcome> {
   const run = new LevelRun(ctx, concurrency, budget, measured);
   const watchdog = setInterval(() => run.tick(), watchdogInterval(ctx.opts));
   const onAbort = (): void => run.abort();
@@ -84,7 +89,12 @@ class LevelRun {
   private readonly originMs: number;
   private readonly deadlineMs: number;
 
-  constructor(private readonly ctx: LevelContext, private readonly concurrency: number, private readonly budget: LevelBudget, private readonly measured: boolean) {
+  constructor(
+    private readonly ctx: LevelContext,
+    private readonly concurrency: number,
+    private readonly budget: LevelBudget,
+    private readonly measured: boolean,
+  ) {
     this.originMs = ctx.opts.now();
     this.deadlineMs = budget.durationMs !== null ? this.originMs + budget.durationMs : Infinity;
   }
@@ -117,15 +127,21 @@ class LevelRun {
           this.issued++;
           next += (rand() * 1000) / rate;
         }
-        while (backlog.length > 0 && this.inflight.size < this.concurrency) all.push(this.runOne(backlog.shift()!, false));
+        while (backlog.length > 0 && this.inflight.size < this.concurrency)
+          all.push(this.runOne(backlog.shift()!, false));
         if (backlog.length > BACKLOG_FACTOR * this.concurrency) {
-          this.stop(`server saturated: ${backlog.length} arrivals waiting at ${rate} req/s with ${this.concurrency} in flight`);
+          this.stop(
+            `server saturated: ${backlog.length} arrivals waiting at ${rate} req/s with ${this.concurrency} in flight`,
+          );
         }
         if (this.stopReason !== null) backlog.length = 0;
         if (!this.mayIssue() && backlog.length === 0) return resolve();
         const timer = setTimeout(step, backlog.length > 0 ? 1 : Math.max(0, next - now));
         // A stop (errors, abort) ends the loop now, not at the next arrival.
-        this.wake = () => { clearTimeout(timer); step(); };
+        this.wake = () => {
+          clearTimeout(timer);
+          step();
+        };
       };
       step();
     });
@@ -137,7 +153,15 @@ class LevelRun {
     if (count) this.issued++;
     const o = this.ctx.opts;
     const id = this.ctx.nextId();
-    const plan = planRequest(o.api, o.model, this.ctx.nextPrompt(id), id, o.outputTokens, o.apiKey, this.ctx.extraFields);
+    const plan = planRequest(
+      o.api,
+      o.model,
+      this.ctx.nextPrompt(id),
+      id,
+      o.outputTokens,
+      o.apiKey,
+      this.ctx.extraFields,
+    );
     const f = this.ctx.transport.send(this.ctx.url, plan, id, o.now, o.outputTokens + 2, scheduledMs);
     this.inflight.add(f);
     const out = await f.done;
@@ -167,9 +191,10 @@ class LevelRun {
 
   private maybeHalfway(): void {
     if (this.halfwayFired || !this.ctx.onHalfway) return;
-    const half = this.budget.requests !== null
-      ? this.finished >= this.budget.requests / 2
-      : this.ctx.opts.now() >= (this.originMs + this.deadlineMs) / 2;
+    const half =
+      this.budget.requests !== null
+        ? this.finished >= this.budget.requests / 2
+        : this.ctx.opts.now() >= (this.originMs + this.deadlineMs) / 2;
     if (half) {
       this.halfwayFired = true;
       this.ctx.onHalfway();
@@ -180,8 +205,12 @@ class LevelRun {
     if (this.stopReason !== null) return;
     this.stopReason = reason;
     const wake = this.wake;
-    if (wake) queueMicrotask(() => { if (this.wake === wake) wake(); });
-    if (this.measured) this.ctx.onEvent({ type: 'bench:stopped', ts: Date.now(), concurrency: this.concurrency, reason });
+    if (wake)
+      queueMicrotask(() => {
+        if (this.wake === wake) wake();
+      });
+    if (this.measured)
+      this.ctx.onEvent({ type: 'bench:stopped', ts: Date.now(), concurrency: this.concurrency, reason });
   }
 
   abort(): void {
@@ -200,8 +229,10 @@ class LevelRun {
       const since = now - f.timeline.startMs;
       if (f.phase === 'connect' || f.phase === 'first') waitingMs = Math.max(waitingMs ?? 0, since);
       if (f.phase === 'connect' && since > t.connect) f.fail('connect', `no connection after ${t.connect} ms`);
-      else if (f.phase === 'first' && since > t.firstToken) f.fail('firstTokenTimeout', `no token after ${t.firstToken} ms`);
-      else if (f.phase === 'stream' && now - f.lastActivityMs > t.stall) f.fail('stall', `no token for ${t.stall} ms after ${f.timeline.frames} token frames`);
+      else if (f.phase === 'first' && since > t.firstToken)
+        f.fail('firstTokenTimeout', `no token after ${t.firstToken} ms`);
+      else if (f.phase === 'stream' && now - f.lastActivityMs > t.stall)
+        f.fail('stall', `no token for ${t.stall} ms after ${f.timeline.frames} token frames`);
     }
     if (now - this.lastProgressMs >= PROGRESS_MS) this.emitProgress(now, liveFrames, waitingMs);
   }
@@ -212,9 +243,15 @@ class LevelRun {
     this.lastProgressMs = now;
     const elapsed = now - this.originMs;
     this.ctx.onEvent({
-      type: 'bench:progress', ts: Date.now(), concurrency: this.concurrency, done: this.finished, total: this.budget.requests,
+      type: 'bench:progress',
+      ts: Date.now(),
+      concurrency: this.concurrency,
+      done: this.finished,
+      total: this.budget.requests,
       outputTokensPerSec: elapsed > 0 ? round(((this.stats.outputTokens + liveFrames) * 1000) / elapsed, 1) : null,
-      phase: this.measured ? 'measure' : 'warmup', inFlight: this.inflight.size, waitingMs: waitingMs === null ? null : Math.round(waitingMs),
+      phase: this.measured ? 'measure' : 'warmup',
+      inFlight: this.inflight.size,
+      waitingMs: waitingMs === null ? null : Math.round(waitingMs),
       firstTokenTimeoutMs: this.ctx.opts.timeouts.firstToken,
     });
   }
@@ -224,9 +261,11 @@ class LevelRun {
 function createExpSource(seed: number): () => number {
   let a = seed >>> 0 || 1;
   return () => {
-    a ^= a << 13; a >>>= 0;
+    a ^= a << 13;
+    a >>>= 0;
     a ^= a >>> 17;
-    a ^= a << 5; a >>>= 0;
+    a ^= a << 5;
+    a >>>= 0;
     return -Math.log(1 - a / 4294967296);
   };
 }

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { buildSample, LevelStats, RequestTimeline, type RequestOutcome } from './metrics.js';
 
 const outcome = (o: Partial<RequestOutcome> = {}): RequestOutcome => ({
-  id: 'bench-1', ok: true, errorPhase: null, error: null, endMs: 1000, completionTokens: -1, promptTokens: -1, ...o,
+  id: 'bench-1',
+  ok: true,
+  errorPhase: null,
+  error: null,
+  endMs: 1000,
+  completionTokens: -1,
+  promptTokens: -1,
+  ...o,
 });
 
 // A timeline fed at injected times: first frame at 150 ms, then every 10 ms, with two frames in one read at 200.
@@ -36,7 +43,10 @@ describe('RequestTimeline and buildSample', () => {
   it('has no decode rate for a single token', () => {
     const tl = new RequestTimeline(0);
     tl.onFrames(1, 30);
-    expect(buildSample(tl, outcome({ completionTokens: 1 }), 1, 0)).toMatchObject({ ttftMs: 30, decodeTokensPerSec: null });
+    expect(buildSample(tl, outcome({ completionTokens: 1 }), 1, 0)).toMatchObject({
+      ttftMs: 30,
+      decodeTokensPerSec: null,
+    });
   });
 });
 
@@ -48,7 +58,11 @@ describe('LevelStats', () => {
     const bad = timeline();
     const failed = outcome({ ok: false, errorPhase: 'httpStatus', error: 'HTTP 500', endMs: 1500 });
     st.add(bad, failed, buildSample(bad, failed, 1, 0));
-    expect({ ok: st.ok, failed: st.failed, lastError: st.lastError }).toEqual({ ok: 1, failed: 1, lastError: 'HTTP 500' });
+    expect({ ok: st.ok, failed: st.failed, lastError: st.lastError }).toEqual({
+      ok: 1,
+      failed: 1,
+      lastError: 'HTTP 500',
+    });
     expect(st.errors.httpStatus).toBe(1);
     expect(st.itl.count).toBe(6);
     expect(st.ttft.count).toBe(1);

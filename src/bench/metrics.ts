@@ -64,7 +64,13 @@ export interface RequestOutcome {
 }
 
 // Build the stored sample of one request: TTFT, E2E and decode tok/s = (tokens - 1) / (last - first).
-export function buildSample(tl: RequestTimeline, out: RequestOutcome, concurrency: number, originMs: number, epochOffsetMs = 0): RequestSample {
+export function buildSample(
+  tl: RequestTimeline,
+  out: RequestOutcome,
+  concurrency: number,
+  originMs: number,
+  epochOffsetMs = 0,
+): RequestSample {
   const tokens = out.completionTokens >= 0 ? out.completionTokens : tl.frames;
   const span = tl.lastMs - tl.firstMs;
   return {
@@ -147,7 +153,12 @@ export class LevelStats {
 // Summary (mean/p50/p90/p99) of a histogram, rounded for reports.
 export function summarizeHistogram(h: LogHistogram, digits = 3): Summary {
   const s = h.summarize();
-  return { mean: round(s.mean, digits), p50: round(s.p50, digits), p90: round(s.p90, digits), p99: round(s.p99, digits) };
+  return {
+    mean: round(s.mean, digits),
+    p50: round(s.p50, digits),
+    p90: round(s.p90, digits),
+    p99: round(s.p99, digits),
+  };
 }
 
 // Round to a number of decimals, keeping null.

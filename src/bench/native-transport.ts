@@ -47,7 +47,10 @@ export function loadNativeReader(): { addon: ReaderAddon | null; why: string } {
     const req = createRequire(import.meta.url);
     loaded = { addon: req('../../native/build/stream_reader.node') as ReaderAddon, why: '' };
   } catch (e) {
-    const why = process.platform !== 'linux' ? 'the native reader is Linux-only' : 'native/build/stream_reader.node is not built (run: bash scripts/build-native.sh)';
+    const why =
+      process.platform !== 'linux'
+        ? 'the native reader is Linux-only'
+        : 'native/build/stream_reader.node is not built (run: bash scripts/build-native.sh)';
     loaded = { addon: null, why: `${why}; ${(e as Error).message.split('\n')[0]}` };
   }
   return loaded;
@@ -60,7 +63,11 @@ class NativeReader {
   private offsetMs: number | null = null;
   private active = 0;
 
-  constructor(readonly addon: ReaderAddon, host: string, port: number) {
+  constructor(
+    readonly addon: ReaderAddon,
+    host: string,
+    port: number,
+  ) {
     this.handle = addon.create((b) => this.onBatch(b));
     addon.ref(this.handle, false);
     try {
@@ -79,7 +86,9 @@ class NativeReader {
   // Keep the process alive exactly while requests are in flight.
   track(done: Promise<unknown>): void {
     if (this.active++ === 0) this.addon.ref(this.handle, true);
-    void done.then(() => { if (--this.active === 0) this.addon.ref(this.handle, false); });
+    void done.then(() => {
+      if (--this.active === 0) this.addon.ref(this.handle, false);
+    });
   }
 
   private onBatch(b: Buffer): void {
@@ -110,7 +119,11 @@ class NativeConn extends PooledConn {
   private readonly id: number;
   private readMs = 0;
 
-  constructor(pool: KeepAlivePool<PooledConn>, private readonly reader: NativeReader, private readonly where: string) {
+  constructor(
+    pool: KeepAlivePool<PooledConn>,
+    private readonly reader: NativeReader,
+    private readonly where: string,
+  ) {
     super(pool);
     let id = -1;
     try {
@@ -149,7 +162,9 @@ class NativeConn extends PooledConn {
 
   onGone(errno: number): void {
     this.reader.conns.delete(this.id);
-    this.onClosed(errno === 0 ? null : `${errnoName(errno)}: ${this.connected ? 'read from' : 'connect to'} ${this.where} failed`);
+    this.onClosed(
+      errno === 0 ? null : `${errnoName(errno)}: ${this.connected ? 'read from' : 'connect to'} ${this.where} failed`,
+    );
   }
 
   // Close from this side: the thread drops the socket; the close is reported like a socket 'close' event.

@@ -29,7 +29,9 @@ export function createNodeTransport(base: URL, getText: Transport['getText']): T
         st.finish(false, phase, `${e.code ?? e.name}: ${e.message}`);
       });
       req.on('socket', (sock) => {
-        const connected = (): void => { if (st.inflight.phase === 'connect') st.inflight.phase = 'first'; };
+        const connected = (): void => {
+          if (st.inflight.phase === 'connect') st.inflight.phase = 'first';
+        };
         if (sock.connecting) sock.once('connect', connected);
         else connected();
       });
@@ -60,13 +62,17 @@ function onResponse(res: http.IncomingMessage, st: RequestState, now: () => numb
   });
   res.on('end', () => st.finishStream());
   res.on('aborted', () => st.finish(false, 'endedEarly', `connection closed after ${f.timeline.frames} token frames`));
-  res.on('error', (e) => st.finish(false, 'endedEarly', `connection closed after ${f.timeline.frames} token frames: ${e.message}`));
+  res.on('error', (e) =>
+    st.finish(false, 'endedEarly', `connection closed after ${f.timeline.frames} token frames: ${e.message}`),
+  );
 }
 
 function readErrorBody(res: http.IncomingMessage, cb: (text: string) => void): void {
   let text = '';
   res.setEncoding('utf8');
-  res.on('data', (s: string) => { if (text.length < MAX_ERROR_BODY) text += s; });
+  res.on('data', (s: string) => {
+    if (text.length < MAX_ERROR_BODY) text += s;
+  });
   const end = (): void => cb(text.slice(0, MAX_ERROR_BODY).replace(/\s+/g, ' ').trim());
   res.on('end', end);
   res.on('error', end);

@@ -59,7 +59,8 @@ export interface BenchOptions {
 }
 
 /** The fix of a refused key when `spectune bench` runs on its own (the tuner names spectune.yaml's key instead). */
-export const BENCH_AUTH_HINT = "the engine wants its --api-key: pass --api-key KEY or export SPECTUNE_API_KEY=<the value of the unit's --api-key>";
+export const BENCH_AUTH_HINT =
+  "the engine wants its --api-key: pass --api-key KEY or export SPECTUNE_API_KEY=<the value of the unit's --api-key>";
 
 /** Time limits by phase (ms). */
 export interface BenchTimeouts {
@@ -69,7 +70,12 @@ export interface BenchTimeouts {
 }
 
 /** Options with every default applied. */
-export type ResolvedBenchOptions = Required<Omit<BenchOptions, 'timeouts' | 'prompts' | 'requests' | 'requestsPerLevel' | 'durationSec' | 'warmup' | 'rate' | 'model' | 'apiKey'>> & {
+export type ResolvedBenchOptions = Required<
+  Omit<
+    BenchOptions,
+    'timeouts' | 'prompts' | 'requests' | 'requestsPerLevel' | 'durationSec' | 'warmup' | 'rate' | 'model' | 'apiKey'
+  >
+> & {
   timeouts: BenchTimeouts;
   prompts: BenchPrompt[] | null;
   requests: number | null;
@@ -130,33 +136,64 @@ function checkBenchOptions(r: ResolvedBenchOptions): void {
     const u = new URL(r.url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http');
   } catch {
-    throw new ToolError('E_USAGE', `--url: expected an http(s) URL, got "${r.url}"`, { hint: 'e.g. --url http://127.0.0.1:30000' });
+    throw new ToolError('E_USAGE', `--url: expected an http(s) URL, got "${r.url}"`, {
+      hint: 'e.g. --url http://127.0.0.1:30000',
+    });
   }
   // The key travels in an Authorization header, which carries visible ASCII only (node throws on anything else).
   // The message never shows the key.
   if (r.apiKey && !/^[\x21-\x7e]+$/.test(r.apiKey)) {
-    throw new ToolError('E_USAGE', 'the API key has characters an HTTP header cannot carry (spaces, control or non-ASCII characters)', { hint: 'check --api-key, $SPECTUNE_API_KEY or the variable target.apiKeyEnv names: a key is visible ASCII only' });
+    throw new ToolError(
+      'E_USAGE',
+      'the API key has characters an HTTP header cannot carry (spaces, control or non-ASCII characters)',
+      {
+        hint: 'check --api-key, $SPECTUNE_API_KEY or the variable target.apiKeyEnv names: a key is visible ASCII only',
+      },
+    );
   }
-  if (!['chat', 'completions', 'sglang'].includes(r.api)) throw new ToolError('E_USAGE', `--api: expected chat, completions or sglang, got "${r.api}"`);
+  if (!['chat', 'completions', 'sglang'].includes(r.api))
+    throw new ToolError('E_USAGE', `--api: expected chat, completions or sglang, got "${r.api}"`);
   if (r.concurrency.length === 0 || r.concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > MAX_CONCURRENCY)) {
-    throw new ToolError('E_USAGE', `--concurrency: expected integers 1..${MAX_CONCURRENCY}, got ${r.concurrency.join(',')}`, { hint: 'e.g. --concurrency 1,16,64' });
+    throw new ToolError(
+      'E_USAGE',
+      `--concurrency: expected integers 1..${MAX_CONCURRENCY}, got ${r.concurrency.join(',')}`,
+      { hint: 'e.g. --concurrency 1,16,64' },
+    );
   }
   // Timers take 1 ms .. 2^31-1 ms (node clamps a longer one to 1 ms with a warning, and throws on a negative one).
-  for (const [key, flag] of [['connect', 'connect-timeout'], ['firstToken', 'first-token-timeout'], ['stall', 'stall-timeout']] as const) {
+  for (const [key, flag] of [
+    ['connect', 'connect-timeout'],
+    ['firstToken', 'first-token-timeout'],
+    ['stall', 'stall-timeout'],
+  ] as const) {
     const ms = r.timeouts[key];
-    if (!(ms >= 1 && ms <= MAX_TIMER_MS)) throw new ToolError('E_USAGE', `--${flag}: expected seconds between 0.001 and ${Math.floor(MAX_TIMER_MS / 1000)}, got ${ms / 1000}`);
+    if (!(ms >= 1 && ms <= MAX_TIMER_MS))
+      throw new ToolError(
+        'E_USAGE',
+        `--${flag}: expected seconds between 0.001 and ${Math.floor(MAX_TIMER_MS / 1000)}, got ${ms / 1000}`,
+      );
   }
   positive('requests', r.requests, true);
-  if (r.requestsPerLevel !== null && (r.requestsPerLevel.length !== r.concurrency.length || r.requestsPerLevel.some((n) => !Number.isInteger(n) || n < 1))) {
-    throw new ToolError('E_USAGE', `requests per level: expected ${r.concurrency.length} positive integers (one per concurrency level), got ${r.requestsPerLevel.join(',')}`);
+  if (
+    r.requestsPerLevel !== null &&
+    (r.requestsPerLevel.length !== r.concurrency.length ||
+      r.requestsPerLevel.some((n) => !Number.isInteger(n) || n < 1))
+  ) {
+    throw new ToolError(
+      'E_USAGE',
+      `requests per level: expected ${r.concurrency.length} positive integers (one per concurrency level), got ${r.requestsPerLevel.join(',')}`,
+    );
   }
   positive('duration', r.durationSec, false);
   positive('input-tokens', r.inputTokens, true, MAX_TOKENS);
   positive('output-tokens', r.outputTokens, true, MAX_TOKENS);
   positive('rate', r.rate, false);
-  if (!['auto', 'native', 'js'].includes(r.transport)) throw new ToolError('E_USAGE', `--transport: expected auto, native or js, got "${r.transport}"`);
-  if (r.warmup !== null && (!Number.isInteger(r.warmup) || r.warmup < 0)) throw new ToolError('E_USAGE', `--warmup: expected an integer >= 0, got ${r.warmup}`);
-  if (r.requests !== null && r.durationSec !== null) throw new ToolError('E_USAGE', '--requests and --duration are exclusive', { hint: 'pick one' });
+  if (!['auto', 'native', 'js'].includes(r.transport))
+    throw new ToolError('E_USAGE', `--transport: expected auto, native or js, got "${r.transport}"`);
+  if (r.warmup !== null && (!Number.isInteger(r.warmup) || r.warmup < 0))
+    throw new ToolError('E_USAGE', `--warmup: expected an integer >= 0, got ${r.warmup}`);
+  if (r.requests !== null && r.durationSec !== null)
+    throw new ToolError('E_USAGE', '--requests and --duration are exclusive', { hint: 'pick one' });
 }
 
 function positive(flag: string, v: number | null, integer: boolean, max = Infinity): void {
@@ -164,7 +201,10 @@ function positive(flag: string, v: number | null, integer: boolean, max = Infini
   if (!(v > 0) || !Number.isFinite(v) || (integer && !Number.isInteger(v))) {
     throw new ToolError('E_USAGE', `--${flag}: expected a positive ${integer ? 'integer' : 'number'}, got ${v}`);
   }
-  if (v > max) throw new ToolError('E_USAGE', `--${flag}: at most ${max}, got ${v}`, { hint: 'no served model has a context that long' });
+  if (v > max)
+    throw new ToolError('E_USAGE', `--${flag}: at most ${max}, got ${v}`, {
+      hint: 'no served model has a context that long',
+    });
 }
 
 // Measured requests of a level when neither a count nor a duration is given: enough for a p99 to mean something

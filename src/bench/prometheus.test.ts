@@ -31,13 +31,28 @@ describe('parsePrometheus', () => {
 
 describe('summarizeEngineView', () => {
   it('sums running requests over ranks and averages KV usage (SGLang)', () => {
-    const v = summarizeEngineView(parsePrometheus(SGLANG), { internal_states: [{ avg_spec_accept_length: 2.4, max_running_requests: 21 }] });
-    expect(v).toMatchObject({ runningRequests: 21, kvUsage: 0.6, specAcceptLength: 2.8, serverAvgAcceptLength: 2.4, maxRunningRequests: 21 });
+    const v = summarizeEngineView(parsePrometheus(SGLANG), {
+      internal_states: [{ avg_spec_accept_length: 2.4, max_running_requests: 21 }],
+    });
+    expect(v).toMatchObject({
+      runningRequests: 21,
+      kvUsage: 0.6,
+      specAcceptLength: 2.8,
+      serverAvgAcceptLength: 2.4,
+      maxRunningRequests: 21,
+    });
   });
 
   it('maps vLLM and llama.cpp names onto the same keys, null when absent', () => {
-    expect(summarizeEngineView(parsePrometheus(vllm(10, 15)), null)).toMatchObject({ runningRequests: 3, kvUsage: 0.25, specDraftsTotal: 10, specAcceptLength: null });
-    expect(summarizeEngineView(parsePrometheus('llamacpp:requests_processing 2\nllamacpp:requests_deferred 1\n'), null)).toMatchObject({ runningRequests: 2, queuedRequests: 1, kvUsage: null });
+    expect(summarizeEngineView(parsePrometheus(vllm(10, 15)), null)).toMatchObject({
+      runningRequests: 3,
+      kvUsage: 0.25,
+      specDraftsTotal: 10,
+      specAcceptLength: null,
+    });
+    expect(
+      summarizeEngineView(parsePrometheus('llamacpp:requests_processing 2\nllamacpp:requests_deferred 1\n'), null),
+    ).toMatchObject({ runningRequests: 2, queuedRequests: 1, kvUsage: null });
   });
 });
 
@@ -49,7 +64,11 @@ describe('computeAcceptLength', () => {
   });
 
   it('prefers the SGLang gauge read mid-level, then after, then the lifetime average', () => {
-    const view = (gauge: number | null, lifetime: number | null) => ({ ...summarizeEngineView(null, null), specAcceptLength: gauge, serverAvgAcceptLength: lifetime });
+    const view = (gauge: number | null, lifetime: number | null) => ({
+      ...summarizeEngineView(null, null),
+      specAcceptLength: gauge,
+      serverAvgAcceptLength: lifetime,
+    });
     expect(computeAcceptLength(null, view(0, 2.2), view(3.1, null))).toBe(3.1);
     expect(computeAcceptLength(null, view(2.9, 2.2))).toBe(2.9);
     expect(computeAcceptLength(null, view(0, 2.2))).toBe(2.2);
@@ -59,23 +78,32 @@ describe('computeAcceptLength', () => {
 });
 
 // llama-server --metrics counters (tools/server/server-task.cpp server_task_result_metrics::to_metrics), as exposed.
-const llamacpp = (draftTokens: number, accepted: number, drafts: number) => [
-  '# HELP llamacpp:spec_decode_num_draft_tokens_total Speculative: Total draft tokens generated',
-  '# TYPE llamacpp:spec_decode_num_draft_tokens_total counter', `llamacpp:spec_decode_num_draft_tokens_total ${draftTokens}`,
-  '# HELP llamacpp:spec_decode_num_accepted_tokens_total Speculative: Total draft tokens accepted by the target model',
-  '# TYPE llamacpp:spec_decode_num_accepted_tokens_total counter', `llamacpp:spec_decode_num_accepted_tokens_total ${accepted}`,
-  '# HELP llamacpp:spec_decode_num_drafts_total Speculative: Total speculative decoding verification steps',
-  '# TYPE llamacpp:spec_decode_num_drafts_total counter', `llamacpp:spec_decode_num_drafts_total ${drafts}`, '',
-].join('\n');
+const llamacpp = (draftTokens: number, accepted: number, drafts: number) =>
+  [
+    '# HELP llamacpp:spec_decode_num_draft_tokens_total Speculative: Total draft tokens generated',
+    '# TYPE llamacpp:spec_decode_num_draft_tokens_total counter',
+    `llamacpp:spec_decode_num_draft_tokens_total ${draftTokens}`,
+    '# HELP llamacpp:spec_decode_num_accepted_tokens_total Speculative: Total draft tokens accepted by the target model',
+    '# TYPE llamacpp:spec_decode_num_accepted_tokens_total counter',
+    `llamacpp:spec_decode_num_accepted_tokens_total ${accepted}`,
+    '# HELP llamacpp:spec_decode_num_drafts_total Speculative: Total speculative decoding verification steps',
+    '# TYPE llamacpp:spec_decode_num_drafts_total counter',
+    `llamacpp:spec_decode_num_drafts_total ${drafts}`,
+    '',
+  ].join('\n');
 
 describe('computeAcceptance (llama-server)', () => {
   it('reads the --metrics counter deltas: 1 + accepted / verification steps, rate = accepted / drafted', () => {
     const before = summarizeEngineView(parsePrometheus(llamacpp(1000, 800, 250)), null);
     const after = summarizeEngineView(parsePrometheus(llamacpp(3000, 2400, 750)), null);
-    expect(computeAcceptance(before, after, null, null)).toEqual({ acceptLength: 1 + 1600 / 500, acceptRate: 0.8, source: 'metrics' });
+    expect(computeAcceptance(before, after, null, null)).toEqual({
+      acceptLength: 1 + 1600 / 500,
+      acceptRate: 0.8,
+      source: 'metrics',
+    });
   });
 
-  it('without --metrics, falls back to the streams\' own timings: (generated - 1) / (generated - 1 - accepted) per request', () => {
+  it("without --metrics, falls back to the streams' own timings: (generated - 1) / (generated - 1 - accepted) per request", () => {
     // Two requests of 128 tokens; 96 draft tokens accepted of 120 drafted in all.
     const a = computeAcceptance(null, null, null, { requests: 2, drafted: 120, accepted: 96, predicted: 256 });
     expect(a.source).toBe('stream');
@@ -84,7 +112,13 @@ describe('computeAcceptance (llama-server)', () => {
   });
 
   it('is null without speculation (no counters, no draft timings)', () => {
-    expect(computeAcceptance(null, summarizeEngineView(parsePrometheus('llamacpp:requests_processing 0\n'), null), null, { requests: 0, drafted: 0, accepted: 0, predicted: 0 }))
-      .toEqual({ acceptLength: null, acceptRate: null, source: null });
+    expect(
+      computeAcceptance(null, summarizeEngineView(parsePrometheus('llamacpp:requests_processing 0\n'), null), null, {
+        requests: 0,
+        drafted: 0,
+        accepted: 0,
+        predicted: 0,
+      }),
+    ).toEqual({ acceptLength: null, acceptRate: null, source: null });
   });
 });

@@ -58,7 +58,11 @@ function readServerInfoNumber(info: unknown, key: string): number | null {
 // Acceptance length of a level: vLLM's (or llama-server's --metrics) counters' delta (1 + accepted/drafts); else SGLang's interval gauge, read
 // mid-level first (it drops to 0 once the server idles) then after; else the lifetime average from /server_info;
 // null when the engine runs without speculative decoding.
-export function computeAcceptLength(before: EngineView | null, after: EngineView | null, during: EngineView | null = null): number | null {
+export function computeAcceptLength(
+  before: EngineView | null,
+  after: EngineView | null,
+  during: EngineView | null = null,
+): number | null {
   if (!after) return null;
   const drafts = delta(before?.specDraftsTotal, after.specDraftsTotal);
   const accepted = delta(before?.specAcceptedTotal, after.specAcceptedTotal);
@@ -90,7 +94,12 @@ export interface LevelAcceptance {
 
 // A level's acceptance: the engine's counters first (exact), else the streams' own `timings` (llama-server without
 // --metrics): tokens per target decode step = (generated - 1) / (generated - 1 - accepted), rate = accepted / drafted.
-export function computeAcceptance(before: EngineView | null, after: EngineView | null, during: EngineView | null, stream: StreamDraftCounts | null): LevelAcceptance {
+export function computeAcceptance(
+  before: EngineView | null,
+  after: EngineView | null,
+  during: EngineView | null,
+  stream: StreamDraftCounts | null,
+): LevelAcceptance {
   const fromEngine = computeAcceptLength(before, after, during);
   const draftTokens = delta(before?.specDraftTokensTotal, after?.specDraftTokensTotal);
   const accepted = delta(before?.specAcceptedTotal, after?.specAcceptedTotal);
@@ -99,7 +108,8 @@ export function computeAcceptance(before: EngineView | null, after: EngineView |
     const rate = engineRate ?? (stream && stream.drafted > 0 ? stream.accepted / stream.drafted : null);
     return { acceptLength: fromEngine, acceptRate: rate, source: 'metrics' };
   }
-  if (!stream || stream.requests === 0 || stream.drafted <= 0) return { acceptLength: null, acceptRate: null, source: null };
+  if (!stream || stream.requests === 0 || stream.drafted <= 0)
+    return { acceptLength: null, acceptRate: null, source: null };
   const steps = stream.predicted - stream.requests - stream.accepted;
   const length = steps > 0 ? (stream.predicted - stream.requests) / steps : null;
   return { acceptLength: length, acceptRate: stream.accepted / stream.drafted, source: 'stream' };

@@ -13,7 +13,10 @@ export async function loadShippedCorpus(): Promise<string> {
   try {
     return await readFile(fileURLToPath(SHIPPED_CORPUS), 'utf8');
   } catch (e) {
-    throw new ToolError('E_FILE_NOT_FOUND', `shipped prompt set missing: ${fileURLToPath(SHIPPED_CORPUS)}`, { hint: 'reinstall spectune, or pass --prompts FILE', cause: e });
+    throw new ToolError('E_FILE_NOT_FOUND', `shipped prompt set missing: ${fileURLToPath(SHIPPED_CORPUS)}`, {
+      hint: 'reinstall spectune, or pass --prompts FILE',
+      cause: e,
+    });
   }
 }
 
@@ -23,7 +26,11 @@ export async function loadPromptFile(path: string): Promise<BenchPrompt[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    throw new ToolError('E_FILE_NOT_FOUND', `cannot read prompt file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: 'check --prompts', cause: e });
+    throw new ToolError(
+      'E_FILE_NOT_FOUND',
+      `cannot read prompt file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { hint: 'check --prompts', cause: e },
+    );
   }
   return parsePromptFile(text, path);
 }

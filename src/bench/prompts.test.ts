@@ -22,7 +22,13 @@ describe('parsePromptFile', () => {
       JSON.stringify({ prompt: 'a' }),
       '',
       JSON.stringify({ text: 'b' }),
-      JSON.stringify({ messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: 'x' }] }),
+      JSON.stringify({
+        messages: [
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'u' },
+          { role: 'assistant', content: 'x' },
+        ],
+      }),
     ].join('\n');
     const p = parsePromptFile(text, 'f.jsonl');
     expect(p.map((x) => x.text)).toEqual(['a', 'b', 's\nu']);
@@ -30,7 +36,15 @@ describe('parsePromptFile', () => {
   });
 
   it('reads a ShareGPT array (first human turn)', () => {
-    const text = JSON.stringify([{ conversations: [{ from: 'human', value: 'hi' }, { from: 'gpt', value: 'yo' }] }, { conversations: [] }]);
+    const text = JSON.stringify([
+      {
+        conversations: [
+          { from: 'human', value: 'hi' },
+          { from: 'gpt', value: 'yo' },
+        ],
+      },
+      { conversations: [] },
+    ]);
     expect(parsePromptFile(text, 's.json')).toEqual([{ text: 'hi' }]);
   });
 

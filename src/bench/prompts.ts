@@ -18,7 +18,8 @@ export { createRandom } from '../random.js';
 // unique tag and at a random word, so the engine's prefix cache cannot turn the benchmark into a cache benchmark.
 export function createShippedPromptSource(corpus: string, inputTokens: number, seed = 1): () => BenchPrompt {
   const words = corpus.split(/\s+/).filter(Boolean);
-  if (words.length === 0) throw new ToolError('E_INPUT_UNUSABLE', 'the shipped prompt set is empty', { hint: 'reinstall spectune' });
+  if (words.length === 0)
+    throw new ToolError('E_INPUT_UNUSABLE', 'the shipped prompt set is empty', { hint: 'reinstall spectune' });
   const want = Math.max(1, Math.round(Math.max(0, inputTokens - WRAPPER_TOKENS) / TOKENS_PER_WORD));
   // The corpus repeated until any start word has `want` words after it; each prompt is then one substring.
   const copies = Math.ceil(want / words.length) + 1;
@@ -62,7 +63,9 @@ function parseJsonArray(text: string, name: string): unknown[] {
     const v = JSON.parse(text) as unknown;
     return Array.isArray(v) ? v : [];
   } catch (e) {
-    throw new ToolError('E_INPUT_UNUSABLE', `${name}: not valid JSON: ${(e as Error).message}`, { hint: 'a JSON array or JSON lines' });
+    throw new ToolError('E_INPUT_UNUSABLE', `${name}: not valid JSON: ${(e as Error).message}`, {
+      hint: 'a JSON array or JSON lines',
+    });
   }
 }
 
@@ -73,7 +76,9 @@ function parseJsonLines(text: string, name: string): unknown[] {
     try {
       out.push(JSON.parse(line));
     } catch {
-      throw new ToolError('E_INPUT_UNUSABLE', `${name}:${i + 1}: not a JSON object`, { hint: 'one JSON object per line' });
+      throw new ToolError('E_INPUT_UNUSABLE', `${name}:${i + 1}: not a JSON object`, {
+        hint: 'one JSON object per line',
+      });
     }
   });
   return out;
@@ -93,10 +98,14 @@ function toPrompt(rec: unknown): BenchPrompt | null {
 }
 
 function fromMessages(list: unknown[]): BenchPrompt | null {
-  const msgs = list.filter((m): m is Msg => !!m && typeof (m as Msg).role === 'string' && typeof (m as Msg).content === 'string');
+  const msgs = list.filter(
+    (m): m is Msg => !!m && typeof (m as Msg).role === 'string' && typeof (m as Msg).content === 'string',
+  );
   // Keep the conversation up to the last user turn: that is what the model answers.
   let last = -1;
-  msgs.forEach((m, i) => { if (m.role === 'user') last = i; });
+  msgs.forEach((m, i) => {
+    if (m.role === 'user') last = i;
+  });
   if (last < 0) return null;
   const kept = msgs.slice(0, last + 1);
   return { text: kept.map((m) => m.content).join('\n'), messages: kept };

@@ -13,11 +13,22 @@ const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
 class RawConn extends PooledConn {
   private readonly socket: net.Socket;
 
-  constructor(host: string, port: number, pool: KeepAlivePool<PooledConn>, private readonly clock: { now: () => number }) {
+  constructor(
+    host: string,
+    port: number,
+    pool: KeepAlivePool<PooledConn>,
+    private readonly clock: { now: () => number },
+  ) {
     super(pool);
     // `onread` reads into one shared buffer: no Buffer per read, no Readable stream machinery. Everything
     // downstream either finishes with the bytes synchronously or copies what it keeps.
-    const onread = { buffer: READ_BUFFER, callback: (n: number, buf: Uint8Array): boolean => { this.onBytes(buf, n, 0); return true; } };
+    const onread = {
+      buffer: READ_BUFFER,
+      callback: (n: number, buf: Uint8Array): boolean => {
+        this.onBytes(buf, n, 0);
+        return true;
+      },
+    };
     this.socket = net.connect({ host, port, noDelay: true, onread });
     this.socket.on('connect', () => this.onConnected());
     this.socket.on('error', (e: NodeJS.ErrnoException) => this.onClosed(`${e.code ?? e.name}: ${e.message}`));
@@ -55,7 +66,9 @@ function batchClock(now: () => number): () => number {
 // A clock that returns the first reading of the current event-loop turn (for up to MAX_BATCH_MS).
 export function createBatchClock(now: () => number): () => number {
   let batchStart = -1;
-  const clear = (): void => { batchStart = -1; };
+  const clear = (): void => {
+    batchStart = -1;
+  };
   return () => {
     const t = now();
     if (batchStart < 0) setImmediate(clear);

@@ -4,10 +4,21 @@ import type { BenchRun } from './types.js';
 
 const summary = { mean: 1, p50: 1, p90: 2, p99: 3 };
 const RUN: BenchRun = {
-  concurrency: 16, rate: null, requests: { ok: 9, failed: 1 }, durationMs: 1000, outputTokensPerSec: 1234.56, requestsPerSec: 9,
-  ttftMs: summary, itlMs: summary, e2eMs: summary, decodeTokensPerSec: summary, acceptLength: null, usageFromServer: false,
+  concurrency: 16,
+  rate: null,
+  requests: { ok: 9, failed: 1 },
+  durationMs: 1000,
+  outputTokensPerSec: 1234.56,
+  requestsPerSec: 9,
+  ttftMs: summary,
+  itlMs: summary,
+  e2eMs: summary,
+  decodeTokensPerSec: summary,
+  acceptLength: null,
+  usageFromServer: false,
   errors: { connect: 0, httpStatus: 1, firstTokenTimeout: 0, stall: 0, endedEarly: 0, other: 0 },
-  engine: { before: null, after: null }, stoppedEarly: null,
+  engine: { before: null, after: null },
+  stoppedEarly: null,
 };
 
 describe('render', () => {
@@ -21,9 +32,14 @@ describe('render', () => {
   });
 
   it('draws a bounded progress bar, or a counter when the total is unknown', () => {
-    expect(formatProgress({ type: 'bench:progress', ts: 0, concurrency: 4, done: 5, total: 10, outputTokensPerSec: 99.6 }))
-      .toBe(`c=4 [${'#'.repeat(12)}${'.'.repeat(12)}] 5/10  100 tok/s`);
-    expect(formatProgress({ type: 'bench:progress', ts: 0, concurrency: 4, done: 50, total: 10, outputTokensPerSec: null })).toContain(`[${'#'.repeat(24)}]`);
-    expect(formatProgress({ type: 'bench:progress', ts: 0, concurrency: 4, done: 5, total: null, outputTokensPerSec: null })).toBe('c=4 5 requests');
+    expect(
+      formatProgress({ type: 'bench:progress', ts: 0, concurrency: 4, done: 5, total: 10, outputTokensPerSec: 99.6 }),
+    ).toBe(`c=4 [${'#'.repeat(12)}${'.'.repeat(12)}] 5/10  100 tok/s`);
+    expect(
+      formatProgress({ type: 'bench:progress', ts: 0, concurrency: 4, done: 50, total: 10, outputTokensPerSec: null }),
+    ).toContain(`[${'#'.repeat(24)}]`);
+    expect(
+      formatProgress({ type: 'bench:progress', ts: 0, concurrency: 4, done: 5, total: null, outputTokensPerSec: null }),
+    ).toBe('c=4 5 requests');
   });
 });

@@ -16,7 +16,11 @@ function fmtSummary(s: Summary, digits = 1): string {
 // One line per finished level, for logs, CI and piping.
 export function formatLevelLine(r: BenchRun): string {
   const load = r.rate !== null ? `rate ${r.rate}/s (cap ${r.concurrency})` : `concurrency ${r.concurrency}`;
-  const errs = Object.entries(r.errors).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+  const errs =
+    Object.entries(r.errors)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'none';
   const parts = [
     `${load}: ${r.requests.ok} ok, ${r.requests.failed} failed, ${fmt(r.outputTokensPerSec)} out tok/s, ${fmt(r.requestsPerSec, 2)} req/s`,
     `TTFT ms ${fmtSummary(r.ttftMs)}`,
@@ -38,9 +42,10 @@ const SHOW_WAIT_MS = 1000;
 export function formatProgress(e: Extract<BenchEvent, { type: 'bench:progress' }>): string {
   const tps = e.outputTokensPerSec === null ? '' : `  ${e.outputTokensPerSec.toFixed(0)} tok/s`;
   const head = `c=${e.concurrency}${e.phase === 'warmup' ? ' warm-up' : ''}`;
-  const waiting = e.waitingMs !== undefined && e.waitingMs !== null && e.waitingMs >= SHOW_WAIT_MS
-    ? `  ${e.inFlight ?? '?'} in flight, waiting ${(e.waitingMs / 1000).toFixed(1)} s for a first token${e.firstTokenTimeoutMs ? ` (timeout ${e.firstTokenTimeoutMs / 1000} s)` : ''}`
-    : '';
+  const waiting =
+    e.waitingMs !== undefined && e.waitingMs !== null && e.waitingMs >= SHOW_WAIT_MS
+      ? `  ${e.inFlight ?? '?'} in flight, waiting ${(e.waitingMs / 1000).toFixed(1)} s for a first token${e.firstTokenTimeoutMs ? ` (timeout ${e.firstTokenTimeoutMs / 1000} s)` : ''}`
+      : '';
   if (e.total === null || e.total <= 0) return `${head} ${e.done} requests${tps}${waiting}`;
   const filled = Math.min(BAR_WIDTH, Math.round((BAR_WIDTH * e.done) / e.total));
   return `${head} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${e.done}/${e.total}${tps}${waiting}`;
@@ -49,7 +54,17 @@ export function formatProgress(e: Extract<BenchEvent, { type: 'bench:progress' }
 // The `--json` document: the fields issue 5 promises, in its order, then the frames read together, the engine's own
 // view around the level and why it stopped early; how the streams were read; the levels skipped and why; how each level
 // started from the same cache state (cachePolicy). acceptRate/acceptSource follow acceptLength.
-export function toJsonRuns(runs: BenchRun[], transport?: string, skipped: { concurrency: number; reason: string }[] = [], cachePolicy?: string): { runs: Record<string, unknown>[]; transport?: string; skipped: { concurrency: number; reason: string }[]; cachePolicy?: string } {
+export function toJsonRuns(
+  runs: BenchRun[],
+  transport?: string,
+  skipped: { concurrency: number; reason: string }[] = [],
+  cachePolicy?: string,
+): {
+  runs: Record<string, unknown>[];
+  transport?: string;
+  skipped: { concurrency: number; reason: string }[];
+  cachePolicy?: string;
+} {
   return {
     runs: runs.map((r) => ({
       concurrency: r.concurrency,

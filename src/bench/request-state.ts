@@ -28,17 +28,39 @@ export interface RequestState {
 }
 
 // Create the state of one request; `abort` tears the connection down when the watchdog fails it.
-export function createRequestState(id: string, timeline: RequestTimeline, scanner: SseScanner, now: () => number, abort: () => void): RequestState {
+export function createRequestState(
+  id: string,
+  timeline: RequestTimeline,
+  scanner: SseScanner,
+  now: () => number,
+  abort: () => void,
+): RequestState {
   let settle!: (o: RequestOutcome) => void;
-  const done = new Promise<RequestOutcome>((r) => { settle = r; });
+  const done = new Promise<RequestOutcome>((r) => {
+    settle = r;
+  });
   let settled = false;
   const finish = (ok: boolean, phase: keyof BenchErrors | null, error: string | null): void => {
     if (settled) return;
     settled = true;
-    settle({ id, ok, errorPhase: phase, error, endMs: now(), completionTokens: scanner.completionTokens, promptTokens: scanner.promptTokens, draft: streamDraft(scanner) });
+    settle({
+      id,
+      ok,
+      errorPhase: phase,
+      error,
+      endMs: now(),
+      completionTokens: scanner.completionTokens,
+      promptTokens: scanner.promptTokens,
+      draft: streamDraft(scanner),
+    });
   };
   const inflight: InFlight = {
-    id, timeline, scanner, phase: 'connect', lastActivityMs: timeline.startMs, done,
+    id,
+    timeline,
+    scanner,
+    phase: 'connect',
+    lastActivityMs: timeline.startMs,
+    done,
     fail(phase, message) {
       finish(false, phase, message);
       abort();
@@ -46,11 +68,14 @@ export function createRequestState(id: string, timeline: RequestTimeline, scanne
   };
   return {
     inflight,
-    get settled() { return settled; },
+    get settled() {
+      return settled;
+    },
     finish,
     finishStream() {
       if (scanner.errorMessage !== null) finish(false, 'other', `stream error: ${scanner.errorMessage}`);
-      else if (!scanner.done) finish(false, 'endedEarly', `stream ended before [DONE] after ${timeline.frames} token frames`);
+      else if (!scanner.done)
+        finish(false, 'endedEarly', `stream ended before [DONE] after ${timeline.frames} token frames`);
       else finish(true, null, null);
     },
   };
@@ -58,5 +83,7 @@ export function createRequestState(id: string, timeline: RequestTimeline, scanne
 
 // llama-server's draft counts of one request, when its final chunk carried them.
 function streamDraft(s: SseScanner): RequestOutcome['draft'] {
-  return s.draftTokens >= 0 && s.draftAccepted >= 0 ? { drafted: s.draftTokens, accepted: s.draftAccepted, predicted: s.predictedTokens } : undefined;
+  return s.draftTokens >= 0 && s.draftAccepted >= 0
+    ? { drafted: s.draftTokens, accepted: s.draftAccepted, predicted: s.predictedTokens }
+    : undefined;
 }

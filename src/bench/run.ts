@@ -25,23 +25,39 @@ const MODELS_TIMEOUT_MS = 5000;
 export type BenchOutput = BenchResult & { samples: RequestSample[] };
 
 // Run every level of a benchmark; failures of single requests are data, a server that never answers is an error.
-export async function runBench(options: BenchOptions, onEvent: BenchEventSink = ignoreEvents, signal?: AbortSignal): Promise<BenchOutput> {
+export async function runBench(
+  options: BenchOptions,
+  onEvent: BenchEventSink = ignoreEvents,
+  signal?: AbortSignal,
+): Promise<BenchOutput> {
   const resolved = resolveBenchOptions(options);
   const transport = createTransport(new URL(resolved.url), resolved.transport);
   const o = { ...resolved, model: resolved.model ?? (await discoverModel(transport, resolved)) };
   const prompts = await createPromptSource(o);
   const nonce = createRunNonce();
   const ctx: LevelContext = {
-    opts: o, transport, onEvent, signal,
+    opts: o,
+    transport,
+    onEvent,
+    signal,
     url: joinUrl(o.url, planRequest(o.api, null, { text: '' }, 'x', 1, null).path),
     nextId: createIdSource(),
     nextPrompt: (id) => applyPromptPolicy(o.cachePolicy, nonce, id, prompts()),
     extraFields: o.cachePolicy.requestFields,
     cacheReset: { available: o.cachePolicy.resetEndpoint !== undefined },
   };
-  const scraper = o.scrapeEngine ? createScraper(transport, o.url, o.apiKey, o.engineEndpoints, o.timeouts.firstToken) : null;
+  const scraper = o.scrapeEngine
+    ? createScraper(transport, o.url, o.apiKey, o.engineEndpoints, o.timeouts.firstToken)
+    : null;
   const result: BenchOutput = {
-    url: redactText(o.url), api: o.api, model: o.model, transport: transport.name, cachePolicy: o.cachePolicy.description, runs: [], skipped: [], samples: [],
+    url: redactText(o.url),
+    api: o.api,
+    model: o.model,
+    transport: transport.name,
+    cachePolicy: o.cachePolicy.description,
+    runs: [],
+    skipped: [],
+    samples: [],
   };
   try {
     for (const c of o.concurrency) {
@@ -68,7 +84,11 @@ export async function runBench(options: BenchOptions, onEvent: BenchEventSink = 
 async function discoverModel(t: Transport, o: ResolvedBenchOptions): Promise<string | null> {
   if (o.api === 'sglang') return null;
   const headers: Record<string, string> = o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {};
-  const text = await t.getText(joinUrl(o.url, '/v1/models'), headers, Math.min(MODELS_TIMEOUT_MS, o.timeouts.firstToken));
+  const text = await t.getText(
+    joinUrl(o.url, '/v1/models'),
+    headers,
+    Math.min(MODELS_TIMEOUT_MS, o.timeouts.firstToken),
+  );
   try {
     const id = (JSON.parse(text ?? 'null') as { data?: { id?: unknown }[] } | null)?.data?.[0]?.id;
     return typeof id === 'string' && id ? id : null;
@@ -88,7 +108,12 @@ async function createPromptSource(o: ResolvedBenchOptions): Promise<() => BenchP
 }
 
 // Warm up, scrape, measure, scrape; the first level also proves the server answers at all.
-async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: number, first: boolean): Promise<{ run: BenchRun; samples: RequestSample[] }> {
+async function runMeasuredLevel(
+  ctx: LevelContext,
+  scraper: Scraper | null,
+  c: number,
+  first: boolean,
+): Promise<{ run: BenchRun; samples: RequestSample[] }> {
   const o = ctx.opts;
   const warm = o.warmup ?? c;
   if (warm > 0) {
@@ -99,12 +124,30 @@ async function runMeasuredLevel(ctx: LevelContext, scraper: Scraper | null, c: n
   const before = scraper ? await scraper.scrape() : null;
   let during: Promise<EngineView | null> = Promise.resolve(null);
   const perLevel = o.requestsPerLevel?.[o.concurrency.indexOf(c)];
-  const budget = { requests: o.durationSec !== null ? null : (perLevel ?? o.requests ?? defaultRequests(c)), durationMs: o.durationSec !== null ? o.durationSec * 1000 : null };
-  const level = await runLevel({ ...ctx, onHalfway: () => { if (scraper) during = scraper.scrape(); } }, c, budget, true);
+  const budget = {
+    requests: o.durationSec !== null ? null : (perLevel ?? o.requests ?? defaultRequests(c)),
+    durationMs: o.durationSec !== null ? o.durationSec * 1000 : null,
+  };
+  const level = await runLevel(
+    {
+      ...ctx,
+      onHalfway: () => {
+        if (scraper) during = scraper.scrape();
+      },
+    },
+    c,
+    budget,
+    true,
+  );
   if (first && warm === 0 && !ctx.signal?.aborted) assertServerAnswers(level, o.url, o);
   const after = scraper ? await scraper.scrape() : null;
   if (level.stats.usageMissing > 0) {
-    ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: the server sent no usage for ${level.stats.usageMissing} requests; their token counts are SSE chunk counts (low under speculative decoding)` });
+    ctx.onEvent({
+      type: 'log',
+      ts: Date.now(),
+      level: 'warn',
+      message: `concurrency ${c}: the server sent no usage for ${level.stats.usageMissing} requests; their token counts are SSE chunk counts (low under speculative decoding)`,
+    });
   }
   warnSharedReads(ctx, c, level.stats);
   return { run: buildRun(c, o, level, { before, after, during: await during }), samples: level.samples };
@@ -119,8 +162,15 @@ async function resetCacheBeforeLevel(ctx: LevelContext, c: number): Promise<void
   if (out && !out.ok) {
     ctx.cacheReset.available = false;
     const path = ctx.opts.cachePolicy.resetEndpoint?.path ?? '';
-    const rest = ctx.opts.cachePolicy.uniquePrefix ? 'unique prompt prefixes still keep cached prefixes out of the measurement' : 'levels may reuse cached prefixes';
-    ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: the engine's cache reset ${path} failed (${out.error}); not calling it again in this run; ${rest}` });
+    const rest = ctx.opts.cachePolicy.uniquePrefix
+      ? 'unique prompt prefixes still keep cached prefixes out of the measurement'
+      : 'levels may reuse cached prefixes';
+    ctx.onEvent({
+      type: 'log',
+      ts: Date.now(),
+      level: 'warn',
+      message: `concurrency ${c}: the engine's cache reset ${path} failed (${out.error}); not calling it again in this run; ${rest}`,
+    });
   }
 }
 
@@ -131,10 +181,16 @@ const SHARED_READS_WARN = 0.01;
 function warnSharedReads(ctx: LevelContext, c: number, s: LevelStats): void {
   if (s.frames === 0 || s.sharedFrames / s.frames <= SHARED_READS_WARN) return;
   const pct = ((100 * s.sharedFrames) / s.frames).toFixed(1);
-  const why = ctx.transport.name === 'native'
-    ? 'the server sent them together, or this machine starved the reader thread'
-    : 'the server sent them together, or the event loop read them late (the native reader is not in use)';
-  ctx.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `concurrency ${c}: ${pct}% of token frames arrived in one read with the frame before them (${why}); their gaps count as 0 ms, mean ITL and tok/s are unaffected` });
+  const why =
+    ctx.transport.name === 'native'
+      ? 'the server sent them together, or this machine starved the reader thread'
+      : 'the server sent them together, or the event loop read them late (the native reader is not in use)';
+  ctx.onEvent({
+    type: 'log',
+    ts: Date.now(),
+    level: 'warn',
+    message: `concurrency ${c}: ${pct}% of token frames arrived in one read with the frame before them (${why}); their gaps count as 0 ms, mean ITL and tok/s are unaffected`,
+  });
 }
 
 // A server that fails every request is not a benchmark result: say what is wrong with a hint.
@@ -144,18 +200,26 @@ function assertServerAnswers(l: LevelOutcome, url: string, o: Pick<ResolvedBench
   const detail = redactText(s.lastError ?? 'unknown error');
   const where = redactText(url);
   if (s.lastErrorPhase === 'connect') {
-    throw new ToolError('E_BENCH_CONNECT', `cannot connect to ${where}: ${detail}`, { hint: 'is the server up? check --url' });
+    throw new ToolError('E_BENCH_CONNECT', `cannot connect to ${where}: ${detail}`, {
+      hint: 'is the server up? check --url',
+    });
   }
   if (s.lastErrorPhase === 'httpStatus' && /^HTTP 40[13]\b/.test(s.lastError ?? '')) {
     throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, { hint: o.authHint });
   }
   if (s.lastErrorPhase === 'httpStatus') {
-    throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, { hint: 'check --api, --model and --api-key' });
+    throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, {
+      hint: 'check --api, --model and --api-key',
+    });
   }
   if (s.lastErrorPhase === 'firstTokenTimeout') {
-    throw new ToolError('E_BENCH_FIRST_TOKEN_TIMEOUT', `no request to ${where} produced a token: ${detail}`, { hint: 'is the model loaded? raise the first-token timeout for slow prefill' });
+    throw new ToolError('E_BENCH_FIRST_TOKEN_TIMEOUT', `no request to ${where} produced a token: ${detail}`, {
+      hint: 'is the model loaded? raise the first-token timeout for slow prefill',
+    });
   }
-  throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, { hint: 'check the server log' });
+  throw new ToolError('E_BENCH_FAILED', `every request to ${where} failed: ${detail}`, {
+    hint: 'check the server log',
+  });
 }
 
 // Assemble the per-level figures the tuner, the store and the reports read.
@@ -168,8 +232,8 @@ function buildRun(c: number, o: ResolvedBenchOptions, l: LevelOutcome, engine: B
     rate: o.rate,
     requests: { ok: s.ok, failed: s.failed },
     durationMs: round(ms, 1) ?? 0,
-    outputTokensPerSec: ms > 0 ? round((s.outputTokens * 1000) / ms, 2) ?? 0 : 0,
-    requestsPerSec: ms > 0 ? round((s.ok * 1000) / ms, 3) ?? 0 : 0,
+    outputTokensPerSec: ms > 0 ? (round((s.outputTokens * 1000) / ms, 2) ?? 0) : 0,
+    requestsPerSec: ms > 0 ? (round((s.ok * 1000) / ms, 3) ?? 0) : 0,
     ttftMs: summarizeHistogram(s.ttft),
     itlMs: summarizeHistogram(s.itl),
     e2eMs: summarizeHistogram(s.e2e),
@@ -194,7 +258,10 @@ function shouldStopAtSaturation(o: ResolvedBenchOptions, runs: BenchRun[], onEve
   if (remaining.length === 0) return null;
   const best = runs.slice(0, -1).reduce((a, b) => (b.outputTokensPerSec > a.outputTokensPerSec ? b : a));
   if (last.outputTokensPerSec >= best.outputTokensPerSec * (1 + SATURATION_MIN_GAIN)) return null;
-  const gain = best.outputTokensPerSec > 0 ? Math.round((100 * (last.outputTokensPerSec - best.outputTokensPerSec)) / best.outputTokensPerSec) : 0;
+  const gain =
+    best.outputTokensPerSec > 0
+      ? Math.round((100 * (last.outputTokensPerSec - best.outputTokensPerSec)) / best.outputTokensPerSec)
+      : 0;
   const reason = `server saturated: concurrency ${last.concurrency} gave ${last.outputTokensPerSec} output tok/s, ${gain}% vs ${best.outputTokensPerSec} at concurrency ${best.concurrency}; skipping ${remaining.join(',')}`;
   onEvent({ type: 'bench:stopped', ts: Date.now(), concurrency: last.concurrency, reason });
   return reason;

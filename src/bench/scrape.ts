@@ -17,7 +17,13 @@ export interface Scraper {
 // Build a scraper for the server behind a base URL (a trailing /v1 is stripped: metrics live at the root). Every
 // endpoint is asked at once, each within timeoutMs (default SCRAPE_TIMEOUT_MS): a hung server costs one timeout,
 // not one per endpoint; an endpoint that does not answer is not asked again.
-export function createScraper(t: Transport, baseUrl: string, apiKey: string | null, endpoints: EngineEndpoints, timeoutMs = SCRAPE_TIMEOUT_MS): Scraper {
+export function createScraper(
+  t: Transport,
+  baseUrl: string,
+  apiKey: string | null,
+  endpoints: EngineEndpoints,
+  timeoutMs = SCRAPE_TIMEOUT_MS,
+): Scraper {
   const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const wait = Math.min(SCRAPE_TIMEOUT_MS, timeoutMs);

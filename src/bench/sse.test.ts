@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SseScanner } from './sse.js';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const chat = (content: string | null): string => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+const chat = (content: string | null): string =>
+  `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
 
 // A stream with every kind of frame: role-only, tokens (one with an escaped quote and a fake key inside the
 // text), a reasoning token, a comment, the usage chunk and [DONE], with CRLF on one frame.
@@ -52,7 +53,9 @@ describe('SseScanner', () => {
   it('reads completions text and SGLang native frames with spaces after colons', () => {
     const s = new SseScanner();
     expect(s.push(enc(`data: ${JSON.stringify({ choices: [{ text: 'a' }] })}\n\n`))).toBe(1);
-    expect(s.push(enc('data: {"text": "so far", "meta_info": {"prompt_tokens": 5, "completion_tokens": 3}}\n\n'))).toBe(1);
+    expect(s.push(enc('data: {"text": "so far", "meta_info": {"prompt_tokens": 5, "completion_tokens": 3}}\n\n'))).toBe(
+      1,
+    );
     expect(s.push(enc('data: {"text": "", "meta_info": {"completion_tokens": 3}}\n\n'))).toBe(0);
     expect(s).toMatchObject({ completionTokens: 3, promptTokens: 5, done: false });
   });

@@ -132,18 +132,28 @@ export class SseScanner {
       const c = buf[k];
       if (c === 0x63 /* c */) {
         if (matchAt(buf, k, end, KEY_CONTENT)) token |= hasText(buf, skipColon(buf, k + KEY_CONTENT.length, end), end);
-        else if (matchAt(buf, k, end, KEY_COMPLETION)) this.completionTokens = readInt(buf, skipColon(buf, k + KEY_COMPLETION.length, end), end);
+        else if (matchAt(buf, k, end, KEY_COMPLETION))
+          this.completionTokens = readInt(buf, skipColon(buf, k + KEY_COMPLETION.length, end), end);
       } else if (c === 0x74 /* t */) {
         if (matchAt(buf, k, end, KEY_TEXT)) token |= hasText(buf, skipColon(buf, k + KEY_TEXT.length, end), end);
       } else if (c === 0x72 /* r */) {
-        if (matchAt(buf, k, end, KEY_REASONING)) token |= hasText(buf, skipColon(buf, k + KEY_REASONING.length, end), end);
+        if (matchAt(buf, k, end, KEY_REASONING))
+          token |= hasText(buf, skipColon(buf, k + KEY_REASONING.length, end), end);
       } else if (c === 0x70 /* p */) {
-        if (matchAt(buf, k, end, KEY_PROMPT)) this.promptTokens = readInt(buf, skipColon(buf, k + KEY_PROMPT.length, end), end);
-        else if (matchAt(buf, k, end, KEY_PREDICTED_N)) this.predictedTokens = readInt(buf, skipColon(buf, k + KEY_PREDICTED_N.length, end), end);
+        if (matchAt(buf, k, end, KEY_PROMPT))
+          this.promptTokens = readInt(buf, skipColon(buf, k + KEY_PROMPT.length, end), end);
+        else if (matchAt(buf, k, end, KEY_PREDICTED_N))
+          this.predictedTokens = readInt(buf, skipColon(buf, k + KEY_PREDICTED_N.length, end), end);
       } else if (c === 0x64 /* d */) {
-        if (matchAt(buf, k, end, KEY_DRAFT_N)) this.draftTokens = readInt(buf, skipColon(buf, k + KEY_DRAFT_N.length, end), end);
-        else if (matchAt(buf, k, end, KEY_DRAFT_ACCEPTED)) this.draftAccepted = readInt(buf, skipColon(buf, k + KEY_DRAFT_ACCEPTED.length, end), end);
-      } else if (c === 0x65 /* e */ && matchAt(buf, k, end, KEY_ERROR) && buf[skipColon(buf, k + KEY_ERROR.length, end)] !== 0x6e /* null */) {
+        if (matchAt(buf, k, end, KEY_DRAFT_N))
+          this.draftTokens = readInt(buf, skipColon(buf, k + KEY_DRAFT_N.length, end), end);
+        else if (matchAt(buf, k, end, KEY_DRAFT_ACCEPTED))
+          this.draftAccepted = readInt(buf, skipColon(buf, k + KEY_DRAFT_ACCEPTED.length, end), end);
+      } else if (
+        c === 0x65 /* e */ &&
+        matchAt(buf, k, end, KEY_ERROR) &&
+        buf[skipColon(buf, k + KEY_ERROR.length, end)] !== 0x6e /* null */
+      ) {
         this.errorMessage = new TextDecoder().decode(buf.subarray(p, end)).slice(0, MAX_ERROR_CHARS);
       }
     }

@@ -99,7 +99,11 @@ export class StreamRequest {
   private errorBody = '';
   private retried = false;
 
-  constructor(private readonly pool: KeepAlivePool<PooledConn>, private readonly wire: string, private readonly st: RequestState) {}
+  constructor(
+    private readonly pool: KeepAlivePool<PooledConn>,
+    private readonly wire: string,
+    private readonly st: RequestState,
+  ) {}
 
   start(fresh: boolean): void {
     const c = this.pool.acquire(fresh);
@@ -120,7 +124,8 @@ export class StreamRequest {
 
   onBody(buf: Uint8Array, s: number, e: number): void {
     if (this.status < 200 || this.status >= 300) {
-      if (this.errorBody.length < MAX_ERROR_BODY) this.errorBody += Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('utf8');
+      if (this.errorBody.length < MAX_ERROR_BODY)
+        this.errorBody += Buffer.from(buf.buffer, buf.byteOffset + s, e - s).toString('utf8');
       return;
     }
     const n = this.st.inflight.scanner.push(buf, s, e);
@@ -152,7 +157,12 @@ export class StreamRequest {
       return;
     }
     if (!connected) this.st.finish(false, 'connect', error ?? 'connection closed before it was established');
-    else this.st.finish(false, 'endedEarly', `connection closed after ${this.st.inflight.timeline.frames} token frames${error ? `: ${error}` : ''}`);
+    else
+      this.st.finish(
+        false,
+        'endedEarly',
+        `connection closed after ${this.st.inflight.timeline.frames} token frames${error ? `: ${error}` : ''}`,
+      );
   }
 
   failProtocol(error: string): void {
@@ -177,7 +187,15 @@ export function hostAndPort(base: URL): { host: string; port: number } {
 }
 
 // Send one request on a keep-alive pool: its timeline and state, started on an idle or a new connection.
-export function sendOnPool(pool: KeepAlivePool<PooledConn>, url: URL, plan: PlannedRequest, id: string, now: () => number, expectedFrames: number, startMs: number | null): InFlight {
+export function sendOnPool(
+  pool: KeepAlivePool<PooledConn>,
+  url: URL,
+  plan: PlannedRequest,
+  id: string,
+  now: () => number,
+  expectedFrames: number,
+  startMs: number | null,
+): InFlight {
   const timeline = new RequestTimeline(startMs ?? now(), expectedFrames);
   let req: StreamRequest | null = null;
   const st = createRequestState(id, timeline, new SseScanner(), now, () => req?.abort());

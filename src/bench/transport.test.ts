@@ -8,21 +8,41 @@ import { createNativeTransport, loadNativeReader } from './native-transport.js';
 import { createBatchClock, createRawTransport } from './raw-transport.js';
 import { createTransport, type Transport } from './transport.js';
 
-interface FakeServer { url: string; close(): Promise<void> }
+interface FakeServer {
+  url: string;
+  close(): Promise<void>;
+}
 const FAKE = '../../test/fakes/sse-server.js';
-const { startSseServer } = (await import(/* @vite-ignore */ FAKE)) as { startSseServer: (s: (r: unknown, n: number) => object) => Promise<FakeServer> };
+const { startSseServer } = (await import(/* @vite-ignore */ FAKE)) as {
+  startSseServer: (s: (r: unknown, n: number) => object) => Promise<FakeServer>;
+};
 
 // Each case runs twice (two requests) so the second rides a kept-alive connection.
 const CASES: [string, object, object][] = [
   ['ok', { frames: 5, itlMs: 1 }, { ok: true, completionTokens: 5, promptTokens: 7 }],
   ['ok byte by byte', { frames: 3, itlMs: 1, byteByByte: true }, { ok: true, completionTokens: 3 }],
-  ['HTTP 500', { status: 500 }, { ok: false, errorPhase: 'httpStatus', error: expect.stringContaining('HTTP 500: {"error":{"message":"scripted 500"}}') }],
+  [
+    'HTTP 500',
+    { status: 500 },
+    {
+      ok: false,
+      errorPhase: 'httpStatus',
+      error: expect.stringContaining('HTTP 500: {"error":{"message":"scripted 500"}}'),
+    },
+  ],
   ['socket destroyed', { frames: 5, endAfterFrames: 2 }, { ok: false, errorPhase: 'endedEarly' }],
-  ['no [DONE]', { frames: 5, finishWithoutDoneAfter: 2 }, { ok: false, errorPhase: 'endedEarly', error: expect.stringContaining('before [DONE] after 2') }],
+  [
+    'no [DONE]',
+    { frames: 5, finishWithoutDoneAfter: 2 },
+    { ok: false, errorPhase: 'endedEarly', error: expect.stringContaining('before [DONE] after 2') },
+  ],
 ];
 
 let server: FakeServer | null = null;
-afterEach(async () => { await server?.close(); server = null; });
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
 
 const noText: Transport['getText'] = async () => null;
 
@@ -72,8 +92,14 @@ describe('native reader', () => {
   it('stamps tokens when they arrive, even while the event loop is blocked', async () => {
     // The server runs in its own process (blocking this event loop must not hold its tokens back) and prints
     // when it sent each frame: the reference for the gaps the client measures.
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../../test/fakes/paced-sse-server.mjs', import.meta.url)), '20', '20', '10'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    onTestFinished(() => { child.kill(); });
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL('../../test/fakes/paced-sse-server.mjs', import.meta.url)), '20', '20', '10'],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    onTestFinished(() => {
+      child.kill();
+    });
     const lines = createInterface({ input: child.stdout });
     const nextLine = (): Promise<string> => new Promise((r) => lines.once('line', r));
     const base = new URL(`http://127.0.0.1:${await nextLine()}`);
@@ -87,7 +113,9 @@ describe('native reader', () => {
         const f = t.send(url, plan, 'bench-1', () => performance.now(), 22, null);
         while (f.timeline.frames < 2) await new Promise((r) => setTimeout(r, 1));
         const until = performance.now() + 120;
-        while (performance.now() < until) { /* busy */ }
+        while (performance.now() < until) {
+          /* busy */
+        }
         expect(await f.done).toMatchObject({ ok: true });
         const times = JSON.parse(await sent) as number[];
         const gaps = Array.from(f.timeline.gaps.subarray(0, f.timeline.nGaps));
@@ -108,15 +136,33 @@ describe('native reader', () => {
     const t = createNativeTransport(new URL('http://127.0.0.1:1'), noText);
     try {
       const plan = planRequest('chat', null, { text: 'hi' }, 'bench-1', 5, null);
-      const f = t.send(new URL('http://127.0.0.1:1/v1/chat/completions'), plan, 'bench-1', () => performance.now(), 8, null);
-      expect(await f.done).toMatchObject({ ok: false, errorPhase: 'connect', error: expect.stringContaining('ECONNREFUSED') });
+      const f = t.send(
+        new URL('http://127.0.0.1:1/v1/chat/completions'),
+        plan,
+        'bench-1',
+        () => performance.now(),
+        8,
+        null,
+      );
+      expect(await f.done).toMatchObject({
+        ok: false,
+        errorPhase: 'connect',
+        error: expect.stringContaining('ECONNREFUSED'),
+      });
     } finally {
       t.close();
     }
   });
 
   it('names an unknown host in one line', () => {
-    expect(() => createNativeTransport(new URL('http://no-such-host.invalid:80'), noText)).toThrow(/no-such-host\.invalid/);
-    expect(() => createTransport(new URL('http://no-such-host.invalid:80'), 'native')).toThrow(expect.objectContaining({ code: 'E_BENCH_FAILED', message: expect.stringContaining('cannot resolve no-such-host.invalid') }));
+    expect(() => createNativeTransport(new URL('http://no-such-host.invalid:80'), noText)).toThrow(
+      /no-such-host\.invalid/,
+    );
+    expect(() => createTransport(new URL('http://no-such-host.invalid:80'), 'native')).toThrow(
+      expect.objectContaining({
+        code: 'E_BENCH_FAILED',
+        message: expect.stringContaining('cannot resolve no-such-host.invalid'),
+      }),
+    );
   });
 });

@@ -22,7 +22,14 @@ export interface Transport {
   /** Which transport this is: the native reader, JS sockets, or node:http(s). */
   readonly name: TransportName;
   // Send one request and stream its answer; `startMs` overrides the start (open loop: the scheduled arrival).
-  send(url: URL, plan: PlannedRequest, id: string, now: () => number, expectedFrames: number, startMs: number | null): InFlight;
+  send(
+    url: URL,
+    plan: PlannedRequest,
+    id: string,
+    now: () => number,
+    expectedFrames: number,
+    startMs: number | null,
+  ): InFlight;
   // GET a text endpoint (/metrics, /server_info); null when unreachable or not 2xx.
   getText(url: URL, headers: Record<string, string>, timeoutMs: number): Promise<string | null>;
   // Close every pooled connection.
@@ -37,7 +44,13 @@ export function createTransport(base: URL, choice: TransportChoice = 'auto'): Tr
   const request = secure ? https.request : http.request;
   const getText: Transport['getText'] = (url, headers, timeoutMs) => fetchText(request, agent, url, headers, timeoutMs);
   const streaming = secure ? createNodeTransport(base, getText) : createPlainTransport(base, getText, choice);
-  return { ...streaming, close: () => { streaming.close(); agent.destroy(); } };
+  return {
+    ...streaming,
+    close: () => {
+      streaming.close();
+      agent.destroy();
+    },
+  };
 }
 
 function createPlainTransport(base: URL, getText: Transport['getText'], choice: TransportChoice): Transport {
@@ -47,12 +60,23 @@ function createPlainTransport(base: URL, getText: Transport['getText'], choice: 
     return createNativeTransport(base, getText);
   } catch (e) {
     const msg = (e as Error).message;
-    if ((e as NodeJS.ErrnoException).code === 'ENOTFOUND') throw new ToolError('E_BENCH_FAILED', `cannot resolve ${base.hostname}: ${msg}`, { hint: 'check the host name in --url' });
-    throw new ToolError('E_BENCH_FAILED', `native transport unavailable: ${msg}`, { hint: 'run `bash scripts/build-native.sh` (needs a C compiler), or use --transport js' });
+    if ((e as NodeJS.ErrnoException).code === 'ENOTFOUND')
+      throw new ToolError('E_BENCH_FAILED', `cannot resolve ${base.hostname}: ${msg}`, {
+        hint: 'check the host name in --url',
+      });
+    throw new ToolError('E_BENCH_FAILED', `native transport unavailable: ${msg}`, {
+      hint: 'run `bash scripts/build-native.sh` (needs a C compiler), or use --transport js',
+    });
   }
 }
 
-function fetchText(request: typeof http.request, agent: http.Agent, url: URL, headers: Record<string, string>, timeoutMs: number): Promise<string | null> {
+function fetchText(
+  request: typeof http.request,
+  agent: http.Agent,
+  url: URL,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<string | null> {
   return new Promise((resolve) => {
     const req = request(url, { method: 'GET', agent, headers, timeout: timeoutMs }, (res) => {
       if ((res.statusCode ?? 0) >= 300) {
@@ -62,7 +86,9 @@ function fetchText(request: typeof http.request, agent: http.Agent, url: URL, he
       }
       let text = '';
       res.setEncoding('utf8');
-      res.on('data', (s: string) => { text += s; });
+      res.on('data', (s: string) => {
+        text += s;
+      });
       res.on('end', () => resolve(text));
       res.on('error', () => resolve(null));
     });

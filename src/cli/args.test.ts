@@ -3,10 +3,15 @@ import type { ToolError } from '../errors.js';
 import { nearestFlag, parseFlags } from './args.js';
 
 const FLAGS = {
-  concurrency: { type: 'string' }, requests: { type: 'string' }, json: { type: 'boolean' },
-  set: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  concurrency: { type: 'string' },
+  requests: { type: 'string' },
+  json: { type: 'boolean' },
+  set: { type: 'string', multiple: true },
+  'dry-run': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
-const USAGE = 'usage: spectune bench --url URL [--concurrency 1,16,64] ... a long usage text that must not appear in errors';
+const USAGE =
+  'usage: spectune bench --url URL [--concurrency 1,16,64] ... a long usage text that must not appear in errors';
 
 // The ToolError parseFlags throws for argv.
 function errorOf(argv: string[]): ToolError {
@@ -27,7 +32,7 @@ describe('parseFlags', () => {
     expect(`${e.message} ${e.hint}`).not.toContain('a long usage text');
   });
 
-  it('names a flag whose value is missing or is another flag, never node\'s parser text', () => {
+  it("names a flag whose value is missing or is another flag, never node's parser text", () => {
     expect(errorOf(['--concurrency']).message).toBe('--concurrency needs a value');
     const amb = errorOf(['--concurrency', '--json']);
     expect(amb.message).toBe('--concurrency needs a value, got the flag after it instead');
@@ -38,7 +43,13 @@ describe('parseFlags', () => {
   });
 
   it('takes the engine-flag form of --set (its value starts with a dash) but not our own flag as a value', () => {
-    const { values } = parseFlags(['--set', '--speculative-num-steps=4', '--set', 'mem_fraction_static=0.8', '--dry-run'], FLAGS, USAGE, false, { dashValues: ['set'] });
+    const { values } = parseFlags(
+      ['--set', '--speculative-num-steps=4', '--set', 'mem_fraction_static=0.8', '--dry-run'],
+      FLAGS,
+      USAGE,
+      false,
+      { dashValues: ['set'] },
+    );
     expect(values.set).toEqual(['--speculative-num-steps=4', 'mem_fraction_static=0.8']);
     expect(values['dry-run']).toBe(true);
     expect(errorOf(['--set', '--dry-run']).message).toBe('--set needs a value, got the flag after it instead');

@@ -12,7 +12,13 @@ export interface ParseChoices {
 
 // Parse flags with node's parser; its exceptions become our own one-line usage errors (a typo gets the nearest
 // flag, never the whole usage).
-export function parseFlags<O extends Options>(argv: string[], options: O, usage: string, allowPositionals = false, choices: ParseChoices = {}) {
+export function parseFlags<O extends Options>(
+  argv: string[],
+  options: O,
+  usage: string,
+  allowPositionals = false,
+  choices: ParseChoices = {},
+) {
   const args = joinDashValues(argv, options, choices.dashValues ?? []);
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
@@ -29,8 +35,20 @@ function joinDashValues(argv: string[], options: Options, dashValues: string[]):
     const name = argv[i].startsWith('--') ? argv[i].slice(2) : null;
     const next = argv[i + 1];
     const after = argv[i + 2];
-    if (name !== null && dashValues.includes(name) && next !== undefined && !next.startsWith('-') && !next.includes('=') && after !== undefined && !after.startsWith('-')) {
-      throw new ToolError('E_USAGE', `--${name} takes KEY=VALUE as one word: write --${name} ${next}=${after}, not --${name} ${next} ${after}`, { hint: `e.g. --${name} speculative_num_steps=4` });
+    if (
+      name !== null &&
+      dashValues.includes(name) &&
+      next !== undefined &&
+      !next.startsWith('-') &&
+      !next.includes('=') &&
+      after !== undefined &&
+      !after.startsWith('-')
+    ) {
+      throw new ToolError(
+        'E_USAGE',
+        `--${name} takes KEY=VALUE as one word: write --${name} ${next}=${after}, not --${name} ${next} ${after}`,
+        { hint: `e.g. --${name} speculative_num_steps=4` },
+      );
     }
     if (name !== null && dashValues.includes(name) && next?.startsWith('-') && !isOwnFlag(next, options)) {
       out.push(`--${name}=${next}`);
@@ -64,13 +82,18 @@ function explainParseError(e: Error & { code?: string }, options: Options, usage
       return new ToolError('E_USAGE', `unknown flag ${flag}${near ? `; did you mean ${near}?` : ''}`, { hint: help });
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      if (/does not take an argument/.test(e.message)) return new ToolError('E_USAGE', `${flag} takes no value`, { hint: `write ${flag.replace(/=.*$/, '')} alone` });
+      if (/does not take an argument/.test(e.message))
+        return new ToolError('E_USAGE', `${flag} takes no value`, { hint: `write ${flag.replace(/=.*$/, '')} alone` });
       if (/ambiguous/.test(e.message)) {
-        return new ToolError('E_USAGE', `${flag} needs a value, got the flag after it instead`, { hint: `a value starting with "-" is written ${flag}=-VALUE` });
+        return new ToolError('E_USAGE', `${flag} needs a value, got the flag after it instead`, {
+          hint: `a value starting with "-" is written ${flag}=-VALUE`,
+        });
       }
       return new ToolError('E_USAGE', `${flag} needs a value`, { hint: help });
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return new ToolError('E_USAGE', `unexpected argument "${quoted}": ${commandOf(usage)} takes only flags`, { hint: help });
+      return new ToolError('E_USAGE', `unexpected argument "${quoted}": ${commandOf(usage)} takes only flags`, {
+        hint: help,
+      });
     default:
       return new ToolError('E_USAGE', e.message.split('\n')[0], { hint: help });
   }
@@ -91,7 +114,10 @@ export function nearestName(word: string, names: string[]): string | null {
   let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const n of names) {
     const d = editDistance(word, n);
-    if (d < bestD) { best = n; bestD = d; }
+    if (d < bestD) {
+      best = n;
+      bestD = d;
+    }
   }
   return best;
 }
@@ -101,7 +127,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    for (let j = 1; j <= b.length; j++)
+      cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
     prev = cur;
   }
   return prev[b.length];
@@ -125,7 +152,10 @@ export function numberListFlag(name: string, value: string | undefined, fallback
 export function parseReadyTimeout(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const s = numberFlag('ready-timeout', raw, NaN);
-  if (!(s > 0)) throw new ToolError('E_USAGE', `--ready-timeout: expected a positive number of seconds, got "${raw}"`, { hint: 'e.g. --ready-timeout 1800' });
+  if (!(s > 0))
+    throw new ToolError('E_USAGE', `--ready-timeout: expected a positive number of seconds, got "${raw}"`, {
+      hint: 'e.g. --ready-timeout 1800',
+    });
   return s * 1000;
 }
 
@@ -134,7 +164,9 @@ export function parseDrainTimeout(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const ms = parseDurationMs(raw.trim(), 's');
   if (ms === null || ms < 0) {
-    throw new ToolError('E_USAGE', `--drain-timeout: expected a duration (or 0 for no wait), got "${raw}"`, { hint: 'e.g. --drain-timeout 2m, --drain-timeout 90s; the default is target.drainTimeout in spectune.yaml, else 10m' });
+    throw new ToolError('E_USAGE', `--drain-timeout: expected a duration (or 0 for no wait), got "${raw}"`, {
+      hint: 'e.g. --drain-timeout 2m, --drain-timeout 90s; the default is target.drainTimeout in spectune.yaml, else 10m',
+    });
   }
   return ms;
 }
@@ -144,7 +176,9 @@ export function parseLease(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const ms = parseDurationMs(raw.trim(), 's');
   if (ms === null || ms < 0 || (ms > 0 && ms < 10_000)) {
-    throw new ToolError('E_USAGE', `--lease: expected a duration of at least 10 s (or 0 for no lease), got "${raw}"`, { hint: 'e.g. --lease 5m, --lease 90s; the default is target.lease in spectune.yaml, else 5m' });
+    throw new ToolError('E_USAGE', `--lease: expected a duration of at least 10 s (or 0 for no lease), got "${raw}"`, {
+      hint: 'e.g. --lease 5m, --lease 90s; the default is target.lease in spectune.yaml, else 5m',
+    });
   }
   return ms;
 }

@@ -9,7 +9,12 @@ function setup() {
   const ac = new AbortController();
   const said: string[] = [];
   const exits: number[] = [];
-  const h = handleInterrupts(ac, { proc, say: (l) => said.push(l), exit: (c) => exits.push(c), leaseNote: 'within 5 min' });
+  const h = handleInterrupts(ac, {
+    proc,
+    say: (l) => said.push(l),
+    exit: (c) => exits.push(c),
+    leaseNote: 'within 5 min',
+  });
   return { proc, ac, said, exits, h };
 }
 
@@ -20,7 +25,9 @@ describe('handleInterrupts', () => {
       proc.emit(sig);
       expect(ac.signal.aborted).toBe(true);
       expect((ac.signal.reason as Error).message).toBe(`interrupted by ${sig}`);
-      expect(said).toEqual([`spectune: ${sig} received: rolling back to known-good, releasing the lock, marking the campaign interrupted (resume with --resume)`]);
+      expect(said).toEqual([
+        `spectune: ${sig} received: rolling back to known-good, releasing the lock, marking the campaign interrupted (resume with --resume)`,
+      ]);
       expect(h.received).toBe(sig);
       expect(exits).toEqual([]);
       proc.emit('SIGTERM');

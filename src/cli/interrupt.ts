@@ -19,30 +19,45 @@ export interface InterruptHandle {
 }
 
 // Listen for SIGINT, SIGTERM and SIGHUP: the first aborts `ac`; a second SIGINT warns once; a third exits at once.
-export function handleInterrupts(ac: AbortController, o: { proc: SignalSource; say: (line: string) => void; exit: (code: number) => void; leaseNote?: string }): InterruptHandle {
+export function handleInterrupts(
+  ac: AbortController,
+  o: { proc: SignalSource; say: (line: string) => void; exit: (code: number) => void; leaseNote?: string },
+): InterruptHandle {
   let received: keyof typeof SIGNAL_EXIT | null = null;
   let extraInts = 0;
   const on = (sig: keyof typeof SIGNAL_EXIT) => () => {
     if (received === null) {
       received = sig;
-      o.say(`spectune: ${sig} received: rolling back to known-good, releasing the lock, marking the campaign interrupted (resume with --resume)`);
+      o.say(
+        `spectune: ${sig} received: rolling back to known-good, releasing the lock, marking the campaign interrupted (resume with --resume)`,
+      );
       ac.abort(new Error(`interrupted by ${sig}`));
       return;
     }
     if (sig !== 'SIGINT') return;
     extraInts++;
-    if (extraInts === 1) o.say(`spectune: rolling back, press Ctrl-C again to leave the host to its lease${o.leaseNote ? ` (${o.leaseNote})` : ''}`);
+    if (extraInts === 1)
+      o.say(
+        `spectune: rolling back, press Ctrl-C again to leave the host to its lease${o.leaseNote ? ` (${o.leaseNote})` : ''}`,
+      );
     else o.exit(SIGNAL_EXIT.SIGINT);
   };
   const fns = { SIGINT: on('SIGINT'), SIGTERM: on('SIGTERM'), SIGHUP: on('SIGHUP') };
   for (const [s, fn] of Object.entries(fns)) o.proc.on(s as NodeJS.Signals, fn);
   return {
-    get received() { return received; },
-    dispose() { for (const [s, fn] of Object.entries(fns)) o.proc.removeListener(s as NodeJS.Signals, fn); },
+    get received() {
+      return received;
+    },
+    dispose() {
+      for (const [s, fn] of Object.entries(fns)) o.proc.removeListener(s as NodeJS.Signals, fn);
+    },
   };
 }
 
 // A closed terminal (SIGHUP) turns every later write into EPIPE/EIO: swallow those so the rollback still finishes.
 export function ignoreBrokenOutput(...streams: NodeJS.WritableStream[]): void {
-  for (const s of streams) s.on('error', (e: NodeJS.ErrnoException) => { if (e.code !== 'EPIPE' && e.code !== 'EIO') throw e; });
+  for (const s of streams)
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE' && e.code !== 'EIO') throw e;
+    });
 }

@@ -24,7 +24,11 @@ export function captureIo(env: NodeJS.ProcessEnv = {}): CapturedIo {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const text = { stdout: '', stderr: '' };
-  stdout.on('data', (d: Buffer) => { text.stdout += d.toString(); });
-  stderr.on('data', (d: Buffer) => { text.stderr += d.toString(); });
+  stdout.on('data', (d: Buffer) => {
+    text.stdout += d.toString();
+  });
+  stderr.on('data', (d: Buffer) => {
+    text.stderr += d.toString();
+  });
   return { io: { stdout, stderr, env }, text };
 }

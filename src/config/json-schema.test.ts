@@ -13,7 +13,10 @@ it('schema/spectune.schema.json is generated from the zod schema and up to date'
 });
 
 it('documents fields and requires target and space', () => {
-  const s = buildJsonSchema() as { required: string[]; properties: Record<string, { description?: string; properties?: Record<string, { description?: string }> }> };
+  const s = buildJsonSchema() as {
+    required: string[];
+    properties: Record<string, { description?: string; properties?: Record<string, { description?: string }> }>;
+  };
   expect(s.required).toEqual(['target', 'space']);
   expect(s.properties.target.properties?.engine.description).toBe('inference engine');
   expect(s.properties.space.description).toMatch(/setting key/);

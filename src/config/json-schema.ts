@@ -8,5 +8,10 @@ export const SCHEMA_ID = 'https://github.com/spectune/spectune/raw/main/schema/s
 // Build the JSON Schema of the input side (what users write: defaults optional).
 export function buildJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { ...schema, $id: SCHEMA_ID, title: 'spectune.yaml', description: 'Configuration of a spectune tuning campaign' };
+  return {
+    ...schema,
+    $id: SCHEMA_ID,
+    title: 'spectune.yaml',
+    description: 'Configuration of a spectune tuning campaign',
+  };
 }

@@ -31,7 +31,11 @@ export function lineOfPath(doc: ReturnType<typeof parseDocument>, counter: LineC
 export function locateMessages(file: string, text: string, messages: string[]): string[] {
   const counter = new LineCounter();
   let doc: ReturnType<typeof parseDocument> | null = null;
-  try { doc = parseDocument(text, { lineCounter: counter, logLevel: 'silent' }); } catch { doc = null; }
+  try {
+    doc = parseDocument(text, { lineCounter: counter, logLevel: 'silent' });
+  } catch {
+    doc = null;
+  }
   return messages.map((m) => {
     const path = PATH_PREFIX.exec(m)?.[1];
     const line = doc && path ? lineOfPath(doc, counter, path.split('.')) : null;

@@ -7,23 +7,37 @@ const quantity = z.union([z.number(), z.string()]);
 export const slurmSchema = z.strictObject({
   /** SSH destination of the login host (sbatch, squeue, sacct, scontrol); default target.hosts[0].host. */
   // biome-ignore lint/complexity/noUselessEscapeInRegex: in the JSON schema `\[` stays valid under the v flag
-  login: z.string().regex(/^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/, 'expected "user@host"').optional().describe('login host "user@host" (default: target.hosts[0].host)'),
+  login: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/, 'expected "user@host"')
+    .optional()
+    .describe('login host "user@host" (default: target.hosts[0].host)'),
   /** Partition of the trial jobs (default: the cluster's default partition). */
   partition: z.string().min(1).optional().describe('partition of the trial jobs'),
   /** Nodes per trial: 1, or 2 for a model split across nodes (rank 0 and rank 1 via srun). */
-  nodes: z.union([z.literal(1), z.literal(2)]).default(1).describe('nodes per trial: 1, or 2 (rank 0 and rank 1 via srun)'),
+  nodes: z
+    .union([z.literal(1), z.literal(2)])
+    .default(1)
+    .describe('nodes per trial: 1, or 2 (rank 0 and rank 1 via srun)'),
   /** GPUs per node of a trial (--gpus-per-node), where the cluster has them. */
   gpusPerTrial: z.number().int().min(1).optional().describe('GPUs per node of a trial (--gpus-per-node)'),
   /** CPUs of the engine task (--cpus-per-task). */
   cpusPerTask: z.number().int().min(1).optional().describe('CPUs per task (--cpus-per-task)'),
   /** Memory per node, as sbatch --mem reads it ("4G"); required: without it a job takes the node's whole memory. */
-  mem: z.string().regex(/^\d+[KMGT]?$/, 'expected a memory request such as "4G"').describe('memory per node (--mem), e.g. "4G"'),
+  mem: z
+    .string()
+    .regex(/^\d+[KMGT]?$/, 'expected a memory request such as "4G"')
+    .describe('memory per node (--mem), e.g. "4G"'),
   /** Wall-time limit of a trial job ("30m", "2h"). */
   timeLimit: quantity.default('30m').describe('time limit of a trial job, e.g. "30m"'),
   /** The engine's command line (the tuned flags are patched in); it listens on $SPECTUNE_PORT (endpoint's port). */
   command: z.string().min(1).describe('engine command line; listens on $SPECTUNE_PORT'),
   /** Rank 1's command line of a two-node trial; rank 0's node is in $SPECTUNE_RANK0. */
-  rank1Command: z.string().min(1).optional().describe('rank-1 command line of a two-node trial ($SPECTUNE_RANK0 = rank 0 node)'),
+  rank1Command: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('rank-1 command line of a two-node trial ($SPECTUNE_RANK0 = rank 0 node)'),
   /** Job output file (%j = job id), on a file system the login host shares with the nodes. */
   output: z.string().default('spectune-%j.out').describe('job output file (%j = job id), shared with the login host'),
   /** Working directory of the jobs. */

@@ -6,11 +6,25 @@ import { slurmSchema } from './schema-slurm.js';
 
 /** Scalar metrics of one benchmark level (BenchRun), addressed as `field` or `field.stat`. */
 export const METRICS = [
-  'outputTokensPerSec', 'requestsPerSec', 'acceptLength',
-  'decodeTokensPerSec.mean', 'decodeTokensPerSec.p50', 'decodeTokensPerSec.p90', 'decodeTokensPerSec.p99',
-  'ttftMs.mean', 'ttftMs.p50', 'ttftMs.p90', 'ttftMs.p99',
-  'itlMs.mean', 'itlMs.p50', 'itlMs.p90', 'itlMs.p99',
-  'e2eMs.mean', 'e2eMs.p50', 'e2eMs.p90', 'e2eMs.p99',
+  'outputTokensPerSec',
+  'requestsPerSec',
+  'acceptLength',
+  'decodeTokensPerSec.mean',
+  'decodeTokensPerSec.p50',
+  'decodeTokensPerSec.p90',
+  'decodeTokensPerSec.p99',
+  'ttftMs.mean',
+  'ttftMs.p50',
+  'ttftMs.p90',
+  'ttftMs.p99',
+  'itlMs.mean',
+  'itlMs.p50',
+  'itlMs.p90',
+  'itlMs.p99',
+  'e2eMs.mean',
+  'e2eMs.p50',
+  'e2eMs.p90',
+  'e2eMs.p99',
 ] as const;
 
 /** A metric name (see METRICS). */
@@ -20,14 +34,24 @@ export type MetricName = (typeof METRICS)[number];
 const HOST_SPEC = /^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/;
 const settingValue = z.union([z.number(), z.string(), z.boolean()]);
 /** Benchmark timeouts of a campaign when spectune.yaml does not set them (shown in `spectune tune --help`). */
-export const DEFAULT_BENCH_TIMEOUTS = { ready: '20m', connect: '10s', firstToken: '120s', stall: '60s', total: '10m' } as const;
+export const DEFAULT_BENCH_TIMEOUTS = {
+  ready: '20m',
+  connect: '10s',
+  firstToken: '120s',
+  stall: '60s',
+  total: '10m',
+} as const;
 
 const quantity = z.union([z.number(), z.string()]);
 
 /** One machine (and its unit) that serves the model; a model may span two hosts (rank0, rank1). */
 export const hostSchema = z.strictObject({
   /** SSH destination "user@host" (or "host"); omitted = this machine. */
-  host: z.string().regex(HOST_SPEC, 'expected "user@host"').optional().describe('SSH destination "user@host"; omit for this machine'),
+  host: z
+    .string()
+    .regex(HOST_SPEC, 'expected "user@host"')
+    .optional()
+    .describe('SSH destination "user@host"; omit for this machine'),
   /** The systemd unit (or process-manager service) name. */
   unit: z.string().min(1).describe('systemd unit name, e.g. "sglang-qwen.service"'),
   /** Rank of this host in a multi-node deployment; rank0 serves the endpoint. */
@@ -40,8 +64,18 @@ const argvSchema = z.array(z.string().min(1)).min(1);
 
 /** Commands around each restart spectune makes (the load balancer's drain: out before the stop, back in after the ready). */
 export const hooksSchema = z.strictObject({
-  preStop: z.array(argvSchema).optional().describe('argv arrays run in order on this machine before each stop spectune makes, e.g. [[lb-ctl, drain, host1]]'),
-  postReady: z.array(argvSchema).optional().describe('argv arrays run in order on this machine once the restarted engine is ready, e.g. [[lb-ctl, enable, host1]]'),
+  preStop: z
+    .array(argvSchema)
+    .optional()
+    .describe(
+      'argv arrays run in order on this machine before each stop spectune makes, e.g. [[lb-ctl, drain, host1]]',
+    ),
+  postReady: z
+    .array(argvSchema)
+    .optional()
+    .describe(
+      'argv arrays run in order on this machine once the restarted engine is ready, e.g. [[lb-ctl, enable, host1]]',
+    ),
   timeout: quantity.default('60s').describe('time limit of each hook command, e.g. "60s"'),
 });
 
@@ -55,21 +89,42 @@ export const targetSchema = z.strictObject({
   /** API key (prefer apiKeyEnv: keys in files end up in backups). */
   apiKey: z.string().optional().describe('API key (prefer apiKeyEnv)'),
   /** Name of the environment variable holding the API key. */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe('environment variable with the API key'),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional()
+    .describe('environment variable with the API key'),
   /** Service manager: systemd, or spectune's local process manager (used by `spectune demo`). */
-  manager: z.enum(['systemd', 'process', 'slurm']).default('systemd').describe('systemd, the local process manager, or slurm (trials as jobs)'),
+  manager: z
+    .enum(['systemd', 'process', 'slurm'])
+    .default('systemd')
+    .describe('systemd, the local process manager, or slurm (trials as jobs)'),
   /** manager: process only: the manager's root (holds etc/systemd/system/<unit>, written by the operator, and the
    *  manager's state), relative to the config file; default "./spectune-procman". */
-  processDir: z.string().min(1).optional().describe('process manager root with etc/systemd/system/<unit> (manager: process)'),
+  processDir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('process manager root with etc/systemd/system/<unit> (manager: process)'),
   /** GPU memory per rank, e.g. "96GiB"; helps the feasibility predictor before any capacity line is known. */
   gpuMemory: quantity.optional().describe('GPU memory per rank, e.g. "96GiB"'),
   /** systemd only: how long a candidate may run unconfirmed before the host itself restores known-good (the
    *  commit-confirmed lease; spectune renews it while it lives), e.g. "5m"; 0 turns it off. */
-  lease: quantity.default('5m').describe('commit-confirmed lease of a candidate: the host restores known-good unless spectune renews it, e.g. "5m"; 0 = off'),
+  lease: quantity
+    .default('5m')
+    .describe(
+      'commit-confirmed lease of a candidate: the host restores known-good unless spectune renews it, e.g. "5m"; 0 = off',
+    ),
   /** systemd: how long a restart waits for the engine's in-flight requests before it stops anyway, e.g. "10m"; 0 = no wait. */
-  drainTimeout: quantity.default('10m').describe('how long a restart waits for in-flight requests to finish before stopping anyway, e.g. "10m"; 0 = no wait'),
+  drainTimeout: quantity
+    .default('10m')
+    .describe(
+      'how long a restart waits for in-flight requests to finish before stopping anyway, e.g. "10m"; 0 = no wait',
+    ),
   /** systemd: commands run on this machine around each restart spectune makes (e.g. take the host out of the load balancer). */
-  hooks: hooksSchema.optional().describe('commands run on this machine before each stop (preStop) and after each ready (postReady)'),
+  hooks: hooksSchema
+    .optional()
+    .describe('commands run on this machine before each stop (preStop) and after each ready (postReady)'),
   /** manager: slurm only: how each trial becomes a job. */
   slurm: slurmSchema.optional().describe('manager: slurm: trials as Slurm jobs'),
 });
@@ -99,12 +154,15 @@ export const searchSchema = z.strictObject({
   /** Maximum measurements of one config when two candidates are within the noise margin. */
   repeats: z.number().int().min(1).max(10).default(2).describe('measurements per config on near-ties'),
   /** Stability soak of the winner before it is accepted. */
-  soak: z.strictObject({
-    /** How many times the winner is benchmarked again (0 disables the soak). */
-    repeats: z.number().int().min(0).max(10).default(1).describe('extra runs of the winner (0 = no soak)'),
-    /** Minimum time under load, e.g. "10m". */
-    duration: quantity.optional().describe('minimum time under load, e.g. "10m"'),
-  }).default({ repeats: 1 }).describe('stability soak of the winner'),
+  soak: z
+    .strictObject({
+      /** How many times the winner is benchmarked again (0 disables the soak). */
+      repeats: z.number().int().min(0).max(10).default(1).describe('extra runs of the winner (0 = no soak)'),
+      /** Minimum time under load, e.g. "10m". */
+      duration: quantity.optional().describe('minimum time under load, e.g. "10m"'),
+    })
+    .default({ repeats: 1 })
+    .describe('stability soak of the winner'),
   /** Seed of the random strategy (same seed, same trials). */
   seed: z.number().int().default(1).describe('seed of the random strategy'),
 });
@@ -124,7 +182,7 @@ export const constraintSchema = z.strictObject({
   /** Metric to check. */
   metric: z.enum(METRICS).describe('metric to check'),
   /** Concurrency level (default: the objective's). */
-  concurrency: z.number().int().positive().optional().describe('concurrency level (default: the objective\'s)'),
+  concurrency: z.number().int().positive().optional().describe("concurrency level (default: the objective's)"),
   /** Comparison. */
   op: z.enum(['>=', '<=']).describe('comparison'),
   /** Threshold: a number, or a percentage of the baseline such as "90%". */
@@ -138,7 +196,9 @@ export const benchmarkSchema = z.strictObject({
   /** Concurrency levels, run in order. */
   concurrency: z.array(z.number().int().positive()).min(1).default([1, 16]).describe('concurrency levels'),
   /** Requests per level. */
-  requests: z.union([z.number().int().positive(), z.array(z.number().int().positive()).min(1)]).default(32)
+  requests: z
+    .union([z.number().int().positive(), z.array(z.number().int().positive()).min(1)])
+    .default(32)
     .describe('requests per level, or one count per concurrency level, e.g. [8, 16, 32, 64]'),
   /** Prompt length in tokens. */
   inputTokens: z.number().int().positive().default(512).describe('prompt tokens'),
@@ -147,18 +207,21 @@ export const benchmarkSchema = z.strictObject({
   /** Warm-up requests after each restart (not measured; the first run after a restart is cold). */
   warmup: z.number().int().min(0).default(2).describe('warm-up requests (discarded)'),
   /** Timeouts by phase, e.g. "10s", "15m". */
-  timeouts: z.strictObject({
-    /** Model load until the health check answers. */
-    ready: quantity.default(DEFAULT_BENCH_TIMEOUTS.ready).describe('time for the service to become ready'),
-    /** Connection to the endpoint. */
-    connect: quantity.default(DEFAULT_BENCH_TIMEOUTS.connect).describe('connect timeout'),
-    /** First token of a request. */
-    firstToken: quantity.default(DEFAULT_BENCH_TIMEOUTS.firstToken).describe('first-token timeout'),
-    /** Gap between two tokens. */
-    stall: quantity.default(DEFAULT_BENCH_TIMEOUTS.stall).describe('inter-token stall timeout'),
-    /** One whole request. */
-    total: quantity.default(DEFAULT_BENCH_TIMEOUTS.total).describe('per-request timeout'),
-  }).default({ ...DEFAULT_BENCH_TIMEOUTS }).describe('timeouts by phase'),
+  timeouts: z
+    .strictObject({
+      /** Model load until the health check answers. */
+      ready: quantity.default(DEFAULT_BENCH_TIMEOUTS.ready).describe('time for the service to become ready'),
+      /** Connection to the endpoint. */
+      connect: quantity.default(DEFAULT_BENCH_TIMEOUTS.connect).describe('connect timeout'),
+      /** First token of a request. */
+      firstToken: quantity.default(DEFAULT_BENCH_TIMEOUTS.firstToken).describe('first-token timeout'),
+      /** Gap between two tokens. */
+      stall: quantity.default(DEFAULT_BENCH_TIMEOUTS.stall).describe('inter-token stall timeout'),
+      /** One whole request. */
+      total: quantity.default(DEFAULT_BENCH_TIMEOUTS.total).describe('per-request timeout'),
+    })
+    .default({ ...DEFAULT_BENCH_TIMEOUTS })
+    .describe('timeouts by phase'),
 });
 
 /** When the campaign stops. */
@@ -181,7 +244,11 @@ export const configSchema = z.strictObject({
   /** Conditions every accepted config must meet. */
   constraints: z.array(constraintSchema).default([]).describe('conditions on accepted configs'),
   benchmark: benchmarkSchema.default({
-    concurrency: [1, 16], requests: 32, inputTokens: 512, outputTokens: 256, warmup: 2,
+    concurrency: [1, 16],
+    requests: 32,
+    inputTokens: 512,
+    outputTokens: 256,
+    warmup: 2,
     timeouts: { ...DEFAULT_BENCH_TIMEOUTS },
   }),
   budget: budgetSchema.default({ trials: 20 }),

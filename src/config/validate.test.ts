@@ -17,7 +17,12 @@ describe('validateConfig', () => {
     expect(r.ok).toBe(true);
     const c = r.config!;
     expect(c.space).toEqual([{ key: 'speculative_num_steps', values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }]);
-    expect(c.search).toMatchObject({ strategy: 'adaptive', noiseMargin: 0.03, repeats: 2, soak: { repeats: 1, durationMs: null } });
+    expect(c.search).toMatchObject({
+      strategy: 'adaptive',
+      noiseMargin: 0.03,
+      repeats: 2,
+      soak: { repeats: 1, durationMs: null },
+    });
     expect(c.objective).toEqual({ metric: 'decodeTokensPerSec.p50', concurrency: 1, goal: 'maximize' });
     expect(c.target.hosts).toEqual([{ host: null, unit: 'sglang.service', role: 'rank0' }]);
     expect(c.store).toBe('./spectune.db');
@@ -32,7 +37,13 @@ describe('validateConfig', () => {
     }
     const seed = validateConfig(parse(readFileSync(root + 'examples/spectune.yaml', 'utf8'))).config!;
     expect(seed.target.hosts.map((h) => h.role)).toEqual(['rank0', 'rank1']);
-    expect(seed.constraints[0]).toEqual({ metric: 'outputTokensPerSec', concurrency: 16, op: '>=', value: 0.9, relative: true });
+    expect(seed.constraints[0]).toEqual({
+      metric: 'outputTokensPerSec',
+      concurrency: 16,
+      op: '>=',
+      value: 0.9,
+      relative: true,
+    });
     expect(seed.budget.hours).toBe(4);
     expect(seed.target.gpuMemoryBytes).toBe(96 * 2 ** 30);
   });
@@ -43,7 +54,11 @@ describe('validateConfig', () => {
     cfg.search = { noiseMargin: true };
     const r = validateConfig(cfg);
     expect(r.ok).toBe(false);
-    expect(r.errors).toContainEqual(expect.stringMatching(/^target\.engine: expected one of "sglang", "vllm", "llamacpp", got "tgi" \(example: engine: sglang\)$/));
+    expect(r.errors).toContainEqual(
+      expect.stringMatching(
+        /^target\.engine: expected one of "sglang", "vllm", "llamacpp", got "tgi" \(example: engine: sglang\)$/,
+      ),
+    );
     expect(r.errors.some((e) => e.startsWith('search.noiseMargin: expected') && e.includes('got true'))).toBe(true);
   });
 
@@ -51,12 +66,18 @@ describe('validateConfig', () => {
     const cfg = minimal() as Record<string, unknown>;
     cfg.target = { ...(cfg.target as object), hosts: { unit: 'sglang.service' } };
     const r = validateConfig(cfg);
-    expect(r.errors).toContainEqual('target.hosts: expected a list (YAML array), got {"unit":"sglang.service"} (example: hosts: [{host: root@10.0.0.5, unit: sglang.service, role: rank0}])');
+    expect(r.errors).toContainEqual(
+      'target.hosts: expected a list (YAML array), got {"unit":"sglang.service"} (example: hosts: [{host: root@10.0.0.5, unit: sglang.service, role: rank0}])',
+    );
   });
 
   it('suggests the nearest known key for a nested typo, and none when nothing is close', () => {
     const cfg = minimal() as Record<string, unknown>;
-    cfg.target = { engine: 'sglang', endpoint: 'http://127.0.0.1:30000', hosts: [{ untt: 'sglang.service', unit: 'a.service' }] };
+    cfg.target = {
+      engine: 'sglang',
+      endpoint: 'http://127.0.0.1:30000',
+      hosts: [{ untt: 'sglang.service', unit: 'a.service' }],
+    };
     cfg.budget = { trails: 5, zzzzzzzz: 1 };
     const r = validateConfig(cfg);
     expect(r.errors).toContain('target.hosts.0.untt: unknown key (did you mean unit?)');
@@ -73,7 +94,9 @@ describe('validateConfig', () => {
     expect(r2.ok).toBe(true);
     expect(r2.config!.search.noiseMargin).toBe(0.05);
     expect(r2.config!.budget.trials).toBe(7);
-    expect(r2.warnings).toContain('search.margin: renamed to search.noiseMargin in spectune 0.1; rename the key (value moved for now)');
+    expect(r2.warnings).toContain(
+      'search.margin: renamed to search.noiseMargin in spectune 0.1; rename the key (value moved for now)',
+    );
   });
 
   it('normalises units and percentages', () => {
@@ -102,14 +125,29 @@ describe('validateConfig', () => {
       objective: { metric: 'decodeTokensPerSec.p50', concurrency: 4 },
     };
     const r = validateConfig(cfg);
-    expect(r.errors).toContain('objective.concurrency: expected one of the benchmark levels [1, 16], got 4 (add it to benchmark.concurrency)');
+    expect(r.errors).toContain(
+      'objective.concurrency: expected one of the benchmark levels [1, 16], got 4 (add it to benchmark.concurrency)',
+    );
     expect(r.errors.some((e) => e.startsWith('target.manager: expected systemd for remote hosts'))).toBe(true);
   });
 
   it('checks space keys against the engine parameter table when given', () => {
-    const params = { sglang: [{ key: 'speculative_num_steps', flag: '--speculative-num-steps', type: 'int' as const, min: 1, max: 8, description: '' }] };
+    const params = {
+      sglang: [
+        {
+          key: 'speculative_num_steps',
+          flag: '--speculative-num-steps',
+          type: 'int' as const,
+          min: 1,
+          max: 8,
+          description: '',
+        },
+      ],
+    };
     const r = validateConfig({ ...minimal(), space: { speculative_num_step: { values: [1] } } }, { params });
-    expect(r.errors).toEqual(['space.speculative_num_step: expected a sglang setting, got an unknown key (did you mean speculative_num_steps?)']);
+    expect(r.errors).toEqual([
+      'space.speculative_num_step: expected a sglang setting, got an unknown key (did you mean speculative_num_steps?)',
+    ]);
     const r2 = validateConfig(minimal(), { params });
     expect(r2.errors).toEqual(['space.speculative_num_steps: expected values within 1..8, got 9, 10']);
   });
@@ -117,9 +155,16 @@ describe('validateConfig', () => {
   it('reads flag-style setting names as canonical keys, with a warning', () => {
     const r = validateConfig({ ...minimal(), space: { '--speculative-num-steps': { values: [1, 2] } } });
     expect(r.config!.space).toEqual([{ key: 'speculative_num_steps', values: [1, 2] }]);
-    const twice = validateConfig({ ...minimal(), space: { 'speculative-num-steps': { values: [1] }, speculative_num_steps: { values: [2] } } });
-    expect(twice.errors).toEqual(['space.speculative_num_steps: expected each setting once, got it under two spellings']);
-    expect(r.warnings).toContain('space.--speculative-num-steps: read as speculative_num_steps (settings are named in snake_case, e.g. speculative_num_steps)');
+    const twice = validateConfig({
+      ...minimal(),
+      space: { 'speculative-num-steps': { values: [1] }, speculative_num_steps: { values: [2] } },
+    });
+    expect(twice.errors).toEqual([
+      'space.speculative_num_steps: expected each setting once, got it under two spellings',
+    ]);
+    expect(r.warnings).toContain(
+      'space.--speculative-num-steps: read as speculative_num_steps (settings are named in snake_case, e.g. speculative_num_steps)',
+    );
   });
 
   it('warns about literal API keys and defaults latency objectives to minimize', () => {

@@ -17,7 +17,9 @@ export function validateConfig(json: unknown, ctx: RuleContext = {}): Validation
   const p: Problems = { errors: [], warnings: [...migrated.messages] };
   const parsed = configSchema.safeParse(migrated.value, { reportInput: true });
   if (!parsed.success) {
-    const errors = parsed.error.issues.flatMap((i) => formatIssue(i, (path) => knownKeysAt(configSchema, path)).split('\n'));
+    const errors = parsed.error.issues.flatMap((i) =>
+      formatIssue(i, (path) => knownKeysAt(configSchema, path)).split('\n'),
+    );
     return { ok: false, config: null, errors, warnings: p.warnings };
   }
   const config = normalizeConfig(parsed.data, p);

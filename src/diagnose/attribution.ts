@@ -16,7 +16,11 @@ function stopSighting(life: LifeState) {
 }
 
 // The action (stop/restart/kill...) that explains a lifetime's stop, or null.
-export function attributeStop(life: LifeState, actions: ActionRecord[], hints: Map<string, number | null>): ActionRecord | null {
+export function attributeStop(
+  life: LifeState,
+  actions: ActionRecord[],
+  hints: Map<string, number | null>,
+): ActionRecord | null {
   const s = stopSighting(life);
   if (!s || !actions.length) return null;
   const candidates = actions.filter((a) => STOP_ACTIONS.has(a.action));
@@ -28,7 +32,10 @@ export function attributeStop(life: LifeState, actions: ActionRecord[], hints: M
     const t = Date.parse(a.ts);
     if (!Number.isFinite(t) || t < at - ACTION_LEAD_MS || t > at + ACTION_LAG_MS) continue;
     const gap = Math.abs(at - t);
-    if (gap < bestGap) { best = a; bestGap = gap; }
+    if (gap < bestGap) {
+      best = a;
+      bestGap = gap;
+    }
   }
   return best;
 }

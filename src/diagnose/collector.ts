@@ -3,7 +3,14 @@ import { ENGINE_NAMES } from '../engines/registry.js';
 import { detach, detachAll } from './detach.js';
 import { LifetimeTracker, type LifeState, type RuleHit, type Sighting } from './lifetimes.js';
 import { createLineSplitter, type LineSplitter } from './lines.js';
-import { BATCH_PREFIXES, readAppMarker, readKernelMarker, readSystemdMarker, REQUEST_LOG_PREFIXES, type Marker } from './markers.js';
+import {
+  BATCH_PREFIXES,
+  readAppMarker,
+  readKernelMarker,
+  readSystemdMarker,
+  REQUEST_LOG_PREFIXES,
+  type Marker,
+} from './markers.js';
 import { APP_FAILURE_CLASSES, type RuleMatcher } from './matcher.js';
 import { stripAppPrefix, type AppLine, type Dialect } from './prefix.js';
 import { parseLine, type JournalEntry, type LineFormat, type LogRecord } from './records.js';
@@ -53,7 +60,8 @@ const MAX_SUSPICIOUS = 40;
 const MAX_UNOWNED = 200;
 const MAX_CHAINS_PER_LIFE = 6;
 /** Suspicious lines (shown when nothing matched): error words that are not part of routine output. */
-const SUSPICIOUS = /\b(?:[A-Z]\w*Error|ERROR|Exception|FATAL|Fatal|fatal|Traceback|Segmentation fault|Aborted|core dumped|panic|failed|Failed|killed|Killed)\b/;
+const SUSPICIOUS =
+  /\b(?:[A-Z]\w*Error|ERROR|Exception|FATAL|Fatal|fatal|Traceback|Segmentation fault|Aborted|core dumped|panic|failed|Failed|killed|Killed)\b/;
 /** Text kept per evidence line: enough to quote, bounded for 1 MB lines. */
 const MAX_QUOTE = 2000;
 
@@ -96,7 +104,10 @@ export class Collector {
   private readonly tracebacks: TracebackAssembler;
   private lifeIds = 0;
 
-  constructor(private readonly matcher: RuleMatcher, private readonly unit: string | null) {
+  constructor(
+    private readonly matcher: RuleMatcher,
+    private readonly unit: string | null,
+  ) {
     this.tracebacks = new TracebackAssembler((c) => this.keepChain(c));
   }
 
@@ -113,20 +124,42 @@ export class Collector {
 
   // End of all input: flush partial lines and open tracebacks.
   finish(): Collected {
-    for (const s of this.sources.values()) { s.splitter.end(); s.tracker.seal(); }
+    for (const s of this.sources.values()) {
+      s.splitter.end();
+      s.tracker.seal();
+    }
     this.tracebacks.flush();
     const all = [...this.sources.values()];
     return {
-      sources: all.map((s) => s.summary), lives: all.flatMap((s) => s.tracker.lives), unowned: this.unowned,
-      timeline: [...this.timelineHead, ...this.timelineTail.slice(-TIMELINE_TAIL)], suspicious: this.suspicious.slice(-MAX_SUSPICIOUS), dialects: this.dialects,
+      sources: all.map((s) => s.summary),
+      lives: all.flatMap((s) => s.tracker.lives),
+      unowned: this.unowned,
+      timeline: [...this.timelineHead, ...this.timelineTail.slice(-TIMELINE_TAIL)],
+      suspicious: this.suspicious.slice(-MAX_SUSPICIOUS),
+      dialects: this.dialects,
     };
   }
 
   private sourceFor(name: string): SourceState {
     let s = this.sources.get(name);
     if (!s) {
-      const summary: SourceSummary = { name, lines: 0, recognised: 0, formats: { json: 0, journal: 0, plain: 0, meta: 0 }, yearHint: null, kernelLines: 0, systemdLines: 0, stampedLines: 0, firstTs: null };
-      const state: SourceState = { summary, splitter: null as unknown as LineSplitter, tracker: new LifetimeTracker(name, () => ++this.lifeIds), dialect: null };
+      const summary: SourceSummary = {
+        name,
+        lines: 0,
+        recognised: 0,
+        formats: { json: 0, journal: 0, plain: 0, meta: 0 },
+        yearHint: null,
+        kernelLines: 0,
+        systemdLines: 0,
+        stampedLines: 0,
+        firstTs: null,
+      };
+      const state: SourceState = {
+        summary,
+        splitter: null as unknown as LineSplitter,
+        tracker: new LifetimeTracker(name, () => ++this.lifeIds),
+        dialect: null,
+      };
       state.splitter = createLineSplitter((line) => this.onLine(state, line));
       this.sources.set(name, state);
       s = state;
@@ -144,17 +177,29 @@ export class Collector {
   private onEntry(src: SourceState, rec: JournalEntry, lineNo: number): void {
     const sum = src.summary;
     sum.formats[rec.format]++;
-    if (rec.format === 'meta') { sum.recognised++; return; }
+    if (rec.format === 'meta') {
+      sum.recognised++;
+      return;
+    }
     const app = rec.origin === 'app' ? stripAppPrefix(rec.message) : bare(rec.message);
     const ts = rec.ts ?? app.appTs;
     sum.yearHint ??= yearOf(rec.ts) ?? yearOf(app.appTs);
-    if (ts) { sum.stampedLines++; sum.firstTs ??= detach(ts); }
+    if (ts) {
+      sum.stampedLines++;
+      sum.firstTs ??= detach(ts);
+    }
     if (rec.origin === 'systemd') sum.systemdLines++;
     if (rec.format !== 'plain' || app.prefixed) sum.recognised++;
-    if (rec.origin === 'kernel') { sum.kernelLines++; return this.onKernel(src, lineNo, ts, app.text); }
+    if (rec.origin === 'kernel') {
+      sum.kernelLines++;
+      return this.onKernel(src, lineNo, ts, app.text);
+    }
     // With --unit, lines about (systemd) or from (journal JSON) another unit are not this service's story.
     if (this.unit && rec.unit && rec.unit !== this.unit && rec.unit !== 'init.scope') return;
-    if (app.dialect) { src.dialect = app.dialect; this.dialects[app.dialect]++; }
+    if (app.dialect) {
+      src.dialect = app.dialect;
+      this.dialects[app.dialect]++;
+    }
     this.onServiceLine(src, rec, app, lineNo, ts);
   }
 
@@ -167,22 +212,45 @@ export class Collector {
       src.tracker.noteDialect(life, app.dialect);
       this.tracebacks.feed(`${src.summary.name}|${rec.pid ?? ''}|${app.tag ?? ''}`, lineNo, app, life.id);
     }
-    if (marker) this.onMarker(src, life, marker, { line: lineNo, ts: ts && detach(ts), text: quote(text), fields: detachAll(marker.fields) }, rec.pid);
+    if (marker)
+      this.onMarker(
+        src,
+        life,
+        marker,
+        { line: lineNo, ts: ts && detach(ts), text: quote(text), fields: detachAll(marker.fields) },
+        rec.pid,
+      );
     // Indented 4+ spaces = a traceback's source line: code quoting a message is not the message.
     if (text.startsWith('    ') || isRoutine(text)) return;
     const cleared = this.matcher.clearedRules(text);
     if (cleared) life.hits = life.hits.filter((h) => !cleared.has(h.ruleId));
     const matches = this.matcher.match(text);
     if (!matches.length) {
-      if (isApp && SUSPICIOUS.test(text)) this.pushBounded(this.suspicious, this.item(src, lineNo, ts, rec.pid, 'suspicious', text, life.id), MAX_SUSPICIOUS);
+      if (isApp && SUSPICIOUS.test(text))
+        this.pushBounded(
+          this.suspicious,
+          this.item(src, lineNo, ts, rec.pid, 'suspicious', text, life.id),
+          MAX_SUSPICIOUS,
+        );
       return;
     }
     if (rec.format === 'plain' && !app.prefixed) src.summary.recognised++;
     for (const m of matches) {
-      const hit: RuleHit = { ruleId: m.rule.id, class: m.rule.class, fatal: m.rule.fatal !== false, source: src.summary.name, lifetime: life.id, line: lineNo, ts: ts && detach(ts), text: quote(text), fields: detachAll(m.facts) };
+      const hit: RuleHit = {
+        ruleId: m.rule.id,
+        class: m.rule.class,
+        fatal: m.rule.fatal !== false,
+        source: src.summary.name,
+        lifetime: life.id,
+        line: lineNo,
+        ts: ts && detach(ts),
+        text: quote(text),
+        fields: detachAll(m.facts),
+      };
       const firstOfClass = hit.fatal && !life.hits.some((h) => h.class === hit.class && h.fatal);
       src.tracker.addHit(life, hit);
-      if (firstOfClass && APP_FAILURE_CLASSES.has(hit.class)) this.addTimeline(this.item(src, lineNo, ts, rec.pid, `error:${hit.class}`, text, life.id));
+      if (firstOfClass && APP_FAILURE_CLASSES.has(hit.class))
+        this.addTimeline(this.item(src, lineNo, ts, rec.pid, `error:${hit.class}`, text, life.id));
     }
   }
 
@@ -198,8 +266,19 @@ export class Collector {
     const marker = readKernelMarker(text);
     if (marker) this.addTimeline(this.item(src, lineNo, ts, null, 'oom_kill', text, null));
     for (const m of this.matcher.match(text)) {
-      const hit: RuleHit = { ruleId: m.rule.id, class: m.rule.class, fatal: m.rule.fatal !== false, source: src.summary.name, lifetime: null, line: lineNo, ts: ts && detach(ts), text: quote(text), fields: detachAll(m.facts) };
-      if (!marker && m.rule.class !== 'host_oom_kill') this.addTimeline(this.item(src, lineNo, ts, null, `error:${hit.class}`, text, null));
+      const hit: RuleHit = {
+        ruleId: m.rule.id,
+        class: m.rule.class,
+        fatal: m.rule.fatal !== false,
+        source: src.summary.name,
+        lifetime: null,
+        line: lineNo,
+        ts: ts && detach(ts),
+        text: quote(text),
+        fields: detachAll(m.facts),
+      };
+      if (!marker && m.rule.class !== 'host_oom_kill')
+        this.addTimeline(this.item(src, lineNo, ts, null, `error:${hit.class}`, text, null));
       this.pushBounded(this.unowned, hit, MAX_UNOWNED);
     }
   }
@@ -210,12 +289,23 @@ export class Collector {
     if (life && life.chains.length < MAX_CHAINS_PER_LIFE) life.chains.push(c);
   }
 
-  private item(src: SourceState, line: number, ts: string | null, pid: number | null, kind: string, text: string, lifetime: number | null): TimelineItem {
+  private item(
+    src: SourceState,
+    line: number,
+    ts: string | null,
+    pid: number | null,
+    kind: string,
+    text: string,
+    lifetime: number | null,
+  ): TimelineItem {
     return { source: src.summary.name, line, ts: ts && detach(ts), pid, kind, text: quote(text), fields: {}, lifetime };
   }
 
   private addTimeline(t: TimelineItem): void {
-    if (this.timelineHead.length < TIMELINE_HEAD) { this.timelineHead.push(t); return; }
+    if (this.timelineHead.length < TIMELINE_HEAD) {
+      this.timelineHead.push(t);
+      return;
+    }
     this.timelineTail.push(t);
     if (this.timelineTail.length > TIMELINE_TAIL * 2) this.timelineTail = this.timelineTail.slice(-TIMELINE_TAIL);
   }

@@ -35,7 +35,9 @@ export interface Diagnoser {
 }
 
 /** One input of diagnoseLogs: text (any format: journal JSON, journalctl text, plain output) or journal entries. */
-export type DiagnoseInput = { name: string; content: string | Buffer } | { name: string; entries: readonly JournalEntry[] };
+export type DiagnoseInput =
+  | { name: string; content: string | Buffer }
+  | { name: string; entries: readonly JournalEntry[] };
 
 // Create a streaming diagnoser; memory stays bounded whatever the input size.
 export function createDiagnoser(opts: DiagnoseOptions = {}): Diagnoser {
@@ -52,11 +54,20 @@ export function createDiagnoser(opts: DiagnoseOptions = {}): Diagnoser {
       collector.pushEntries(source, entries);
     },
     finish() {
-      if (opts.kernelLines) { kernelSeen = true; collector.push(KERNEL_SOURCE, opts.kernelLines); }
+      if (opts.kernelLines) {
+        kernelSeen = true;
+        collector.push(KERNEL_SOURCE, opts.kernelLines);
+      }
       const collected = collector.finish();
       const state: ServiceState | null = opts.state ? parseSystemctlShow(opts.state) : null;
       const kernelInInput = collected.sources.some((s) => s.kernelLines > 0);
-      return evaluate(collected, { state, actions: opts.actions ?? [], unit: opts.unit ?? null, kernelChecked: kernelSeen || kernelInInput, lastLifetime: opts.lastLifetime });
+      return evaluate(collected, {
+        state,
+        actions: opts.actions ?? [],
+        unit: opts.unit ?? null,
+        kernelChecked: kernelSeen || kernelInInput,
+        lastLifetime: opts.lastLifetime,
+      });
     },
   };
 }

@@ -29,7 +29,13 @@ function assertNotEmpty(c: Collected): void {
   const text = c.sources.reduce((n, s) => n + s.formats.json + s.formats.journal + s.formats.plain + s.formats.meta, 0);
   if (text === 0) {
     const lines = c.sources.reduce((n, s) => n + s.lines, 0);
-    throw new ToolError('E_INPUT_UNUSABLE', lines ? `the input has only blank lines (${lines})` : 'the input is empty', { hint: 'pass the log text: a journal export (journalctl -u UNIT -o json), journalctl text, or engine output pasted from docker/kubectl/a file' });
+    throw new ToolError(
+      'E_INPUT_UNUSABLE',
+      lines ? `the input has only blank lines (${lines})` : 'the input is empty',
+      {
+        hint: 'pass the log text: a journal export (journalctl -u UNIT -o json), journalctl text, or engine output pasted from docker/kubectl/a file',
+      },
+    );
   }
 }
 
@@ -44,7 +50,10 @@ function wholeInputLife(c: Collected): LifeState {
 // Drop hits of rules written for another engine than the lifetime's dialect.
 function keepDialectHits(life: LifeState): void {
   if (!life.dialect) return;
-  life.hits = life.hits.filter((h) => { const e = ruleOf(h).engines; return !e || e.includes(life.dialect!); });
+  life.hits = life.hits.filter((h) => {
+    const e = ruleOf(h).engines;
+    return !e || e.includes(life.dialect!);
+  });
 }
 
 // Year hints per source, falling back to any source or the action log (journald short text has no year).
@@ -64,16 +73,25 @@ function commonCause(deaths: Death[]): DiagnosisClass {
 
 // A crash loop: several starts that each failed, or systemd's start limit.
 function findCrashLoop(deaths: Death[], c: Collected, state: ServiceState | null): Incident | null {
-  const all = deaths.filter((d) => d.crashed && (d.ended || d.decisive) && d.class !== 'stop_timeout' && d.class !== 'external_kill');
+  const all = deaths.filter(
+    (d) => d.crashed && (d.ended || d.decisive) && d.class !== 'stop_timeout' && d.class !== 'external_kill',
+  );
   const perSource = new Map<string, Death[]>();
   for (const d of all) perSource.set(d.life.source, [...(perSource.get(d.life.source) ?? []), d]);
   const failed = [...perSource.values()].reduce<Death[]>((a, b) => (b.length > a.length ? b : a), []);
   const limit = c.lives.find((l) => l.marks.start_limit);
   const restarts = c.lives.filter((l) => l.marks.restart).length;
   // One lifetime that printed the same fatal line twice and was restarted (docker's "(restarting)") is a loop too.
-  const repeated = failed.length === 1 && restarts >= 1 && failed[0].decisive !== null
-    && failed[0].life.hits.filter((h) => h.ruleId === failed[0].decisive!.ruleId).length >= CRASH_LOOP_MIN_FAILURES;
-  const looping = limit || repeated || failed.length >= CRASH_LOOP_MIN_FAILURES || (failed.length >= 1 && restarts >= 1 && (state?.NRestarts ?? 0) >= CRASH_LOOP_MIN_FAILURES);
+  const repeated =
+    failed.length === 1 &&
+    restarts >= 1 &&
+    failed[0].decisive !== null &&
+    failed[0].life.hits.filter((h) => h.ruleId === failed[0].decisive!.ruleId).length >= CRASH_LOOP_MIN_FAILURES;
+  const looping =
+    limit ||
+    repeated ||
+    failed.length >= CRASH_LOOP_MIN_FAILURES ||
+    (failed.length >= 1 && restarts >= 1 && (state?.NRestarts ?? 0) >= CRASH_LOOP_MIN_FAILURES);
   if (!looping || !failed.length) return null;
   const cause = commonCause(failed);
   const sample = [...failed].reverse().find((d) => d.class === cause)!;
@@ -83,7 +101,7 @@ function findCrashLoop(deaths: Death[], c: Collected, state: ServiceState | null
 // Epoch ms of a death's decisive line (for ordering nodes), or null.
 function deathMs(d: Death, hints: Map<string, number | null>): number | null {
   const s = d.evidence[0];
-  return s ? parseStamp(s.ts, hints.get(s.source) ?? null)?.ms ?? null : null;
+  return s ? (parseStamp(s.ts, hints.get(s.source) ?? null)?.ms ?? null) : null;
 }
 
 // The incident: the earliest failure across nodes (the others are usually its echo), else the running process, else
@@ -132,22 +150,49 @@ export function evaluate(c: Collected, opts: EvaluateOptions): Diagnosis {
   const firstSource = c.sources[0]?.name;
   const own = c.lives.filter((l) => l.source === firstSource);
   const ctx: DeathContext = {
-    unowned: c.unowned, state: opts.state, stateLife: own[own.length - 1]?.id ?? null, unit: opts.unit, yearHints: hints,
+    unowned: c.unowned,
+    state: opts.state,
+    stateLife: own[own.length - 1]?.id ?? null,
+    unit: opts.unit,
+    yearHints: hints,
   };
   const deaths = c.lives.map((l) => judgeLifetime(l, ctx));
   const last = opts.lastLifetime ? pickLastLifetime(deaths, firstSource) : null;
   const loop = last ? null : findCrashLoop(deaths, c, opts.state);
-  const incident: Incident = loop ?? { kind: 'single', death: last ?? pickIncident(deaths, hints), deaths, failed: [], cause: null };
+  const incident: Incident = loop ?? {
+    kind: 'single',
+    death: last ?? pickIncident(deaths, hints),
+    deaths,
+    failed: [],
+    cause: null,
+  };
   const verdict = explainVerdict(incident, { ...opts, hints, unowned: c.unowned, suspicious: c.suspicious });
   if (last) verdict.summary += earlierFailures(deaths, last);
-  const processMarkers = c.lives.some((l) => l.pid !== null || l.sawStart || Boolean(l.marks.starting || l.marks.started || l.marks.engine_start));
-  Object.assign(verdict, findGaps({ sources: c.sources, kernelChecked: opts.kernelChecked, hasState: opts.state !== null, unit: opts.unit, verdictClass: verdict.class, processMarkers }));
+  const processMarkers = c.lives.some(
+    (l) => l.pid !== null || l.sawStart || Boolean(l.marks.starting || l.marks.started || l.marks.engine_start),
+  );
+  Object.assign(
+    verdict,
+    findGaps({
+      sources: c.sources,
+      kernelChecked: opts.kernelChecked,
+      hasState: opts.state !== null,
+      unit: opts.unit,
+      verdictClass: verdict.class,
+      processMarkers,
+    }),
+  );
   const byId = new Map(deaths.map((d) => [d.life.id, d]));
   return {
     verdict,
     rootException: pickRootException(incident.death),
     timeline: buildTimeline(c, opts.actions, hints),
     lifetimes: buildLifetimes(c.lives, byId, c.sources.length > 1, hints),
-    inputs: c.sources.map((s) => ({ name: s.name, lines: s.lines, recognised: s.recognised, formats: { ...s.formats } })),
+    inputs: c.sources.map((s) => ({
+      name: s.name,
+      lines: s.lines,
+      recognised: s.recognised,
+      formats: { ...s.formats },
+    })),
   };
 }

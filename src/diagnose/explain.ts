@@ -53,18 +53,29 @@ function remediationFor(d: Death, cls: DiagnosisClass): Remediation[] {
   if (cls === 'clean_stop' && d.life.marks.exit?.fields.status !== '9') return [];
   if (cls === 'external_kill' && !d.life.hits.some((h) => h.ruleId === 'systemd.client_kill')) {
     return [
-      { text: 'check the kernel log for an OOM kill first: journalctl -k | grep -i "killed process" (rerun diagnose with --kernel or --host)' },
-      { text: 'then look for probes, watchdogs or scripts that kill -9 the service; stop it with `systemctl stop` so it can drain' },
+      {
+        text: 'check the kernel log for an OOM kill first: journalctl -k | grep -i "killed process" (rerun diagnose with --kernel or --host)',
+      },
+      {
+        text: 'then look for probes, watchdogs or scripts that kill -9 the service; stop it with `systemctl stop` so it can drain',
+      },
     ];
   }
   const hit = d.life.hits.find((h) => h.class === cls && ruleOf(h).remediation.length);
   if (hit) return ruleOf(hit).remediation;
   const defaults: Partial<Record<DiagnosisClass, string>> = {
-    stop_timeout: 'systemd.stop_sigterm_timeout', host_oom_kill: 'kernel.oom_killed_process', external_kill: 'systemd.client_kill', clean_stop: 'sglang.drain_complete',
+    stop_timeout: 'systemd.stop_sigterm_timeout',
+    host_oom_kill: 'kernel.oom_killed_process',
+    external_kill: 'systemd.client_kill',
+    clean_stop: 'sglang.drain_complete',
   };
   const rule = ALL_RULES.find((r) => r.id === defaults[cls]);
   if (rule) return rule.remediation;
-  return [{ text: 'no rule explains this end: read the suspicious lines and the root exception; add --state and the kernel log (journalctl -k) for more evidence' }];
+  return [
+    {
+      text: 'no rule explains this end: read the suspicious lines and the root exception; add --state and the kernel log (journalctl -k) for more evidence',
+    },
+  ];
 }
 
 // Facts worth keeping for the tuner and the report.
@@ -79,14 +90,25 @@ function factsOf(inc: Incident, ctx: ExplainContext): Record<string, string | nu
   if (exit) facts.exit = `code=${exit.code}, status=${exit.status}/${exit.name}`;
   if (l.marks.result) facts.result = l.marks.result.fields.result;
   const by = attributeStop(l, ctx.actions, ctx.hints);
-  if (by) { facts.stop_by = by.by; facts.stop_action_ts = by.ts; }
+  if (by) {
+    facts.stop_by = by.by;
+    facts.stop_action_ts = by.ts;
+  }
   if (inc.kind === 'crash_loop') facts.failed_starts = inc.failed.length;
-  const counter = inc.deaths.map((x) => x.life.marks.restart?.fields.counter).filter(Boolean).pop();
+  const counter = inc.deaths
+    .map((x) => x.life.marks.restart?.fields.counter)
+    .filter(Boolean)
+    .pop();
   if (counter) facts.restart_counter = Number(counter);
   if (ctx.state?.NRestarts !== null && ctx.state?.NRestarts !== undefined) facts.n_restarts = ctx.state.NRestarts;
-  if (inc.kind === 'single' && (d.class === 'healthy' || d.class === 'starting')) Object.assign(facts, runningFacts(l, ctx.hints.get(l.source) ?? null));
-  const kill = d.class === 'external_kill' || d.class === 'host_oom_kill' ? d.evidence.find((e) => e.source !== 'state' && Object.keys(e.fields).length)?.fields : undefined;
-  for (const [k, v] of Object.entries(d.decisive?.fields ?? kill ?? {})) facts[k] = /^-?\d+(?:\.\d+)?$/.test(v) ? Number(v) : v;
+  if (inc.kind === 'single' && (d.class === 'healthy' || d.class === 'starting'))
+    Object.assign(facts, runningFacts(l, ctx.hints.get(l.source) ?? null));
+  const kill =
+    d.class === 'external_kill' || d.class === 'host_oom_kill'
+      ? d.evidence.find((e) => e.source !== 'state' && Object.keys(e.fields).length)?.fields
+      : undefined;
+  for (const [k, v] of Object.entries(d.decisive?.fields ?? kill ?? {}))
+    facts[k] = /^-?\d+(?:\.\d+)?$/.test(v) ? Number(v) : v;
   return facts;
 }
 
@@ -114,7 +136,9 @@ function evidenceOf(inc: Incident, ctx: ExplainContext): Quote[] {
   const d = inc.death;
   const quotes = [...d.evidence];
   if (inc.kind === 'crash_loop') {
-    const marks = inc.deaths.flatMap((x) => [x.life.marks.restart, x.life.marks.start_limit].filter(Boolean).map((s) => ({ ...s!, source: x.life.source })));
+    const marks = inc.deaths.flatMap((x) =>
+      [x.life.marks.restart, x.life.marks.start_limit].filter(Boolean).map((s) => ({ ...s!, source: x.life.source })),
+    );
     quotes.push(...marks.slice(0, 2), ...marks.slice(-2));
   }
   if (d.class === 'unknown' && d.crashed) {
@@ -128,7 +152,13 @@ export function explainVerdict(inc: Incident, ctx: ExplainContext): Verdict {
   const d = inc.death;
   const cls: DiagnosisClass = inc.kind === 'crash_loop' ? 'crash_loop' : d.class;
   const drain = d.life.marks.drain?.fields.remaining;
-  const rf: ReasonFacts = { death: d, kernelChecked: ctx.kernelChecked, remaining: drain ? Number(drain) : null, failedStarts: inc.failed.length || (d.crashed ? 1 : 0), nRestarts: ctx.state?.NRestarts ?? null };
+  const rf: ReasonFacts = {
+    death: d,
+    kernelChecked: ctx.kernelChecked,
+    remaining: drain ? Number(drain) : null,
+    failedStarts: inc.failed.length || (d.crashed ? 1 : 0),
+    nRestarts: ctx.state?.NRestarts ?? null,
+  };
   let confidence = d.confidence;
   if (d.class === 'external_kill' && confidence === 'low' && ctx.kernelChecked) confidence = 'medium';
   if (inc.kind === 'crash_loop') confidence = inc.cause === 'unknown' ? 'medium' : d.confidence;
@@ -136,10 +166,15 @@ export function explainVerdict(inc: Incident, ctx: ExplainContext): Verdict {
   const withSource = new Set(inc.deaths.map((x) => x.life.source)).size > 1;
   const remediation = remediationFor(d, inc.cause ?? cls);
   return {
-    class: cls, cause: inc.kind === 'crash_loop' ? inc.cause : null, confidence,
+    class: cls,
+    cause: inc.kind === 'crash_loop' ? inc.cause : null,
+    confidence,
     summary: summarize(inc, { stop, kernelChecked: ctx.kernelChecked, state: ctx.state, hints: ctx.hints }),
     evidence: orderEvidence(evidenceOf(inc, ctx), withSource),
-    ruledOut: ruledOutOf(inc, cls, rf), remediation, crashed: inc.kind === 'crash_loop' || d.crashed, facts: factsOf(inc, ctx),
-    detail: d.decisive ? ruleOf(d.decisive).detail ?? null : null,
+    ruledOut: ruledOutOf(inc, cls, rf),
+    remediation,
+    crashed: inc.kind === 'crash_loop' || d.crashed,
+    facts: factsOf(inc, ctx),
+    detail: d.decisive ? (ruleOf(d.decisive).detail ?? null) : null,
   };
 }

@@ -27,8 +27,13 @@ interface Expected {
 
 // Every fixture folder: <engine>/<case>.
 function fixtureDirs(): string[] {
-  return readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory())
-    .flatMap((e) => readdirSync(join(ROOT, e.name), { withFileTypes: true }).filter((d) => d.isDirectory()).map((c) => join(ROOT, e.name, c.name)));
+  return readdirSync(ROOT, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((e) =>
+      readdirSync(join(ROOT, e.name), { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((c) => join(ROOT, e.name, c.name)),
+    );
 }
 
 // Run diagnose on one form of a fixture folder.
@@ -38,7 +43,9 @@ function runFixture(dir: string, form: string): Diagnosis {
   const actions = read('actions.jsonl');
   const kernel = read('kernel.txt');
   return diagnoseLogs([{ name: form, content: readFileSync(join(dir, form)) }], {
-    state: form === 'engine.log' ? undefined : read('state.txt'), actions: actions ? parseActionLog(actions).actions : undefined, unit: exp.unit,
+    state: form === 'engine.log' ? undefined : read('state.txt'),
+    actions: actions ? parseActionLog(actions).actions : undefined,
+    unit: exp.unit,
     kernelLines: kernel,
   });
 }
@@ -46,14 +53,27 @@ function runFixture(dir: string, form: string): Diagnosis {
 // "func@file:line" frame matchers.
 function frameMatches(d: Diagnosis, spec: string): boolean {
   const [func, where] = spec.split('@');
-  return (d.rootException?.frames ?? []).some((f) => f.func === func && (!where || `${f.file}:${f.line}`.endsWith(where)));
+  return (d.rootException?.frames ?? []).some(
+    (f) => f.func === func && (!where || `${f.file}:${f.line}`.endsWith(where)),
+  );
 }
 
-const cases = fixtureDirs().flatMap((dir) => FORMS.filter((f) => existsSync(join(dir, f))).map((form) => ({ dir, form, name: `${dir.slice(ROOT.length + 1)} [${form}]` })));
+const cases = fixtureDirs().flatMap((dir) =>
+  FORMS.filter((f) => existsSync(join(dir, f))).map((form) => ({
+    dir,
+    form,
+    name: `${dir.slice(ROOT.length + 1)} [${form}]`,
+  })),
+);
 
 describe('fixture folders', () => {
   it('exist for both seeds', () => {
-    expect(cases.map((c) => c.name)).toEqual(expect.arrayContaining([expect.stringContaining('seed1-stop-timeout'), expect.stringContaining('seed2-crash-loop-kv-oom')]));
+    expect(cases.map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('seed1-stop-timeout'),
+        expect.stringContaining('seed2-crash-loop-kv-oom'),
+      ]),
+    );
   });
 
   it.each(cases)('$name', ({ dir, form }) => {
@@ -68,7 +88,8 @@ describe('fixture folders', () => {
     for (const [k, val] of Object.entries(exp.facts ?? {})) expect(v.facts?.[k], k).toEqual(val);
     for (const s of exp.evidence ?? []) expect(v.evidence.map((e) => e.text).join('\n')).toContain(s);
     for (const c of exp.ruledOut ?? []) expect(v.ruledOut.map((r) => r.class)).toContain(c);
-    for (const s of exp.remediation ?? []) expect(v.remediation.map((r) => r.setting ?? r.unitDirective ?? r.text)).toContain(s);
+    for (const s of exp.remediation ?? [])
+      expect(v.remediation.map((r) => r.setting ?? r.unitDirective ?? r.text)).toContain(s);
     if (exp.rootException === null) expect(d.rootException).toBeNull();
     if (exp.rootException) {
       expect(d.rootException?.type).toBe(exp.rootException.type);
@@ -83,10 +104,15 @@ describe('rules meta-test', () => {
   it('every rule id matches at least one line of a positive fixture or of a real corpus case', () => {
     const hit = new Set<string>();
     const corpus = readdirSync(CORPUS).flatMap((e) => readdirSync(join(CORPUS, e)).map((c) => join(CORPUS, e, c)));
-    const slurm = readdirSync(SLURM).map((c) => join(SLURM, c)).filter((d) => existsSync(join(d, 'job.out')));
+    const slurm = readdirSync(SLURM)
+      .map((c) => join(SLURM, c))
+      .filter((d) => existsSync(join(d, 'job.out')));
     for (const dir of [...fixtureDirs(), ...corpus, ...slurm]) {
-      const text = [...FORMS, 'log.txt', 'job.out', 'slurmd.log'].filter((f) => existsSync(join(dir, f))).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n')
-        + (existsSync(join(dir, 'kernel.txt')) ? readFileSync(join(dir, 'kernel.txt'), 'utf8') : '');
+      const text =
+        [...FORMS, 'log.txt', 'job.out', 'slurmd.log']
+          .filter((f) => existsSync(join(dir, f)))
+          .map((f) => readFileSync(join(dir, f), 'utf8'))
+          .join('\n') + (existsSync(join(dir, 'kernel.txt')) ? readFileSync(join(dir, 'kernel.txt'), 'utf8') : '');
       for (const r of ALL_RULES) if (r.patterns.some((p) => text.split('\n').some((l) => p.test(l)))) hit.add(r.id);
     }
     expect(ALL_RULES.map((r) => r.id).filter((id) => !hit.has(id))).toEqual([]);

@@ -21,7 +21,11 @@ const SKEW_MS = 5000;
 const LINK_WINDOW_MS = 15 * 60_000;
 
 /** A rank's end: what it died of (or a stop), and when. */
-interface End { rank: RankDiagnosis; cls: DiagnosisClass; ms: number }
+interface End {
+  rank: RankDiagnosis;
+  cls: DiagnosisClass;
+  ms: number;
+}
 
 // The source name of a rank's journal: "rank1 th2" (evidence lines read "rank1 th2:L12").
 export function rankSource(rank: number, host: string): string {
@@ -32,7 +36,7 @@ export function rankSource(rank: number, host: string): string {
 function endsOf(r: RankDiagnosis): End[] {
   const out: End[] = [];
   for (const l of r.diagnosis.lifetimes) {
-    const ms = l.end ? parseStamp(l.end, null)?.ms ?? null : null;
+    const ms = l.end ? (parseStamp(l.end, null)?.ms ?? null) : null;
     if (ms === null || !(l.cause || l.exit)) continue;
     out.push({ rank: r, cls: l.cause ?? 'clean_stop', ms });
   }
@@ -57,13 +61,25 @@ function linkOne(r: RankDiagnosis, all: RankDiagnosis[]): RankLink | null {
   while (i > 0 && ECHO_CLASSES.has(ends[i - 1].cls)) i -= 1;
   const abort = ends[i];
   if (!abort) return null;
-  const before = all.filter((o) => o !== r).flatMap(endsOf).filter((e) => e.ms <= abort.ms + SKEW_MS && e.ms >= abort.ms - LINK_WINDOW_MS);
+  const before = all
+    .filter((o) => o !== r)
+    .flatMap(endsOf)
+    .filter((e) => e.ms <= abort.ms + SKEW_MS && e.ms >= abort.ms - LINK_WINDOW_MS);
   const pool = before.some((e) => !ECHO_CLASSES.has(e.cls)) ? before.filter((e) => !ECHO_CLASSES.has(e.cls)) : before;
   const first = pool.sort((a, b) => b.ms - a.ms)[0];
   if (!first) return null;
   const gap = Math.max(0, Math.round((abort.ms - first.ms) / 1000));
   const text = `rank ${r.rank} (${r.host}) aborted (${abort.cls}) because rank ${first.rank.rank} (${first.rank.host}) ${whatHappened(first.cls)} ${gap} s before`;
-  return { rank: r.rank, host: r.host, class: abort.cls, becauseRank: first.rank.rank, becauseHost: first.rank.host, becauseClass: first.cls, afterSec: gap, text };
+  return {
+    rank: r.rank,
+    host: r.host,
+    class: abort.cls,
+    becauseRank: first.rank.rank,
+    becauseHost: first.rank.host,
+    becauseClass: first.cls,
+    afterSec: gap,
+    text,
+  };
 }
 
 // Link every worker's distributed abort to the rank that ended before it.
@@ -74,7 +90,15 @@ export function linkRanks(ranks: RankDiagnosis[]): RankLink[] {
 // Name host and rank on an evidence line: by its source, else (one rank's own diagnosis) as that rank.
 function tagLine(e: EvidenceLine, bySource: Map<string, RankDiagnosis>, own: RankDiagnosis | null): EvidenceLine {
   const r = (e.source && bySource.get(e.source)) || own;
-  return r ? { ...e, source: e.source && e.source !== 'state' ? e.source : `${r.source}${e.source === 'state' ? ' (systemctl show)' : ''}`, host: r.host, rank: r.rank } : e;
+  return r
+    ? {
+        ...e,
+        source:
+          e.source && e.source !== 'state' ? e.source : `${r.source}${e.source === 'state' ? ' (systemctl show)' : ''}`,
+        host: r.host,
+        rank: r.rank,
+      }
+    : e;
 }
 
 // Lifetimes carry their rank's source name too.
@@ -84,15 +108,30 @@ function tagLives(lives: Lifetime[], own: RankDiagnosis | null): Lifetime[] {
 
 // Whether a rank's own verdict is only its linked abort read as a crash loop (one failed start in the window).
 function loneEcho(v: Diagnosis['verdict'], linked: boolean): boolean {
-  return linked && v.class === 'crash_loop' && ECHO_CLASSES.has(v.cause ?? 'unknown') && Number(v.facts?.failed_starts ?? 1) <= 1;
+  return (
+    linked &&
+    v.class === 'crash_loop' &&
+    ECHO_CLASSES.has(v.cause ?? 'unknown') &&
+    Number(v.facts?.failed_starts ?? 1) <= 1
+  );
 }
 
 // One line per rank: its own verdict (a lone linked abort as the abort it is).
 function summaries(ranks: RankDiagnosis[], links: RankLink[]): RankSummary[] {
   return ranks.map((r) => {
     const v = r.diagnosis.verdict;
-    const echo = loneEcho(v, links.some((l) => l.rank === r.rank));
-    return { rank: r.rank, host: r.host, unit: r.unit, class: echo ? v.cause! : v.class, cause: echo ? null : v.cause, summary: v.summary };
+    const echo = loneEcho(
+      v,
+      links.some((l) => l.rank === r.rank),
+    );
+    return {
+      rank: r.rank,
+      host: r.host,
+      unit: r.unit,
+      class: echo ? v.cause! : v.class,
+      cause: echo ? null : v.cause,
+      summary: v.summary,
+    };
   });
 }
 
@@ -103,23 +142,41 @@ function summaries(ranks: RankDiagnosis[], links: RankLink[]): RankSummary[] {
 export function joinRanks(group: Diagnosis | null, ranks: RankDiagnosis[], pick?: number): Diagnosis {
   const links = linkRanks(ranks);
   const bySource = new Map(ranks.map((r) => [r.source, r]));
-  const own = pick === undefined ? null : ranks.find((r) => r.rank === pick) ?? null;
+  const own = pick === undefined ? null : (ranks.find((r) => r.rank === pick) ?? null);
   // A group verdict that is a worker's abort linked to one rank's end is about that end: that rank's own verdict answers,
   // with the workers' decisive lines added (a single abort mixed with another host's NRestarts is no crash loop).
   const echo = !group || ECHO_CLASSES.has(group.verdict.class) || ECHO_CLASSES.has(group.verdict.cause ?? 'unknown');
-  const root = !own && links.length && echo ? ranks.find((r) => r.rank === links[0].becauseRank) ?? null : null;
-  const base = own ? own.diagnosis : root ? root.diagnosis : group ?? ranks[0].diagnosis;
+  const root = !own && links.length && echo ? (ranks.find((r) => r.rank === links[0].becauseRank) ?? null) : null;
+  const base = own ? own.diagnosis : root ? root.diagnosis : (group ?? ranks[0].diagnosis);
   const soleRank = own ?? root ?? (ranks.length === 1 ? ranks[0] : null);
   const echoes = root ? links.flatMap((l) => echoLines(ranks.find((r) => r.rank === l.rank)!)) : [];
-  let verdict = { ...base.verdict, evidence: [...base.verdict.evidence.map((e) => tagLine(e, bySource, soleRank)), ...echoes] };
+  let verdict = {
+    ...base.verdict,
+    evidence: [...base.verdict.evidence.map((e) => tagLine(e, bySource, soleRank)), ...echoes],
+  };
   const mine = own ? links.filter((l) => l.rank === own.rank) : links;
   if (own && loneEcho(verdict, mine.length > 0)) {
-    verdict = { ...verdict, class: verdict.cause!, cause: null, summary: `one ${verdict.cause} in the window, not a crash loop: ${mine[0].text}.` };
+    verdict = {
+      ...verdict,
+      class: verdict.cause!,
+      cause: null,
+      summary: `one ${verdict.cause} in the window, not a crash loop: ${mine[0].text}.`,
+    };
   }
-  if (mine.length) verdict = { ...verdict, summary: `${verdict.summary} Linked: ${mine.map((l) => l.text).join('; ')}.`, links: mine };
+  if (mine.length)
+    verdict = { ...verdict, summary: `${verdict.summary} Linked: ${mine.map((l) => l.text).join('; ')}.`, links: mine };
   const hosts = ranks.map((r) => `rank ${r.rank} ${r.host}`).join(', ');
-  const heading = own ? `rank ${own.rank} (${own.host}), read with ${hosts}` : root ? `group of ${ranks.length} ranks (${hosts}), rank ${root.rank} (${root.host}) ended first` : `group of ${ranks.length} ranks (${hosts})`;
-  return { ...base, verdict: { ...verdict, summary: `${heading}: ${verdict.summary}` }, lifetimes: tagLives(base.lifetimes, soleRank), ranks: summaries(ranks, links) };
+  const heading = own
+    ? `rank ${own.rank} (${own.host}), read with ${hosts}`
+    : root
+      ? `group of ${ranks.length} ranks (${hosts}), rank ${root.rank} (${root.host}) ended first`
+      : `group of ${ranks.length} ranks (${hosts})`;
+  return {
+    ...base,
+    verdict: { ...verdict, summary: `${heading}: ${verdict.summary}` },
+    lifetimes: tagLives(base.lifetimes, soleRank),
+    ranks: summaries(ranks, links),
+  };
 }
 
 /** A linked worker's evidence lines quoted in the group verdict (its decisive line and how it ended). */

@@ -1,5 +1,12 @@
 // The diagnose domain's public surface: other folders import from here only.
-export { createDiagnoser, diagnoseLogs, KERNEL_SOURCE, type DiagnoseInput, type Diagnoser, type DiagnoseOptions } from './diagnoser.js';
+export {
+  createDiagnoser,
+  diagnoseLogs,
+  KERNEL_SOURCE,
+  type DiagnoseInput,
+  type Diagnoser,
+  type DiagnoseOptions,
+} from './diagnoser.js';
 export { findFatalLine } from './matcher.js';
 export { readSystemdMarker } from './markers.js';
 export { namesNoFailure } from './no-failure.js';

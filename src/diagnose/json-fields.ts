@@ -16,7 +16,18 @@ export interface JournalFields {
 }
 
 type Wanted = keyof JournalFields;
-const WANTED: Wanted[] = ['MESSAGE', '_PID', 'SYSLOG_IDENTIFIER', '_COMM', '__REALTIME_TIMESTAMP', '_TRANSPORT', 'UNIT', '_SYSTEMD_UNIT', '__CURSOR', '_HOSTNAME'];
+const WANTED: Wanted[] = [
+  'MESSAGE',
+  '_PID',
+  'SYSLOG_IDENTIFIER',
+  '_COMM',
+  '__REALTIME_TIMESTAMP',
+  '_TRANSPORT',
+  'UNIT',
+  '_SYSTEMD_UNIT',
+  '__CURSOR',
+  '_HOSTNAME',
+];
 const QUOTE = 34;
 const BACKSLASH = 92;
 
@@ -53,7 +64,11 @@ function readValue(s: string, i: number): string | null | undefined {
     if (j === -1) return undefined;
     const raw = s.slice(i + 1, j);
     if (!raw.includes('\\')) return raw;
-    try { return JSON.parse(s.slice(i, j + 1)) as string; } catch { return undefined; }
+    try {
+      return JSON.parse(s.slice(i, j + 1)) as string;
+    } catch {
+      return undefined;
+    }
   }
   if (c === 91) {
     const j = s.indexOf(']', i);
@@ -81,7 +96,18 @@ export function readJournalFields(line: string): JournalFields | null {
   let end = line.length - 1;
   while (end > 0 && (line.charCodeAt(end) === 32 || line.charCodeAt(end) === 9)) end--;
   if (line.charCodeAt(end) !== 125) return null;
-  const out: JournalFields = { MESSAGE: null, _PID: null, SYSLOG_IDENTIFIER: null, _COMM: null, __REALTIME_TIMESTAMP: null, _TRANSPORT: null, UNIT: null, _SYSTEMD_UNIT: null, __CURSOR: null, _HOSTNAME: null };
+  const out: JournalFields = {
+    MESSAGE: null,
+    _PID: null,
+    SYSLOG_IDENTIFIER: null,
+    _COMM: null,
+    __REALTIME_TIMESTAMP: null,
+    _TRANSPORT: null,
+    UNIT: null,
+    _SYSTEMD_UNIT: null,
+    __CURSOR: null,
+    _HOSTNAME: null,
+  };
   let sawMessage = false;
   let at = line.indexOf('"', 1);
   while (at !== -1 && at < end) {
@@ -98,7 +124,10 @@ export function readJournalFields(line: string): JournalFields | null {
       const value = readValue(line, v);
       if (value === undefined) return null;
       if (out[key] === null) out[key] = value;
-      if (key === 'MESSAGE') { sawMessage = true; next = v + 1; }
+      if (key === 'MESSAGE') {
+        sawMessage = true;
+        next = v + 1;
+      }
     }
     const sep = line.indexOf(',"', next);
     at = sep === -1 ? -1 : sep + 1;

@@ -54,13 +54,41 @@ export const MAX_LIFETIMES = 400;
 const KEEP_HEAD_LIFETIMES = 50;
 
 /** Marker kinds that keep their first sighting; all others keep the latest. */
-const FIRST_WINS = new Set<Marker['kind']>(['starting', 'started', 'stop_requested', 'sigterm', 'weights_loaded', 'kv_allocated', 'stop_timeout', 'sigkill', 'exit', 'result', 'engine_start']);
+const FIRST_WINS = new Set<Marker['kind']>([
+  'starting',
+  'started',
+  'stop_requested',
+  'sigterm',
+  'weights_loaded',
+  'kv_allocated',
+  'stop_timeout',
+  'sigkill',
+  'exit',
+  'result',
+  'engine_start',
+]);
 
 // A fresh lifetime starting at a line.
 function newLife(id: number, source: string, line: number, ts: string | null): LifeState {
   return {
-    id, source, pid: null, firstLine: line, lastLine: line, startTs: ts, endTs: ts, dialect: null, sawStart: false,
-    appLines: 0, ready: null, requests: 0, firstRequest: null, lastRequest: null, marks: {}, drainCount: 0, hits: [], chains: [],
+    id,
+    source,
+    pid: null,
+    firstLine: line,
+    lastLine: line,
+    startTs: ts,
+    endTs: ts,
+    dialect: null,
+    sawStart: false,
+    appLines: 0,
+    ready: null,
+    requests: 0,
+    firstRequest: null,
+    lastRequest: null,
+    marks: {},
+    drainCount: 0,
+    hits: [],
+    chains: [],
   };
 }
 
@@ -69,7 +97,10 @@ export class LifetimeTracker {
   readonly lives: LifeState[] = [];
   private current: LifeState | null = null;
 
-  constructor(private readonly source: string, private readonly nextId: () => number) {}
+  constructor(
+    private readonly source: string,
+    private readonly nextId: () => number,
+  ) {}
 
   // The lifetime a systemd line refers to (opening one when the window starts mid-life).
   forSystemd(line: number, ts: string | null, marker: Marker | null): LifeState {
@@ -122,7 +153,13 @@ export class LifetimeTracker {
 
   private countRequest(life: LifeState, marker: Marker, s: Sighting): void {
     if (!isGenerationPath(marker.fields.path)) return;
-    if (!life.ready && life.dialect && getEngine(life.dialect).logDialect.ownWarmupRequest && (life.sawStart || life.marks.engine_start)) return; // the engine's own warm-up request
+    if (
+      !life.ready &&
+      life.dialect &&
+      getEngine(life.dialect).logDialect.ownWarmupRequest &&
+      (life.sawStart || life.marks.engine_start)
+    )
+      return; // the engine's own warm-up request
     life.requests++;
     if (!life.firstRequest) life.firstRequest = s;
     life.lastRequest = s;
@@ -130,7 +167,10 @@ export class LifetimeTracker {
 
   private touch(life: LifeState, line: number, ts: string | null): LifeState {
     life.lastLine = line;
-    if (ts) { life.endTs = ts; if (!life.startTs) life.startTs = detach(ts); }
+    if (ts) {
+      life.endTs = ts;
+      if (!life.startTs) life.startTs = detach(ts);
+    }
     return life;
   }
 

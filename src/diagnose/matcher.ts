@@ -13,8 +13,18 @@ export interface RuleMatch {
 
 /** Classes that describe why a process failed by itself (as opposed to lifecycle classes). */
 export const APP_FAILURE_CLASSES: ReadonlySet<DiagnosisClass> = new Set<DiagnosisClass>([
-  'kv_cache_oom', 'cuda_oom', 'cuda_graph_capture_failure', 'distributed_error', 'port_in_use', 'bad_config',
-  'model_load_error', 'speculative_error', 'cuda_error', 'disk_full', 'tokenizer_error', 'dependency_error',
+  'kv_cache_oom',
+  'cuda_oom',
+  'cuda_graph_capture_failure',
+  'distributed_error',
+  'port_in_use',
+  'bad_config',
+  'model_load_error',
+  'speculative_error',
+  'cuda_error',
+  'disk_full',
+  'tokenizer_error',
+  'dependency_error',
 ]);
 
 /**
@@ -22,10 +32,26 @@ export const APP_FAILURE_CLASSES: ReadonlySet<DiagnosisClass> = new Set<Diagnosi
  * more precise than an allocator OOM, and NCCL errors are usually the echo of another rank's death.
  */
 export const CLASS_RANK: Readonly<Record<DiagnosisClass, number>> = {
-  cuda_graph_capture_failure: 90, speculative_error: 85, kv_cache_oom: 80, port_in_use: 75, bad_config: 70,
-  model_load_error: 65, cuda_oom: 60, cuda_error: 50, distributed_error: 40, host_oom_kill: 95, stop_timeout: 97,
-  crash_loop: 99, external_kill: 30, clean_stop: 10, healthy: 0, starting: 0, unknown: 0,
-  disk_full: 88, tokenizer_error: 68, dependency_error: 66,
+  cuda_graph_capture_failure: 90,
+  speculative_error: 85,
+  kv_cache_oom: 80,
+  port_in_use: 75,
+  bad_config: 70,
+  model_load_error: 65,
+  cuda_oom: 60,
+  cuda_error: 50,
+  distributed_error: 40,
+  host_oom_kill: 95,
+  stop_timeout: 97,
+  crash_loop: 99,
+  external_kill: 30,
+  clean_stop: 10,
+  healthy: 0,
+  starting: 0,
+  unknown: 0,
+  disk_full: 88,
+  tokenizer_error: 68,
+  dependency_error: 66,
 };
 
 /** Weight of a rule's confidence when ranking hits (dominates the class rank). */
@@ -65,7 +91,9 @@ export class RuleMatcher {
     const folded = all.filter((p) => p.flags.includes('i'));
     this.prefilterI = folded.length ? new RegExp(join(folded), 'i') : null;
     this.clearing = rules.flatMap((r) => (r.clearedBy ?? []).map((pattern) => ({ pattern, ruleId: r.id })));
-    this.clearFilter = this.clearing.length ? new RegExp(this.clearing.map((c) => `(?:${anonymise(c.pattern.source)})`).join('|')) : null;
+    this.clearFilter = this.clearing.length
+      ? new RegExp(this.clearing.map((c) => `(?:${anonymise(c.pattern.source)})`).join('|'))
+      : null;
   }
 
   // Ids of the context rules a message ends (e.g. "capture finished" ends "capture in progress"), or null.

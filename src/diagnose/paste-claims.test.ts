@@ -13,7 +13,10 @@ function said(name: string, content: string): { cls: string; text: string } {
 }
 // Lines of a real fixture that match a pattern (a paste an operator would make).
 function linesOf(fixture: string, re: RegExp): string {
-  return readFileSync(join(FIX, fixture, 'journal.txt'), 'utf8').split('\n').filter((l) => re.test(l)).join('\n');
+  return readFileSync(join(FIX, fixture, 'journal.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => re.test(l))
+    .join('\n');
 }
 
 describe('pasted-text diagnose claims only what the paste shows', () => {

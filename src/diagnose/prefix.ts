@@ -36,22 +36,37 @@ export function stripAppPrefix(message: string): AppLine {
   let body = message;
   let outer: string | null = null;
   let stamp: string | null = null;
-  if (body.charCodeAt(0) === 62) { body = body.replace(QUOTE_MARK, ''); outer = ''; }
+  if (body.charCodeAt(0) === 62) {
+    body = body.replace(QUOTE_MARK, '');
+    outer = '';
+  }
   const c0 = body.charCodeAt(0);
   if ((c0 >= 48 && c0 <= 57) || c0 === 91) {
     const t = RFC3339_STAMP.exec(body);
-    if (t) { body = body.slice(t[0].length); stamp = t[1]; outer = ''; }
+    if (t) {
+      body = body.slice(t[0].length);
+      stamp = t[1];
+      outer = '';
+    }
   }
   if (body.charCodeAt(0) !== 91 && body.charCodeAt(0) !== 40 && body.includes(' | ')) {
     const k = COMPOSE.exec(body);
-    if (k) { body = body.slice(k[0].length); outer = ''; }
+    if (k) {
+      body = body.slice(k[0].length);
+      outer = '';
+    }
   }
   if (body.charCodeAt(0) === 91) {
     const r = RANK_PREFIX.exec(body);
-    if (r) { body = body.slice(r[0].length); outer = r[0].slice(1, r[0].indexOf(']')); }
+    if (r) {
+      body = body.slice(r[0].length);
+      outer = r[0].slice(1, r[0].indexOf(']'));
+    }
   }
   const inner = stripEnginePrefix(body);
-  return outer === null ? inner : { ...inner, prefixed: true, tag: inner.tag ?? (outer || null), appTs: inner.appTs ?? stamp };
+  return outer === null
+    ? inner
+    : { ...inner, prefixed: true, tag: inner.tag ?? (outer || null), appTs: inner.appTs ?? stamp };
 }
 
 // The registered engines' log dialects, read once.
@@ -65,13 +80,24 @@ function stripEnginePrefix(message: string): AppLine {
     let rest = message;
     let tag: string | null = null;
     const t = d.processTag?.exec(message);
-    if (t) { tag = t[1]; rest = message.slice(t[0].length); }
+    if (t) {
+      tag = t[1];
+      rest = message.slice(t[0].length);
+    }
     const m = d.head.exec(rest);
     if (m) return { text: rest.slice(m[0].length), prefixed: true, tag, appTs: m[1], dialect: d.name, head: m[0] };
   }
   for (const d of DIALECTS) {
     const t = d.processTag?.exec(message);
-    if (t) return { text: message.slice(t[0].length), prefixed: true, tag: t[1], appTs: null, dialect: d.foreignTag?.test(t[1]) ? null : d.name, head: '' };
+    if (t)
+      return {
+        text: message.slice(t[0].length),
+        prefixed: true,
+        tag: t[1],
+        appTs: null,
+        dialect: d.foreignTag?.test(t[1]) ? null : d.name,
+        head: '',
+      };
   }
   const hinted = DIALECTS.find((d) => d.hint?.test(message));
   const dialect = hinted ? hinted.name : null;

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const DIR = import.meta.dirname;
-const FORBIDDEN = [/from 'node:(?:fs|fs\/promises|child_process|net|http|https|dgram|os)'/, /\bDate\.now\(/, /new Date\(\)/, /performance\.now\(/, /process\.(?:env|hrtime|cpuUsage)/];
+const FORBIDDEN = [
+  /from 'node:(?:fs|fs\/promises|child_process|net|http|https|dgram|os)'/,
+  /\bDate\.now\(/,
+  /new Date\(\)/,
+  /performance\.now\(/,
+  /process\.(?:env|hrtime|cpuUsage)/,
+];
 
 // Source files of the core (tests excluded), rules included.
 function coreFiles(dir: string): string[] {
@@ -16,11 +22,17 @@ function coreFiles(dir: string): string[] {
 
 describe('diagnose core purity', () => {
   it('imports no I/O module and never reads the clock', () => {
-    const offenders = coreFiles(DIR).flatMap((f) => FORBIDDEN.filter((re) => re.test(readFileSync(f, 'utf8'))).map((re) => `${f.slice(DIR.length + 1)}: ${re.source}`));
+    const offenders = coreFiles(DIR).flatMap((f) =>
+      FORBIDDEN.filter((re) => re.test(readFileSync(f, 'utf8'))).map(
+        (re) => `${f.slice(DIR.length + 1)}: ${re.source}`,
+      ),
+    );
     expect(offenders).toEqual([]);
   });
   it('keeps files small (<= 300 lines)', () => {
-    const big = coreFiles(DIR).map((f) => [f.slice(DIR.length + 1), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > 300);
+    const big = coreFiles(DIR)
+      .map((f) => [f.slice(DIR.length + 1), readFileSync(f, 'utf8').split('\n').length] as const)
+      .filter(([, n]) => n > 300);
     expect(big).toEqual([]);
   });
 });

@@ -47,7 +47,8 @@ function clip(text: string): string {
 function story(f: ReasonFacts): string {
   const d = f.death;
   const l = d.life;
-  const served = l.requests > 0 ? `the process served ${l.requests} request${l.requests === 1 ? '' : 's'}, then ` : 'the process ';
+  const served =
+    l.requests > 0 ? `the process served ${l.requests} request${l.requests === 1 ? '' : 's'}, then ` : 'the process ';
   if (d.class === 'stop_timeout') return `${served}exited after \`State 'stop-sigterm' timed out\``;
   if (d.class === 'clean_stop') return `${served}drained and exited on request`;
   if (d.decisive) return `${served}raised \`${clip(d.decisive.text)}\` (line ${d.decisive.line})`;
@@ -56,7 +57,9 @@ function story(f: ReasonFacts): string {
 
 // Why there was no OOM kill.
 function notHostOom(f: ReasonFacts): string {
-  const where = f.kernelChecked ? 'no OOM-killer record in the window (kernel log included)' : 'no OOM-killer record in the input (no kernel lines given, and no systemd OOM notice)';
+  const where = f.kernelChecked
+    ? 'no OOM-killer record in the window (kernel log included)'
+    : 'no OOM-killer record in the input (no kernel lines given, and no systemd OOM notice)';
   const exit = f.death.life.marks.exit?.fields;
   const nine = exit && exit.status === '9' ? '; status=9/KILL by itself is not proof of an OOM kill' : '';
   return `${where}; ${story(f)}${nine}`;
@@ -66,10 +69,12 @@ function notHostOom(f: ReasonFacts): string {
 function notExternalKill(f: ReasonFacts): string {
   const d = f.death;
   if (d.class === 'stop_timeout') return "the SIGKILL came from systemd itself after `State 'stop-sigterm' timed out`";
-  if (d.class === 'clean_stop') return d.life.marks.exit?.fields.status === '9'
-    ? 'the SIGKILL (status=9/KILL) is SGLang killing its own process tree after the drain reached 0'
-    : 'the process exited on its own after the stop request';
-  if (d.class === 'host_oom_kill') return `the kill is the kernel OOM killer's (${d.oom[0]?.text.slice(0, 100) ?? 'OOM record'})`;
+  if (d.class === 'clean_stop')
+    return d.life.marks.exit?.fields.status === '9'
+      ? 'the SIGKILL (status=9/KILL) is SGLang killing its own process tree after the drain reached 0'
+      : 'the process exited on its own after the stop request';
+  if (d.class === 'host_oom_kill')
+    return `the kill is the kernel OOM killer's (${d.oom[0]?.text.slice(0, 100) ?? 'OOM record'})`;
   if (d.decisive) {
     const exit = d.life.marks.exit?.fields;
     return exit && exit.code !== 'killed'
@@ -88,21 +93,29 @@ function seesSystemd(f: ReasonFacts): boolean {
 // Why it was not a clean stop.
 function notCleanStop(f: ReasonFacts): string {
   const m = f.death.life.marks;
-  if (f.remaining !== null && f.remaining > 0) return `the drain did not finish: ${f.remaining} request${f.remaining === 1 ? '' : 's'} still in flight when the process was killed`;
-  if (!m.stop_requested && !m.sigterm) return seesSystemd(f) ? 'no stop was requested before the process died' : 'the input has no stop request (it holds none of systemd\'s lines, so it cannot show one)';
+  if (f.remaining !== null && f.remaining > 0)
+    return `the drain did not finish: ${f.remaining} request${f.remaining === 1 ? '' : 's'} still in flight when the process was killed`;
+  if (!m.stop_requested && !m.sigterm)
+    return seesSystemd(f)
+      ? 'no stop was requested before the process died'
+      : "the input has no stop request (it holds none of systemd's lines, so it cannot show one)";
   return 'the process did not exit cleanly after the stop request';
 }
 
 // Why it was not a stop timeout.
 function notStopTimeout(f: ReasonFacts): string {
   const m = f.death.life.marks;
-  if (m.stop_requested || m.sigterm) return "no `State 'stop-sigterm' timed out` line: the stop finished within TimeoutStopSec";
-  return seesSystemd(f) ? "no stop was requested and no `State 'stop-sigterm' timed out` line" : "no `State 'stop-sigterm' timed out` line and no stop request in the input";
+  if (m.stop_requested || m.sigterm)
+    return "no `State 'stop-sigterm' timed out` line: the stop finished within TimeoutStopSec";
+  return seesSystemd(f)
+    ? "no stop was requested and no `State 'stop-sigterm' timed out` line"
+    : "no `State 'stop-sigterm' timed out` line and no stop request in the input";
 }
 
 /** Sentences for classes ruled out by the absence of their signature lines. */
 const ABSENT: Partial<Record<DiagnosisClass, string>> = {
-  kv_cache_oom: 'no KV-pool sizing error ("Not enough memory…", "No available memory for the cache blocks", "failed to allocate buffer for kv cache")',
+  kv_cache_oom:
+    'no KV-pool sizing error ("Not enough memory…", "No available memory for the cache blocks", "failed to allocate buffer for kv cache")',
   cuda_oom: 'no allocator out-of-memory line ("CUDA out of memory", "cudaMalloc failed: out of memory")',
   cuda_graph_capture_failure: 'no CUDA-graph capture failure ("Capture cuda graph failed", error under capture_model)',
   distributed_error: 'no NCCL / torch.distributed error',
@@ -122,16 +135,20 @@ export function whyNot(cls: DiagnosisClass, f: ReasonFacts): string {
   if (cls === 'external_kill') return notExternalKill(f);
   if (cls === 'clean_stop') return notCleanStop(f);
   if (cls === 'stop_timeout') return notStopTimeout(f);
-  if (cls === 'crash_loop') return `only ${Math.max(f.failedStarts, 0)} failed start${f.failedStarts === 1 ? '' : 's'} in the window${f.nRestarts !== null ? ` (NRestarts=${f.nRestarts})` : ''}; this was a single stop, not a restart loop`;
-  if (cls === 'cuda_oom' && f.death.class === 'kv_cache_oom') return 'not an allocator OOM: the KV-pool sizing check failed after the weights loaded, so the pool needs more memory (mem_fraction_static / gpu_memory_utilization up, or smaller context), not less';
+  if (cls === 'crash_loop')
+    return `only ${Math.max(f.failedStarts, 0)} failed start${f.failedStarts === 1 ? '' : 's'} in the window${f.nRestarts !== null ? ` (NRestarts=${f.nRestarts})` : ''}; this was a single stop, not a restart loop`;
+  if (cls === 'cuda_oom' && f.death.class === 'kv_cache_oom')
+    return 'not an allocator OOM: the KV-pool sizing check failed after the weights loaded, so the pool needs more memory (mem_fraction_static / gpu_memory_utilization up, or smaller context), not less';
   return ABSENT[cls] ?? `no evidence line for ${cls}`;
 }
 
 // Why a class that did match a line lost to the verdict.
 export function whyOutranked(cls: DiagnosisClass, line: number, ruleId: string, verdict: DiagnosisClass): string {
   const lead = `line ${line} matched ${ruleId}, but`;
-  if (verdict === 'cuda_graph_capture_failure') return `${lead} the error was raised while capturing CUDA graphs, which is the more specific failure`;
-  if (cls === 'distributed_error') return `${lead} NCCL errors here are the echo of the ${verdict} that took a rank down`;
+  if (verdict === 'cuda_graph_capture_failure')
+    return `${lead} the error was raised while capturing CUDA graphs, which is the more specific failure`;
+  if (cls === 'distributed_error')
+    return `${lead} NCCL errors here are the echo of the ${verdict} that took a rank down`;
   if (cls === 'model_load_error') return `${lead} that line only reports giving up; the ${verdict} above it is why`;
   return `${lead} ${verdict} is the more specific explanation of the same failure`;
 }

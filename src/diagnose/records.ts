@@ -35,9 +35,12 @@ export type LogRecord = JournalEntry;
  * (`--no-hostname`, snap logs) and lazy: "ts ident[pid]: msg" is tried first, so a host is only taken when the
  * word after the stamp is not itself followed by a colon.
  */
-const SHORT_LINE = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) (?:(\S+) )??([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
-const ISO_LINE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) (?:(\S+) )??([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
-const PASTED_SYSTEMD = /^([\w:@.-]+\.(?:service|scope)): (?:Main process exited|Failed with result|State '|Scheduled restart job|Start request repeated|Deactivated successfully|Sending signal|Killing process|A process of this unit has been killed|Consumed )/;
+const SHORT_LINE =
+  /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?) (?:(\S+) )??([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
+const ISO_LINE =
+  /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) (?:(\S+) )??([^\s[]+?)(?:\[(\d+)\])?:(?: (.*))?$/;
+const PASTED_SYSTEMD =
+  /^([\w:@.-]+\.(?:service|scope)): (?:Main process exited|Failed with result|State '|Scheduled restart job|Start request repeated|Deactivated successfully|Sending signal|Killing process|A process of this unit has been killed|Consumed )/;
 const META_LINE = /^-- (?:Boot [0-9a-f]+|No entries|Logs begin|Journal begins|Reboot)/;
 /** `journalctl -o json-seq` starts each entry with an ASCII record separator. */
 const RECORD_SEPARATOR = 0x1e;
@@ -62,11 +65,21 @@ function fromJson(line: string): LogRecord | null {
   if (!f) return null;
   const pid = f._PID ? Number(f._PID) : null;
   const ident = f.SYSLOG_IDENTIFIER ?? f._COMM;
-  const message = f.MESSAGE === null ? '[journalctl omitted this message: over 4096 bytes; export with --all]' : stripAnsi(f.MESSAGE);
+  const message =
+    f.MESSAGE === null ? '[journalctl omitted this message: over 4096 bytes; export with --all]' : stripAnsi(f.MESSAGE);
   const us = f.__REALTIME_TIMESTAMP ? Number(f.__REALTIME_TIMESTAMP) : NaN;
   return {
-    format: 'json', ts: f.__REALTIME_TIMESTAMP, realtimeUs: us > 0 ? us : null, cursor: f.__CURSOR, hostname: f._HOSTNAME, identifier: ident,
-    pid: pid !== null && pid > 0 ? pid : null, unit: f.UNIT ?? f._SYSTEMD_UNIT, transport: f._TRANSPORT, origin: originOf(ident, pid, f._TRANSPORT), message,
+    format: 'json',
+    ts: f.__REALTIME_TIMESTAMP,
+    realtimeUs: us > 0 ? us : null,
+    cursor: f.__CURSOR,
+    hostname: f._HOSTNAME,
+    identifier: ident,
+    pid: pid !== null && pid > 0 ? pid : null,
+    unit: f.UNIT ?? f._SYSTEMD_UNIT,
+    transport: f._TRANSPORT,
+    origin: originOf(ident, pid, f._TRANSPORT),
+    message,
   };
 }
 
@@ -79,12 +92,42 @@ function fromText(line: string): LogRecord | null {
   const message = stripAnsi(m[5] ?? '');
   const unit = ident === 'systemd' ? (/^(\S+\.(?:service|scope|slice)): /.exec(message)?.[1] ?? null) : null;
   const transport = ident === 'kernel' ? 'kernel' : null;
-  return { format: 'journal', ts: m[1], realtimeUs: null, cursor: null, hostname: m[2] ?? null, identifier: ident, pid, unit, transport, origin: originOf(ident, pid, null), message };
+  return {
+    format: 'journal',
+    ts: m[1],
+    realtimeUs: null,
+    cursor: null,
+    hostname: m[2] ?? null,
+    identifier: ident,
+    pid,
+    unit,
+    transport,
+    origin: originOf(ident, pid, null),
+    message,
+  };
 }
 
 // An entry of plain text (no journal fields).
-function plain(format: LineFormat, identifier: string | null, unit: string | null, origin: JournalEntry['origin'], message: string): JournalEntry {
-  return { format, ts: null, realtimeUs: null, cursor: null, hostname: null, identifier, pid: null, unit, transport: null, origin, message };
+function plain(
+  format: LineFormat,
+  identifier: string | null,
+  unit: string | null,
+  origin: JournalEntry['origin'],
+  message: string,
+): JournalEntry {
+  return {
+    format,
+    ts: null,
+    realtimeUs: null,
+    cursor: null,
+    hostname: null,
+    identifier,
+    pid: null,
+    unit,
+    transport: null,
+    origin,
+    message,
+  };
 }
 
 // Parse one line; never throws, never drops: anything unrecognised is plain engine output.

@@ -25,7 +25,7 @@ function rng(seed: number): () => number {
 // Diagnose a buffer pushed in the given chunk sizes.
 function inChunks(buf: Buffer, sizes: () => number): Diagnosis {
   const d = createDiagnoser();
-  for (let i = 0; i < buf.length;) {
+  for (let i = 0; i < buf.length; ) {
     const n = Math.max(1, sizes());
     d.push('in', buf.subarray(i, i + n));
     i += n;
@@ -35,7 +35,13 @@ function inChunks(buf: Buffer, sizes: () => number): Diagnosis {
 
 // The parts of a diagnosis that must not depend on how the input was delivered.
 function essence(d: Diagnosis) {
-  return { verdict: d.verdict, root: d.rootException, timeline: d.timeline, lifetimes: d.lifetimes, lines: d.inputs?.[0].lines };
+  return {
+    verdict: d.verdict,
+    root: d.rootException,
+    timeline: d.timeline,
+    lifetimes: d.lifetimes,
+    lines: d.inputs?.[0].lines,
+  };
 }
 
 // Lines a splitter emits for the given chunks.
@@ -72,7 +78,13 @@ describe('line endings and bytes', () => {
   });
   it('survives invalid UTF-8 without dropping the line', () => {
     const text = seed2.toString('utf8').trimEnd().split('\n');
-    const parts = text.map((l, i) => Buffer.concat([Buffer.from(l), i === 5 || i === 120 ? Buffer.from([0xff, 0xfe, 0xe2, 0x82]) : Buffer.alloc(0), Buffer.from('\n')]));
+    const parts = text.map((l, i) =>
+      Buffer.concat([
+        Buffer.from(l),
+        i === 5 || i === 120 ? Buffer.from([0xff, 0xfe, 0xe2, 0x82]) : Buffer.alloc(0),
+        Buffer.from('\n'),
+      ]),
+    );
     const d = diagnoseLogs([{ name: 'in', content: Buffer.concat(parts) }]);
     expect(d.inputs?.[0].lines).toBe(text.length);
     expect(d.verdict.class).toBe('crash_loop');
@@ -103,12 +115,16 @@ describe('damaged and mixed input', () => {
     const mixed: string[] = [];
     for (const [i, l] of lines.entries()) {
       mixed.push(l);
-      mixed.push(`Apr 02 14:00:${String(i % 60).padStart(2, '0')} llm-two vllm[5107]: (Worker_TP1 pid=5301) INFO 04-02 14:00:00 [gpu_worker.py:1] worker heartbeat ${i}`);
+      mixed.push(
+        `Apr 02 14:00:${String(i % 60).padStart(2, '0')} llm-two vllm[5107]: (Worker_TP1 pid=5301) INFO 04-02 14:00:00 [gpu_worker.py:1] worker heartbeat ${i}`,
+      );
     }
     const d = diagnoseLogs([{ name: 'in', content: mixed.join('\n') }]);
     expect(d.verdict.class).toBe('cuda_graph_capture_failure');
     expect(d.rootException?.type).toBe('torch.OutOfMemoryError');
-    expect(d.rootException?.frames.map((f) => f.func)).toEqual(expect.arrayContaining(['run_engine_core', 'capture_model', '_dummy_run']));
+    expect(d.rootException?.frames.map((f) => f.func)).toEqual(
+      expect.arrayContaining(['run_engine_core', 'capture_model', '_dummy_run']),
+    );
     expect(d.inputs?.[0].lines).toBe(mixed.length);
   });
   it('counts every line of every source, including empty and meta lines', () => {
@@ -125,8 +141,15 @@ describe('pattern safety', () => {
     const { ALL_RULES } = await import('./index.js');
     // The last two: the fuzz suite's shrunk input (bench/faults/fuzz.mjs, journals), a line repeating an exception
     // name; `RuntimeError: .*speculative.*` backtracked from each one (6 s on 300 KB, minutes on 1 MB).
-    const lines = ['x'.repeat(1 << 20), 'a '.repeat(1 << 19), `ValueError: ${'x'.repeat(1 << 20)}`, ' File "'.repeat(1 << 17), '['.repeat(1 << 20),
-      'RuntimeError: CUDA out of memory '.repeat(30_000), 'ValueError: '.repeat(80_000)];
+    const lines = [
+      'x'.repeat(1 << 20),
+      'a '.repeat(1 << 19),
+      `ValueError: ${'x'.repeat(1 << 20)}`,
+      ' File "'.repeat(1 << 17),
+      '['.repeat(1 << 20),
+      'RuntimeError: CUDA out of memory '.repeat(30_000),
+      'ValueError: '.repeat(80_000),
+    ];
     for (const text of lines) {
       for (const rule of ALL_RULES) {
         for (const p of rule.patterns) {
@@ -152,7 +175,10 @@ describe('several sources pushed interleaved', () => {
   it('gives the same result as pushing each source whole', () => {
     const a = Buffer.from(seed2);
     const b = readFileSync(join(FIX, 'vllm/nccl-watchdog-abort/journal.jsonl'));
-    const whole = diagnoseLogs([{ name: 'node1', content: a }, { name: 'node2', content: b }]);
+    const whole = diagnoseLogs([
+      { name: 'node1', content: a },
+      { name: 'node2', content: b },
+    ]);
     const d = createDiagnoser();
     const r = rng(11);
     d.push('node1', a.subarray(0, 10)); // sources are reported in order of first appearance
@@ -160,7 +186,16 @@ describe('several sources pushed interleaved', () => {
     let j = 0;
     while (i < a.length || j < b.length) {
       const n = 1 + Math.floor(r() * 300);
-      if (r() < 0.5 && i < a.length) { d.push('node1', a.subarray(i, i + n)); i += n; } else if (j < b.length) { d.push('node2', b.subarray(j, j + n)); j += n; } else { d.push('node1', a.subarray(i, i + n)); i += n; }
+      if (r() < 0.5 && i < a.length) {
+        d.push('node1', a.subarray(i, i + n));
+        i += n;
+      } else if (j < b.length) {
+        d.push('node2', b.subarray(j, j + n));
+        j += n;
+      } else {
+        d.push('node1', a.subarray(i, i + n));
+        i += n;
+      }
     }
     const mixed = d.finish();
     expect(mixed.verdict).toEqual(whole.verdict);
@@ -172,13 +207,23 @@ describe('several sources pushed interleaved', () => {
 describe('pathological lines (no rule, prefix or record pattern may backtrack without bound)', () => {
   // Each input repeats what one pattern scans with an open-ended class; a quadratic pattern takes hours on these.
   const LINES = [
-    'a'.repeat(200_000), ' '.repeat(200_000), 'a b'.repeat(60_000), `(${'a b=c '.repeat(30_000)}`,
-    `what(): ${'ab '.repeat(60_000)}`, `GGML_ASSERT(${'x'.repeat(200_000)}`, `requires ${'a'.repeat(200_000)}`,
-    `Cuda error ${'x'.repeat(200_000)}`, `AttributeError: '${'E'.repeat(200_000)}`, '[rank0]: '.repeat(20_000),
-    `2026-01-01T00:00:00Z ${'a'.repeat(200_000)}`, 'x  | '.repeat(40_000), `KeyError: '${'w.'.repeat(100_000)}`,
+    'a'.repeat(200_000),
+    ' '.repeat(200_000),
+    'a b'.repeat(60_000),
+    `(${'a b=c '.repeat(30_000)}`,
+    `what(): ${'ab '.repeat(60_000)}`,
+    `GGML_ASSERT(${'x'.repeat(200_000)}`,
+    `requires ${'a'.repeat(200_000)}`,
+    `Cuda error ${'x'.repeat(200_000)}`,
+    `AttributeError: '${'E'.repeat(200_000)}`,
+    '[rank0]: '.repeat(20_000),
+    `2026-01-01T00:00:00Z ${'a'.repeat(200_000)}`,
+    'x  | '.repeat(40_000),
+    `KeyError: '${'w.'.repeat(100_000)}`,
   ];
   it('diagnoses each, one per input and all in one, without hanging', () => {
-    for (const line of LINES) expect(diagnoseLogs([{ name: 'x', content: `${line}\n` }]).verdict.class).toBeTypeOf('string');
+    for (const line of LINES)
+      expect(diagnoseLogs([{ name: 'x', content: `${line}\n` }]).verdict.class).toBeTypeOf('string');
     expect(diagnoseLogs([{ name: 'x', content: LINES.join('\n') }]).lifetimes.length).toBeGreaterThan(0);
   });
 });

@@ -25,7 +25,11 @@ export interface RunningFacts {
 /** Start-up steps that show a process on its way up, in the order engines log them. */
 const MILESTONES: readonly MarkerKind[] = ['engine_start', 'weights_loaded', 'kv_allocated'];
 /** Milestone names in sentences. */
-const MILESTONE_TEXT: Partial<Record<MarkerKind, string>> = { engine_start: 'engine started', weights_loaded: 'weights loaded', kv_allocated: 'KV cache allocated' };
+const MILESTONE_TEXT: Partial<Record<MarkerKind, string>> = {
+  engine_start: 'engine started',
+  weights_loaded: 'weights loaded',
+  kv_allocated: 'KV cache allocated',
+};
 
 // The line that started this lifetime: systemd's job line, else the engine's first start-up line.
 function startOf(life: LifeState): Sighting | null {
@@ -46,10 +50,21 @@ function lastMilestone(life: LifeState): { kind: MarkerKind; s: Sighting } | nul
 export function judgeRunning(life: LifeState): RunningJudgement {
   const start = startOf(life);
   const head = start ? [start] : [];
-  if (life.ready) return { class: 'healthy', confidence: 'high', evidence: [...head, life.ready, ...(life.lastRequest ? [life.lastRequest] : [])] };
-  if (life.requests > 0) return { class: 'healthy', confidence: 'medium', evidence: [life.firstRequest!, life.lastRequest!] };
+  if (life.ready)
+    return {
+      class: 'healthy',
+      confidence: 'high',
+      evidence: [...head, life.ready, ...(life.lastRequest ? [life.lastRequest] : [])],
+    };
+  if (life.requests > 0)
+    return { class: 'healthy', confidence: 'medium', evidence: [life.firstRequest!, life.lastRequest!] };
   const step = lastMilestone(life);
-  if (start || step) return { class: 'starting', confidence: 'medium', evidence: [...head, ...(step && step.s !== start ? [step.s] : [])] };
+  if (start || step)
+    return {
+      class: 'starting',
+      confidence: 'medium',
+      evidence: [...head, ...(step && step.s !== start ? [step.s] : [])],
+    };
   return { class: 'unknown', confidence: 'low', evidence: [] };
 }
 
@@ -79,9 +94,17 @@ export function runningFacts(life: LifeState, year: number | null): RunningFacts
 const CLOCK_ONLY_YEAR = 2024;
 
 // The stamps of a lifetime's start, ready line, first request and last line.
-function timesOf(life: LifeState, year: number): { start: Stamp | null; ready: Stamp | null; first: Stamp | null; last: Stamp | null } {
+function timesOf(
+  life: LifeState,
+  year: number,
+): { start: Stamp | null; ready: Stamp | null; first: Stamp | null; last: Stamp | null } {
   const stamp = (s: Sighting | null | undefined) => parseStamp(s?.ts ?? null, year);
-  return { start: stamp(startOf(life)), ready: stamp(life.ready), first: stamp(life.firstRequest), last: parseStamp(life.endTs, year) };
+  return {
+    start: stamp(startOf(life)),
+    ready: stamp(life.ready),
+    first: stamp(life.firstRequest),
+    last: parseStamp(life.endTs, year),
+  };
 }
 
 // "09:10:00" (wall clock of the host) or "09:10:00 UTC" (journal JSON stamps are exact instants).
@@ -124,7 +147,10 @@ export function summarizeRunning(cls: 'healthy' | 'starting', life: LifeState, y
   }
   const start = startOf(life);
   const step = lastMilestone(life);
-  const stepText = step && step.s !== start ? `; last start-up step: ${MILESTONE_TEXT[step.kind]} at ${when(step.s, parseStamp(step.s.ts, year ?? CLOCK_ONLY_YEAR))}` : '';
+  const stepText =
+    step && step.s !== start
+      ? `; last start-up step: ${MILESTONE_TEXT[step.kind]} at ${when(step.s, parseStamp(step.s.ts, year ?? CLOCK_ONLY_YEAR))}`
+      : '';
   const elapsed = secondsBetween(t.start, t.last);
   const waited = elapsed !== null ? ` (${formatDuration(elapsed)} after the start)` : '';
   return `Still starting, not ready yet: ${life.pid !== null ? who : 'the process'} started at ${start ? when(start, t.start) : `line ${life.firstLine}`}${stepText}${lastText}${waited}. No crash in the window so far.`;

@@ -32,8 +32,14 @@ export function parseSystemctlShow(text: string): ServiceState {
   }
   const p = properties;
   return {
-    properties, Result: p.Result ?? null, ExecMainCode: numeric(p.ExecMainCode), ExecMainStatus: numeric(p.ExecMainStatus),
-    NRestarts: numeric(p.NRestarts), ActiveState: p.ActiveState ?? null, SubState: p.SubState ?? null, MainPID: numeric(p.MainPID),
+    properties,
+    Result: p.Result ?? null,
+    ExecMainCode: numeric(p.ExecMainCode),
+    ExecMainStatus: numeric(p.ExecMainStatus),
+    NRestarts: numeric(p.NRestarts),
+    ActiveState: p.ActiveState ?? null,
+    SubState: p.SubState ?? null,
+    MainPID: numeric(p.MainPID),
   };
 }
 
@@ -45,7 +51,8 @@ export function parseActionLog(text: string): { actions: ActionRecord[]; skipped
     if (!line.trim()) continue;
     try {
       const v = JSON.parse(line) as Partial<ActionRecord>;
-      if (typeof v.ts === 'string' && typeof v.action === 'string') actions.push({ unit: '', by: 'unknown', ...v } as ActionRecord);
+      if (typeof v.ts === 'string' && typeof v.action === 'string')
+        actions.push({ unit: '', by: 'unknown', ...v } as ActionRecord);
       else skipped++;
     } catch {
       skipped++;

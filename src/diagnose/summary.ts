@@ -39,7 +39,9 @@ function servedSentence(d: Death, inFlight: number): string {
   const l = d.life;
   if (l.ready || l.requests > 0) return `It had served ${plural(l.requests, 'request')}.`;
   if (inFlight > 0) return `It had ${plural(inFlight, 'request')} in flight, so it had been serving.`;
-  return l.sawStart ? 'It never became ready.' : 'The input does not show its start, so whether it had become ready is not known.';
+  return l.sawStart
+    ? 'It never became ready.'
+    : 'The input does not show its start, so whether it had become ready is not known.';
 }
 
 // Summary of a single lifetime's end.
@@ -49,7 +51,9 @@ function summarizeDeath(d: Death, c: SummaryContext): string {
   const served = servedSentence(d, Number(drain?.remaining ?? 0));
   switch (d.class) {
     case 'stop_timeout': {
-      const n = drain ? `${engineOf(d)} was still draining ${plural(Number(drain.remaining), 'request')}${drain.rids ? ` (${drain.rids.slice(0, 80)}${drain.rids.length > 80 ? '…' : ''})` : ''}` : 'the process had not exited';
+      const n = drain
+        ? `${engineOf(d)} was still draining ${plural(Number(drain.remaining), 'request')}${drain.rids ? ` (${drain.rids.slice(0, 80)}${drain.rids.length > 80 ? '…' : ''})` : ''}`
+        : 'the process had not exited';
       return `Stop timeout, not a crash: ${c.stop} did not finish in time — ${n} when systemd's TimeoutStopSec expired (\`State 'stop-sigterm' timed out. Killing.\`) and it sent SIGKILL. ${served}`;
     }
     case 'clean_stop': {
@@ -60,14 +64,20 @@ function summarizeDeath(d: Death, c: SummaryContext): string {
     case 'host_oom_kill': {
       const v = d.oom.find((o) => o.fields.victim_pid);
       const who = v ? ` process ${v.fields.victim_pid} (${v.fields.victim_comm})` : ' a process of the unit';
-      const scope = v?.fields.scope === 'Memory cgroup out of memory' ? ' because the cgroup memory limit was reached' : '';
-      const loose = d.confidence === 'high' ? '' : ' The record is tied to this service by time only (another PID, no cgroup named): check `journalctl -k` around the exit.';
+      const scope =
+        v?.fields.scope === 'Memory cgroup out of memory' ? ' because the cgroup memory limit was reached' : '';
+      const loose =
+        d.confidence === 'high'
+          ? ''
+          : ' The record is tied to this service by time only (another PID, no cgroup named): check `journalctl -k` around the exit.';
       return `Host OOM kill: the kernel OOM killer killed${who}${scope}. Host RAM ran out — this is not a GPU out-of-memory.${loose} ${served}`;
     }
     case 'external_kill': {
       const exit = l.marks.exit?.fields;
       const sig = exit ? `status=${exit.status}/${exit.name}` : 'a signal';
-      const blind = c.kernelChecked ? 'the kernel log has no OOM-killer record' : 'no kernel log was given, so an OOM kill cannot be excluded (add journalctl -k lines)';
+      const blind = c.kernelChecked
+        ? 'the kernel log has no OOM-killer record'
+        : 'no kernel log was given, so an OOM kill cannot be excluded (add journalctl -k lines)';
       return `Killed from outside (${sig}) without a stop job timing out; ${blind}. Exit 137/SIGKILL alone does not prove an OOM. ${served}`;
     }
     case 'healthy':
@@ -87,7 +97,10 @@ function summarizeDeath(d: Death, c: SummaryContext): string {
 export function summarize(inc: Incident, c: SummaryContext): string {
   if (inc.kind === 'single') return summarizeDeath(inc.death, c);
   const st = c.state;
-  const active = st?.ActiveState === 'active' ? ` (systemctl shows "${st.ActiveState} (${st.SubState})" between attempts — misleading during a loop)` : '';
+  const active =
+    st?.ActiveState === 'active'
+      ? ` (systemctl shows "${st.ActiveState} (${st.SubState})" between attempts — misleading during a loop)`
+      : '';
   const restarts = st?.NRestarts ? `; NRestarts=${st.NRestarts}` : '';
   return `Crash loop: ${plural(inc.failed.length, 'start')} in this window died, each of ${inc.cause}${restarts}${active}. Last attempt: ${summarizeDeath(inc.death, c)}`;
 }

@@ -1,7 +1,18 @@
 // Timestamps as journald and the engines print them; pure (the year of yearless stamps is passed in, never read).
 
 const MONTHS: Record<string, number> = {
-  Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11,
+  Jan: 0,
+  Feb: 1,
+  Mar: 2,
+  Apr: 3,
+  May: 4,
+  Jun: 5,
+  Jul: 6,
+  Aug: 7,
+  Sep: 8,
+  Oct: 9,
+  Nov: 10,
+  Dec: 11,
 };
 const SHORT = /^([A-Z][a-z]{2}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
 const ISO_LIKE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/;
@@ -35,7 +46,15 @@ export function parseStamp(text: string | null, yearHint: number | null): Stamp 
   let m = ISO_LIKE.exec(text);
   if (m) {
     const zone = m[8];
-    const base = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), fractionMs(m[7]));
+    const base = Date.UTC(
+      Number(m[1]),
+      Number(m[2]) - 1,
+      Number(m[3]),
+      Number(m[4]),
+      Number(m[5]),
+      Number(m[6]),
+      fractionMs(m[7]),
+    );
     if (!zone || zone === 'Z') return { ms: base, guessedYear: false, zoned: zone === 'Z' };
     const sign = zone[0] === '-' ? -1 : 1;
     const [hh, mm] = [Number(zone.slice(1, 3)), Number(zone.slice(-2))];

@@ -34,7 +34,8 @@ const MAX_BLOCKS = 8;
 const HEADER = 'Traceback (most recent call last):';
 const FRAME = /^\s*File "([^"]+)", line (\d+)(?:, in (.+))?$/;
 const TERMINAL = /^([A-Za-z_][\w.]*)(?::(?: (.*))?)?$/;
-const CHAIN = /^(?:The above exception was the direct cause of the following exception:|During handling of the above exception, another exception occurred:)/;
+const CHAIN =
+  /^(?:The above exception was the direct cause of the following exception:|During handling of the above exception, another exception occurred:)/;
 const NOISE = /^\s*(?:[\^~]+|\.\.\.<\d+ lines>\.\.\.|\[Previous line repeated .*\]|[|+][-+| ]*.*)$/;
 
 interface StreamState {
@@ -47,7 +48,10 @@ interface StreamState {
 
 // Is this line the start of another log record (so it cannot continue the traceback)?
 function startsRecord(app: AppLine, head: string): boolean {
-  return app.prefixed && ((app.dialect !== null && getEngine(app.dialect).logDialect.prefixStartsRecord === true) || app.head !== head);
+  return (
+    app.prefixed &&
+    ((app.dialect !== null && getEngine(app.dialect).logDialect.prefixStartsRecord === true) || app.head !== head)
+  );
 }
 
 // Create a new block at a header line.
@@ -92,7 +96,14 @@ export class TracebackAssembler {
   }
 
   // A header: continue a chain after a chain marker, otherwise start a new chain.
-  private openBlock(stream: string, st: StreamState | undefined, line: number, app: AppLine, at: number, owner: number): void {
+  private openBlock(
+    stream: string,
+    st: StreamState | undefined,
+    line: number,
+    app: AppLine,
+    at: number,
+    owner: number,
+  ): void {
     const block = newBlock(line);
     if (st && st.phase === 'chain') {
       if (st.chain.blocks.length < MAX_BLOCKS) st.chain.blocks.push(block);
@@ -111,7 +122,8 @@ export class TracebackAssembler {
   private feedFrame(st: StreamState, line: number, text: string): void {
     const f = FRAME.exec(text);
     if (f) {
-      if (st.block.frames.length < MAX_FRAMES) st.block.frames.push({ file: detach(f[1]), line: Number(f[2]), func: detach(f[3] ?? '') });
+      if (st.block.frames.length < MAX_FRAMES)
+        st.block.frames.push({ file: detach(f[1]), line: Number(f[2]), func: detach(f[3] ?? '') });
       return;
     }
     const last = st.block.frames[st.block.frames.length - 1];

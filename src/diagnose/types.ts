@@ -7,10 +7,26 @@ import type { EngineName } from '../engines/types.js';
  * verdicts of a process still running at the end of the input; both have `crashed: false`.
  */
 export type DiagnosisClass =
-  | 'kv_cache_oom' | 'cuda_oom' | 'cuda_graph_capture_failure' | 'host_oom_kill' | 'stop_timeout'
-  | 'crash_loop' | 'distributed_error' | 'port_in_use' | 'bad_config' | 'model_load_error'
-  | 'speculative_error' | 'cuda_error' | 'external_kill' | 'clean_stop' | 'healthy' | 'starting' | 'unknown'
-  | 'disk_full' | 'tokenizer_error' | 'dependency_error';
+  | 'kv_cache_oom'
+  | 'cuda_oom'
+  | 'cuda_graph_capture_failure'
+  | 'host_oom_kill'
+  | 'stop_timeout'
+  | 'crash_loop'
+  | 'distributed_error'
+  | 'port_in_use'
+  | 'bad_config'
+  | 'model_load_error'
+  | 'speculative_error'
+  | 'cuda_error'
+  | 'external_kill'
+  | 'clean_stop'
+  | 'healthy'
+  | 'starting'
+  | 'unknown'
+  | 'disk_full'
+  | 'tokenizer_error'
+  | 'dependency_error';
 
 /** How sure the verdict is; "high" requires a matching evidence line. */
 export type Confidence = 'high' | 'medium' | 'low';

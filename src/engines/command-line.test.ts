@@ -18,7 +18,7 @@ ExecStart=-/opt/venv/bin/python -m sglang.launch_server \\
 Restart=always
 `;
 
-const HOSTILE = ['; rm -rf /', '$(id)', '`id`', "it's \"quoted\"", 'a b\\c', '%h and $HOME and ${X}', '--flag'];
+const HOSTILE = ['; rm -rf /', '$(id)', '`id`', 'it\'s "quoted"', 'a b\\c', '%h and $HOME and ${X}', '--flag'];
 
 // Decode what systemd (and then bash) would pass as the argv element at the patched position.
 function decodedModelPath(execStart: string): string {
@@ -30,7 +30,11 @@ describe('readExecStart', () => {
   it('reads continuations, skips comment lines, resolves Environment= and applies the topk-1 rule', () => {
     const r = readExecStart(UNIT);
     expect(r.engine).toBe('sglang');
-    expect(r.settings).toMatchObject({ model_path: '/models/My Model', speculative_num_steps: 3, mem_fraction_static: 0.8 });
+    expect(r.settings).toMatchObject({
+      model_path: '/models/My Model',
+      speculative_num_steps: 3,
+      mem_fraction_static: 0.8,
+    });
     expect(r.effective.speculative_num_draft_tokens).toBe(4);
     expect(r.indirections).toEqual([{ key: 'speculative_num_steps', expression: '${STEPS}', resolved: 3 }]);
     expect(r.problems.map((p) => p.flag)).toContain('--speculative-num-draft-tokens');
@@ -39,19 +43,28 @@ describe('readExecStart', () => {
   it('keeps unknown variables as written and reports them', () => {
     const r = readExecStart('/usr/bin/llama-server -m ${MODEL} --spec-draft-n-max ${N}', {}, {});
     expect(r.engine).toBe('llamacpp');
-    expect(r.indirections.map((i) => [i.key, i.resolved])).toEqual([['model', null], ['spec_draft_n_max', null]]);
-    expect(readExecStart('/usr/bin/llama-server --spec-draft-n-max ${N}', { N: '6' }).settings.spec_draft_n_max).toBe(6);
+    expect(r.indirections.map((i) => [i.key, i.resolved])).toEqual([
+      ['model', null],
+      ['spec_draft_n_max', null],
+    ]);
+    expect(readExecStart('/usr/bin/llama-server --spec-draft-n-max ${N}', { N: '6' }).settings.spec_draft_n_max).toBe(
+      6,
+    );
   });
 
   it('says "wrapper" for a unit that runs a script', () => {
     const r = readExecStart('[Service]\nExecStart=/usr/local/bin/start-llm.sh\n');
     expect(r.engine).toBeNull();
     expect(r.location?.kind).toBe('wrapper');
-    expect(r.warnings.join('\n')).toMatch(/wrapper script \/usr\/local\/bin\/start-llm\.sh: flags cannot be read\/patched/);
+    expect(r.warnings.join('\n')).toMatch(
+      /wrapper script \/usr\/local\/bin\/start-llm\.sh: flags cannot be read\/patched/,
+    );
   });
 
   it('uses the last non-empty ExecStart= of [Service] and ignores [Install]', () => {
-    const loc = locateExecStart('[Service]\nExecStart=/bin/a\nExecStart=\nExecStart=/bin/b x\n[Install]\nExecStart=/bin/c\n');
+    const loc = locateExecStart(
+      '[Service]\nExecStart=/bin/a\nExecStart=\nExecStart=/bin/b x\n[Install]\nExecStart=/bin/c\n',
+    );
     expect(loc?.value).toBe('/bin/b x');
   });
 });
@@ -86,7 +99,11 @@ describe('patchExecStart', () => {
 
   it.each(['a\nExecStartPre=/bin/sh -c id', 'nul\0byte', 'tab\there'])('refuses %j with E_UNSAFE_VALUE', (value) => {
     let err: unknown;
-    try { patchExecStart(UNIT, 'sglang', { model_path: value }); } catch (e) { err = e; }
+    try {
+      patchExecStart(UNIT, 'sglang', { model_path: value });
+    } catch (e) {
+      err = e;
+    }
     expect(isToolError(err) && err.code).toBe('E_UNSAFE_VALUE');
   });
 
@@ -96,7 +113,18 @@ describe('patchExecStart', () => {
       const p = patchExecStart(unit, 'llamacpp', { model_draft: value, spec_draft_n_max: 8 });
       const script = splitExecWords(p.execStart).words[2].value;
       const cmd = splitShellCommands(script)[1].map((w) => w.value);
-      expect(cmd).toEqual(['exec', '/usr/bin/llama-server', '-m', '$M', '--spec-draft-n-max', '8', '--port', '8080', '--spec-draft-model', value]);
+      expect(cmd).toEqual([
+        'exec',
+        '/usr/bin/llama-server',
+        '-m',
+        '$M',
+        '--spec-draft-n-max',
+        '8',
+        '--port',
+        '8080',
+        '--spec-draft-model',
+        value,
+      ]);
     }
   });
 
@@ -108,8 +136,15 @@ describe('patchExecStart', () => {
 
   it('refuses to patch a wrapper script or the wrong engine, with a hint', () => {
     const codes: string[] = [];
-    for (const [text, engine] of [['/opt/run.sh --x', 'sglang'], ['/usr/bin/llama-server -m x', 'sglang']] as const) {
-      try { patchExecStart(text, engine, { port: 1 }); } catch (e) { if (isToolError(e)) codes.push(`${e.code}:${e.hint ? 'hint' : ''}`); }
+    for (const [text, engine] of [
+      ['/opt/run.sh --x', 'sglang'],
+      ['/usr/bin/llama-server -m x', 'sglang'],
+    ] as const) {
+      try {
+        patchExecStart(text, engine, { port: 1 });
+      } catch (e) {
+        if (isToolError(e)) codes.push(`${e.code}:${e.hint ? 'hint' : ''}`);
+      }
     }
     expect(codes).toEqual(['E_ENGINE_FLAG:hint', 'E_ENGINE_FLAG:hint']);
   });

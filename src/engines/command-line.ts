@@ -7,8 +7,13 @@ import { readEnvSettings } from './env-settings.js';
 import { applyArgvEdits, type TokenSpan, type WordEncoder } from './patch-text.js';
 import { quoteShellWord } from './shell-words.js';
 import {
-  escapeForSystemdQuote, locateExecStart, quoteSystemdWord, readEnvironmentFiles, readUnitEnvironment,
-  splitExecWords, type RawWord,
+  escapeForSystemdQuote,
+  locateExecStart,
+  quoteSystemdWord,
+  readEnvironmentFiles,
+  readUnitEnvironment,
+  splitExecWords,
+  type RawWord,
 } from './systemd-words.js';
 import type { ArgvProblem, EngineName, EngineSettings, ParamValue } from './types.js';
 
@@ -60,7 +65,13 @@ function parseCommand(text: string): ParsedCommand | null {
   if (isUnit) {
     const loc = locateExecStart(text);
     if (!loc) return null;
-    return { raw: loc.value, directive: loc.directive, words: splitExecWords(loc.value).words, unitText: text, warnings: loc.warnings };
+    return {
+      raw: loc.value,
+      directive: loc.directive,
+      words: splitExecWords(loc.value).words,
+      unitText: text,
+      warnings: loc.warnings,
+    };
   }
   const raw = text.replace(/^[ \t]*ExecStart[ \t]*=[ \t]*/, '').replace(/\s+$/, '');
   return { raw, directive: 'ExecStart', words: splitExecWords(raw).words, unitText: null, warnings: [] };
@@ -68,16 +79,20 @@ function parseCommand(text: string): ParsedCommand | null {
 
 // Substitute ${VAR}, $VAR (and shell ${VAR:-default}) from env; unknown references stay as written.
 export function resolveReferences(value: string, env: Record<string, string>): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (m, braced, def, bare) => {
-    const name = (braced ?? bare) as string;
-    if (env[name] !== undefined) return env[name];
-    return def !== undefined ? def : m;
-  });
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (m, braced, def, bare) => {
+      const name = (braced ?? bare) as string;
+      if (env[name] !== undefined) return env[name];
+      return def !== undefined ? def : m;
+    },
+  );
 }
 
 // The engine's tokens with raw spans: systemd words directly, or shell words mapped through the script word.
 function engineTokens(parsed: ParsedCommand, loc: EngineLocation): TokenSpan[] {
-  if (loc.kind === 'direct') return parsed.words.slice(loc.start).map((w) => ({ value: w.value, start: w.start, end: w.end, quote: w.quote }));
+  if (loc.kind === 'direct')
+    return parsed.words.slice(loc.start).map((w) => ({ value: w.value, start: w.start, end: w.end, quote: w.quote }));
   if (loc.kind !== 'shell') return [];
   const script = parsed.words[loc.scriptIndex];
   return loc.words.slice(loc.start).map((w) => ({
@@ -97,7 +112,7 @@ function encoderFor(parsed: ParsedCommand, loc: EngineLocation): WordEncoder {
     if (outer) return escapeForSystemdQuote(shellWord, outer);
     if (/[\s"'\\$%]/.test(shellWord)) {
       throw new ToolError('E_UNSAFE_VALUE', `cannot write ${JSON.stringify(v)} into an unquoted shell -c script`, {
-        hint: 'quote the -c script in the unit (ExecStart=/bin/bash -c \'...\') first',
+        hint: "quote the -c script in the unit (ExecStart=/bin/bash -c '...') first",
       });
     }
     return shellWord;
@@ -119,9 +134,11 @@ function findIndirections(raw: EngineSettings, resolved: EngineSettings): Indire
 function indirectionWarnings(indirections: Indirection[], unitText: string | null): string[] {
   const files = unitText ? readEnvironmentFiles(unitText) : [];
   const where = files.length ? ` (EnvironmentFile=${files.join(', ')})` : '';
-  return indirections.map((i) => i.resolved === null
-    ? `${i.key} comes from ${i.expression}${where}: its value is set outside this command`
-    : `${i.key} comes from ${i.expression} = ${JSON.stringify(i.resolved)}`);
+  return indirections.map((i) =>
+    i.resolved === null
+      ? `${i.key} comes from ${i.expression}${where}: its value is set outside this command`
+      : `${i.key} comes from ${i.expression} = ${JSON.stringify(i.resolved)}`,
+  );
 }
 
 /** A launch command prepared for reading or patching: the engine tokens with spans in `raw`. */
@@ -142,10 +159,22 @@ type Preparation = Prepared | { wrapper: string; location: EngineLocation | null
 function prepareExecStart(text: string, hint?: EngineName): Preparation {
   const parsed = parseCommand(text);
   if (!parsed) return { wrapper: 'no ExecStart= in [Service]', location: null, warnings: [] };
-  const location = findEngineCommand(parsed.words.map((w) => w.value), hint);
+  const location = findEngineCommand(
+    parsed.words.map((w) => w.value),
+    hint,
+  );
   const warnings = [...parsed.warnings, ...location.warnings];
   if (location.kind === 'wrapper') return { wrapper: location.message, location, warnings };
-  return { raw: parsed.raw, directive: parsed.directive, tokens: engineTokens(parsed, location), encode: encoderFor(parsed, location), engine: location.engine, location, unitText: parsed.unitText, warnings };
+  return {
+    raw: parsed.raw,
+    directive: parsed.directive,
+    tokens: engineTokens(parsed, location),
+    encode: encoderFor(parsed, location),
+    engine: location.engine,
+    location,
+    unitText: parsed.unitText,
+    warnings,
+  };
 }
 
 // Prepare a shell script (a wrapper script's text, a README command): the engine command among its commands.
@@ -153,15 +182,36 @@ function prepareShellScript(script: string, hint?: EngineName): Preparation {
   const found = locateInScript(script, hint);
   if (!found) return { wrapper: 'no engine command found in the script', location: null, warnings: [] };
   const location: EngineLocation = { kind: 'shell', scriptIndex: -1, ...found };
-  const tokens = found.words.slice(found.start).map((w) => ({ value: w.value, start: w.start, end: w.end, quote: null }));
-  return { raw: script, directive: 'script', tokens, encode: (v) => quoteShellWord(v), engine: found.engine, location, unitText: null, warnings: [...found.warnings] };
+  const tokens = found.words
+    .slice(found.start)
+    .map((w) => ({ value: w.value, start: w.start, end: w.end, quote: null }));
+  return {
+    raw: script,
+    directive: 'script',
+    tokens,
+    encode: (v) => quoteShellWord(v),
+    engine: found.engine,
+    location,
+    unitText: null,
+    warnings: [...found.warnings],
+  };
 }
 
-const EMPTY_READING: ExecStartReading = { engine: null, argv: [], settings: {}, effective: {}, indirections: [], problems: [], warnings: [], location: null };
+const EMPTY_READING: ExecStartReading = {
+  engine: null,
+  argv: [],
+  settings: {},
+  effective: {},
+  indirections: [],
+  problems: [],
+  warnings: [],
+  location: null,
+};
 
 // Read settings from a prepared command: variables resolved where known, indirections reported.
 function readPrepared(prep: Preparation, env: Record<string, string>): ExecStartReading {
-  if ('wrapper' in prep) return { ...EMPTY_READING, location: prep.location, warnings: [...prep.warnings, prep.wrapper] };
+  if ('wrapper' in prep)
+    return { ...EMPTY_READING, location: prep.location, warnings: [...prep.warnings, prep.wrapper] };
   const adapter = getEngine(prep.engine);
   const argv = prep.tokens.map((t) => t.value);
   const fullEnv = { ...(prep.unitText ? readUnitEnvironment(prep.unitText) : {}), ...env };
@@ -169,17 +219,38 @@ function readPrepared(prep: Preparation, env: Record<string, string>): ExecStart
   const settings = { ...readEnvSettings(prep.engine, fullEnv), ...adapter.readSettings(resolved) };
   const indirections = findIndirections(adapter.readSettings(argv), settings);
   const problems = adapter.validateArgv(resolved);
-  const warnings = [...prep.warnings, ...indirectionWarnings(indirections, prep.unitText), ...problems.map((p) => p.message)];
-  return { engine: prep.engine, argv, settings, effective: adapter.effectiveSettings(settings), indirections, problems, warnings, location: prep.location };
+  const warnings = [
+    ...prep.warnings,
+    ...indirectionWarnings(indirections, prep.unitText),
+    ...problems.map((p) => p.message),
+  ];
+  return {
+    engine: prep.engine,
+    argv,
+    settings,
+    effective: adapter.effectiveSettings(settings),
+    indirections,
+    problems,
+    warnings,
+    location: prep.location,
+  };
 }
 
 // Patch a prepared command; fails with a clear reason for wrappers and engine mismatches.
-function patchPrepared(prep: Preparation, engine: EngineName, changes: Record<string, ParamValue | null>): ExecStartPatch {
+function patchPrepared(
+  prep: Preparation,
+  engine: EngineName,
+  changes: Record<string, ParamValue | null>,
+): ExecStartPatch {
   if ('wrapper' in prep) {
-    throw new ToolError('E_ENGINE_FLAG', prep.wrapper, { hint: 'put the engine command line into ExecStart= (or patch the wrapper script itself)' });
+    throw new ToolError('E_ENGINE_FLAG', prep.wrapper, {
+      hint: 'put the engine command line into ExecStart= (or patch the wrapper script itself)',
+    });
   }
   if (prep.engine !== engine) {
-    throw new ToolError('E_ENGINE_FLAG', `the command starts ${prep.engine}, not ${engine}`, { hint: `use --engine ${prep.engine}` });
+    throw new ToolError('E_ENGINE_FLAG', `the command starts ${prep.engine}, not ${engine}`, {
+      hint: `use --engine ${prep.engine}`,
+    });
   }
   const adapter = getEngine(engine);
   const oldArgv = prep.tokens.map((t) => t.value);
@@ -192,27 +263,44 @@ function patchPrepared(prep: Preparation, engine: EngineName, changes: Record<st
     .map((key) => ({ key, from: before[key] ?? null, to: after[key] ?? null }));
   const warnings = [...prep.warnings];
   for (const c of changed) {
-    if (typeof c.from === 'string' && c.from.includes('$')) warnings.push(`${c.key}: replaced the reference ${c.from} with a literal`);
+    if (typeof c.from === 'string' && c.from.includes('$'))
+      warnings.push(`${c.key}: replaced the reference ${c.from} with a literal`);
   }
   return { execStart, directive: prep.directive, changed, warnings };
 }
 
 // Read the settings in force from a unit file or an ExecStart value.
-export function readExecStart(text: string, env: Record<string, string> = {}, opts: { engine?: EngineName } = {}): ExecStartReading {
+export function readExecStart(
+  text: string,
+  env: Record<string, string> = {},
+  opts: { engine?: EngineName } = {},
+): ExecStartReading {
   return readPrepared(prepareExecStart(text, opts.engine), env);
 }
 
 // Patch engine flags (value = set or add, null = remove) into a unit's ExecStart; other bytes stay as written.
-export function patchExecStart(text: string, engine: EngineName, changes: Record<string, ParamValue | null>): ExecStartPatch {
+export function patchExecStart(
+  text: string,
+  engine: EngineName,
+  changes: Record<string, ParamValue | null>,
+): ExecStartPatch {
   return patchPrepared(prepareExecStart(text, engine), engine, changes);
 }
 
 // Read the settings of the engine command in a shell script (e.g. the wrapper script a unit runs).
-export function readShellCommand(script: string, env: Record<string, string> = {}, opts: { engine?: EngineName } = {}): ExecStartReading {
+export function readShellCommand(
+  script: string,
+  env: Record<string, string> = {},
+  opts: { engine?: EngineName } = {},
+): ExecStartReading {
   return readPrepared(prepareShellScript(script, opts.engine), env);
 }
 
 // Patch engine flags in a shell script; `execStart` of the result is the whole new script text.
-export function patchShellCommand(script: string, engine: EngineName, changes: Record<string, ParamValue | null>): ExecStartPatch {
+export function patchShellCommand(
+  script: string,
+  engine: EngineName,
+  changes: Record<string, ParamValue | null>,
+): ExecStartPatch {
   return patchPrepared(prepareShellScript(script, engine), engine, changes);
 }

@@ -16,7 +16,10 @@ export function readEnvSettings(engine: EngineName, env: Record<string, string>)
   if (!prefix) return {};
   const out: EngineSettings = {};
   for (const spec of params) {
-    const name = [spec.flag, ...(spec.aliases ?? [])].filter((f) => f.startsWith('--')).map((f) => flagEnvName(prefix, f)).find((n) => env[n] !== undefined);
+    const name = [spec.flag, ...(spec.aliases ?? [])]
+      .filter((f) => f.startsWith('--'))
+      .map((f) => flagEnvName(prefix, f))
+      .find((n) => env[n] !== undefined);
     if (name) out[spec.key] = coerceValue(spec, env[name]);
   }
   return out;

@@ -38,7 +38,12 @@ export function indexFlags(params: ParamSpec[], grammar: FlagGrammar): Map<strin
 }
 
 // List every occurrence of a known flag in argv (tokens from `from` on), in order.
-export function findFlagHits(argv: readonly string[], index: Map<string, ParamSpec>, grammar: FlagGrammar, from = 0): FlagHit[] {
+export function findFlagHits(
+  argv: readonly string[],
+  index: Map<string, ParamSpec>,
+  grammar: FlagGrammar,
+  from = 0,
+): FlagHit[] {
   const hits: FlagHit[] = [];
   for (let i = from; i < argv.length; i++) {
     const tok = argv[i];
@@ -73,7 +78,12 @@ export function coerceValue(spec: ParamSpec, raw: string | null): ParamValue {
 }
 
 // Read the settings in force: the last occurrence of a flag wins, as in argparse and llama.cpp's parser.
-export function readFlagSettings(argv: readonly string[], params: ParamSpec[], grammar: FlagGrammar, from = 0): EngineSettings {
+export function readFlagSettings(
+  argv: readonly string[],
+  params: ParamSpec[],
+  grammar: FlagGrammar,
+  from = 0,
+): EngineSettings {
   const settings: EngineSettings = {};
   for (const hit of findFlagHits(argv, indexFlags(params, grammar), grammar, from)) {
     settings[hit.spec.key] = coerceValue(hit.spec, hit.value);
@@ -82,12 +92,22 @@ export function readFlagSettings(argv: readonly string[], params: ParamSpec[], g
 }
 
 // Report values that do not fit their parameter (wrong type, out of range, unknown choice).
-export function checkFlagValues(argv: readonly string[], params: ParamSpec[], grammar: FlagGrammar, from = 0): ArgvProblem[] {
+export function checkFlagValues(
+  argv: readonly string[],
+  params: ParamSpec[],
+  grammar: FlagGrammar,
+  from = 0,
+): ArgvProblem[] {
   const problems: ArgvProblem[] = [];
   for (const hit of findFlagHits(argv, indexFlags(params, grammar), grammar, from)) {
     if (hit.value !== null && isIndirect(hit.value)) continue;
     const why = describeBadValue(hit.spec, coerceValue(hit.spec, hit.value));
-    if (why) problems.push({ severity: 'warning', flag: hit.spelled, message: `${hit.spelled} ${JSON.stringify(hit.value)}: ${why}` });
+    if (why)
+      problems.push({
+        severity: 'warning',
+        flag: hit.spelled,
+        message: `${hit.spelled} ${JSON.stringify(hit.value)}: ${why}`,
+      });
   }
   return problems;
 }
@@ -122,7 +142,10 @@ export function assertValidValue(spec: ParamSpec, value: ParamValue, engine: str
   const why = describeBadValue(spec, value);
   if (why) {
     throw new ToolError('E_ENGINE_FLAG', `${engine} ${spec.key}=${JSON.stringify(value)}: ${why}`, {
-      hint: spec.min !== undefined || spec.max !== undefined ? `valid range: ${spec.min ?? '-inf'}..${spec.max ?? 'inf'}` : spec.description,
+      hint:
+        spec.min !== undefined || spec.max !== undefined
+          ? `valid range: ${spec.min ?? '-inf'}..${spec.max ?? 'inf'}`
+          : spec.description,
     });
   }
 }
@@ -133,7 +156,13 @@ export function formatValue(value: ParamValue): string {
 }
 
 // Set, add or remove one parameter in argv; every other token stays where and as it was.
-export function setFlag(argv: readonly string[], spec: ParamSpec, value: ParamValue | null, grammar: FlagGrammar, from = 0): string[] {
+export function setFlag(
+  argv: readonly string[],
+  spec: ParamSpec,
+  value: ParamValue | null,
+  grammar: FlagGrammar,
+  from = 0,
+): string[] {
   const hits = findFlagHits(argv, indexFlags([spec], grammar), grammar, from);
   const out = [...argv];
   const remove = value === null || (spec.type === 'bool' && value === false);

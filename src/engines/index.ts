@@ -1,7 +1,20 @@
 // The engines module: adapters (data + pure functions), the registry, and ExecStart reading/patching.
-export { ENGINE_NAMES, DEFAULT_PORTS, ANY_ENGINE_ENDPOINTS, getEngine, getEngineEndpoints, type EngineEndpoints } from './registry.js';
+export {
+  ENGINE_NAMES,
+  DEFAULT_PORTS,
+  ANY_ENGINE_ENDPOINTS,
+  getEngine,
+  getEngineEndpoints,
+  type EngineEndpoints,
+} from './registry.js';
 export { parsePrometheus, sumMetric, meanMetric, type PromSample } from './prometheus.js';
-export { readExecStart, patchExecStart, readShellCommand, patchShellCommand, resolveReferences } from './command-line.js';
+export {
+  readExecStart,
+  patchExecStart,
+  readShellCommand,
+  patchShellCommand,
+  resolveReferences,
+} from './command-line.js';
 export { readEnvSettings } from './env-settings.js';
 export type { ExecStartReading, ExecStartPatch, Indirection } from './command-line.js';
 export { findEngineCommand, detectEngine, type EngineLocation } from './locate.js';

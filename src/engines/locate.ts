@@ -46,12 +46,17 @@ function programIndex(argv: readonly string[]): number {
 
 // Describe runtime-expanded words of the engine command that may carry flags nobody can read statically.
 function expansionWarnings(words: ShellWord[], start: number): string[] {
-  return words.slice(start).filter((w) => w.splits).map((w) =>
-    `${w.value} is expanded and word-split by the shell at run time: any flags it carries are not read`);
+  return words
+    .slice(start)
+    .filter((w) => w.splits)
+    .map((w) => `${w.value} is expanded and word-split by the shell at run time: any flags it carries are not read`);
 }
 
 // Find the engine command inside a shell script (the -c argument of a shell wrapper).
-export function locateInScript(script: string, hint?: EngineName): { words: ShellWord[]; engine: EngineName; start: number; warnings: string[] } | null {
+export function locateInScript(
+  script: string,
+  hint?: EngineName,
+): { words: ShellWord[]; engine: EngineName; start: number; warnings: string[] } | null {
   const isFunctionName = (words: ShellWord[]) => /^\s*\(\s*\)/.test(script.slice(words[words.length - 1].end));
   const commands = splitShellCommands(script).filter((words) => !isFunctionName(words));
   for (const words of commands) {
@@ -63,7 +68,15 @@ export function locateInScript(script: string, hint?: EngineName): { words: Shel
     const values = words.map((w) => w.value);
     const p = programIndex(values);
     if (values[0] === 'exec' && words[p]?.expands && values.slice(p + 1).some((v) => v.startsWith('--'))) {
-      return { words, engine: hint, start: p, warnings: [`the engine binary is ${values[p]} (a variable): assumed to be ${hint}`, ...expansionWarnings(words, p)] };
+      return {
+        words,
+        engine: hint,
+        start: p,
+        warnings: [
+          `the engine binary is ${values[p]} (a variable): assumed to be ${hint}`,
+          ...expansionWarnings(words, p),
+        ],
+      };
     }
   }
   return null;
@@ -90,7 +103,12 @@ export function findEngineCommand(argv: readonly string[], hint?: EngineName): E
     if (c < 0 || argv[c + 1] === undefined) return wrapperResult(argv[c < 0 ? p + 1 : p] ?? program, 'wrapper script');
     const inner = locateInScript(argv[c + 1], hint);
     if (inner) return { kind: 'shell', scriptIndex: c + 1, ...inner };
-    return { kind: 'wrapper', program, warnings: [], message: `unit runs a ${baseName(program)} -c script with no recognisable engine command: flags cannot be read/patched from the unit (pass the engine to look for a variable binary)` };
+    return {
+      kind: 'wrapper',
+      program,
+      warnings: [],
+      message: `unit runs a ${baseName(program)} -c script with no recognisable engine command: flags cannot be read/patched from the unit (pass the engine to look for a variable binary)`,
+    };
   }
   return wrapperResult(program, 'wrapper script');
 }

@@ -12,18 +12,30 @@ export interface TokenSpan {
 /** Encodes one new argv element for the text's syntax, keeping the old token's quote style if any. */
 export type WordEncoder = (value: string, quote: '"' | "'" | null) => string;
 
-interface Edit { start: number; end: number; text: string }
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
 
 // Only values changed in place (same length, no flag token differs): pair tokens by position.
 function onlyValuesChanged(oldArgv: string[], newArgv: string[]): boolean {
-  return oldArgv.length === newArgv.length
-    && oldArgv.every((t, i) => t === newArgv[i] || (!t.startsWith('-') && !newArgv[i].startsWith('-')) || t.split('=')[0] === newArgv[i].split('=')[0]);
+  return (
+    oldArgv.length === newArgv.length &&
+    oldArgv.every(
+      (t, i) =>
+        t === newArgv[i] ||
+        (!t.startsWith('-') && !newArgv[i].startsWith('-')) ||
+        t.split('=')[0] === newArgv[i].split('=')[0],
+    )
+  );
 }
 
 // Pair old and new tokens: positional when only values changed, longest common subsequence otherwise.
 function alignTokens(oldArgv: string[], newArgv: string[]): Array<[number | null, number | null]> {
   if (onlyValuesChanged(oldArgv, newArgv)) return oldArgv.map((_, i) => [i, i]);
-  const n = oldArgv.length, m = newArgv.length;
+  const n = oldArgv.length,
+    m = newArgv.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
@@ -31,7 +43,8 @@ function alignTokens(oldArgv: string[], newArgv: string[]): Array<[number | null
     }
   }
   const pairs: Array<[number | null, number | null]> = [];
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && oldArgv[i] === newArgv[j]) pairs.push([i++, j++]);
     else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) pairs.push([null, j++]);
@@ -54,15 +67,24 @@ function insertSeparator(raw: string, tokens: TokenSpan[], value: string): strin
 // Cut consecutive tokens: with their leading blank, or, when they start a continuation line, with the trailing one.
 function deleteTokens(raw: string, tokens: TokenSpan[], gone: number[]): Edit[] {
   if (gone.length === 0) return [];
-  const first = gone[0], last = gone[gone.length - 1];
+  const first = gone[0],
+    last = gone[gone.length - 1];
   const prevEnd = first > 0 ? tokens[first - 1].end : tokens[first].start;
   const next = tokens[last + 1];
-  if (next && raw.slice(prevEnd, tokens[first].start).includes('\n')) return [{ start: tokens[first].start, end: next.start, text: '' }];
+  if (next && raw.slice(prevEnd, tokens[first].start).includes('\n'))
+    return [{ start: tokens[first].start, end: next.start, text: '' }];
   return [{ start: prevEnd, end: tokens[last].end, text: '' }];
 }
 
 // Collect the edits for one run of unmatched old/new tokens that sit between two matched tokens.
-function editRun(raw: string, tokens: TokenSpan[], olds: number[], news: string[], after: number, encode: WordEncoder): Edit[] {
+function editRun(
+  raw: string,
+  tokens: TokenSpan[],
+  olds: number[],
+  news: string[],
+  after: number,
+  encode: WordEncoder,
+): Edit[] {
   const edits: Edit[] = [];
   const paired = Math.min(olds.length, news.length);
   for (let k = 0; k < paired; k++) {
@@ -72,8 +94,11 @@ function editRun(raw: string, tokens: TokenSpan[], olds: number[], news: string[
   edits.push(...deleteTokens(raw, tokens, olds.slice(paired)));
   if (news.length > paired) {
     const anchor = paired > 0 ? olds[paired - 1] : after;
-    const pos = anchor >= 0 ? tokens[anchor].end : tokens[0]?.start ?? raw.length;
-    const text = news.slice(paired).map((v) => insertSeparator(raw, tokens, v) + encode(v, null)).join('');
+    const pos = anchor >= 0 ? tokens[anchor].end : (tokens[0]?.start ?? raw.length);
+    const text = news
+      .slice(paired)
+      .map((v) => insertSeparator(raw, tokens, v) + encode(v, null))
+      .join('');
     edits.push({ start: pos, end: pos, text });
   }
   return edits;
@@ -83,13 +108,20 @@ function editRun(raw: string, tokens: TokenSpan[], olds: number[], news: string[
 export function applyArgvEdits(raw: string, tokens: TokenSpan[], newArgv: string[], encode: WordEncoder): string {
   const oldArgv = tokens.map((t) => t.value);
   const edits: Edit[] = [];
-  let olds: number[] = [], news: string[] = [], lastOld = -1;
+  let olds: number[] = [],
+    news: string[] = [],
+    lastOld = -1;
   const flush = () => {
     edits.push(...editRun(raw, tokens, olds, news, lastOld, encode));
-    olds = []; news = [];
+    olds = [];
+    news = [];
   };
   for (const [o, n] of alignTokens(oldArgv, newArgv)) {
-    if (o !== null && n !== null && oldArgv[o] === newArgv[n]) { flush(); lastOld = o; continue; }
+    if (o !== null && n !== null && oldArgv[o] === newArgv[n]) {
+      flush();
+      lastOld = o;
+      continue;
+    }
     if (o !== null) olds.push(o);
     if (n !== null) news.push(newArgv[n]);
   }

@@ -21,7 +21,9 @@ export function parsePrometheus(text: string): PromSample[] {
     const value = parsePromNumber(m[4]);
     if (value === null) continue;
     const labels: Record<string, string> = {};
-    if (m[3]) for (const l of m[3].matchAll(LABEL)) labels[l[1]] = l[2].replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
+    if (m[3])
+      for (const l of m[3].matchAll(LABEL))
+        labels[l[1]] = l[2].replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
     out.push({ name: m[1], labels, value });
   }
   return out;

@@ -11,7 +11,10 @@ const ENGINES: Record<EngineName, EngineAdapter> = { sglang, vllm, llamacpp };
 export const ENGINE_NAMES = Object.keys(ENGINES) as EngineName[];
 
 /** The port each engine listens on when its command line names none (each adapter's defaultPort). */
-export const DEFAULT_PORTS = Object.fromEntries(ENGINE_NAMES.map((n) => [n, ENGINES[n].defaultPort])) as Record<EngineName, number>;
+export const DEFAULT_PORTS = Object.fromEntries(ENGINE_NAMES.map((n) => [n, ENGINES[n].defaultPort])) as Record<
+  EngineName,
+  number
+>;
 
 /** Where an engine's own view is read: its Prometheus metrics path and its info JSON paths. */
 export type EngineEndpoints = Pick<EngineAdapter, 'metricsPath' | 'infoPaths'>;
@@ -37,4 +40,3 @@ export function getEngineEndpoints(name: string): EngineEndpoints {
   const { metricsPath, infoPaths } = getEngine(name);
   return { metricsPath, infoPaths };
 }
-

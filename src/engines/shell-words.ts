@@ -26,8 +26,15 @@ function skipBalanced(s: string, i: number, open: string, close: string): number
   let depth = 0;
   for (; i < s.length; i++) {
     const c = s[i];
-    if (c === '\\') { i++; continue; }
-    if (c === "'" && open === '(') { i = s.indexOf("'", i + 1); if (i < 0) return s.length; continue; }
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === "'" && open === '(') {
+      i = s.indexOf("'", i + 1);
+      if (i < 0) return s.length;
+      continue;
+    }
     if (c === open) depth++;
     else if (c === close && --depth === 0) return i + 1;
   }
@@ -91,13 +98,30 @@ export function splitShellCommands(script: string): ShellCommand[] {
   const commands: ShellCommand[] = [];
   let current: ShellCommand = [];
   let i = 0;
-  const flush = () => { if (current.length) commands.push(current); current = []; };
+  const flush = () => {
+    if (current.length) commands.push(current);
+    current = [];
+  };
   while (i < script.length) {
     const c = script[i];
-    if (c === ' ' || c === '\t' || c === '\r') { i++; continue; }
-    if (c === '\\' && script[i + 1] === '\n') { i += 2; continue; }
-    if (COMMAND_BREAKS.includes(c)) { flush(); i++; continue; }
-    if (c === '#') { const nl = script.indexOf('\n', i); i = nl < 0 ? script.length : nl; continue; }
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '\\' && script[i + 1] === '\n') {
+      i += 2;
+      continue;
+    }
+    if (COMMAND_BREAKS.includes(c)) {
+      flush();
+      i++;
+      continue;
+    }
+    if (c === '#') {
+      const nl = script.indexOf('\n', i);
+      i = nl < 0 ? script.length : nl;
+      continue;
+    }
     const { word, next } = readShellWord(script, i);
     current.push(word);
     i = next;

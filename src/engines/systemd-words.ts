@@ -39,7 +39,17 @@ export interface ExecLocation {
 const EXEC_PREFIX_CHARS = '-@:+!';
 // C escapes systemd's cunescape() knows; others are kept verbatim (EXTRACT_CUNESCAPE_RELAX).
 const SIMPLE_ESCAPES: Record<string, string> = {
-  a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', s: ' ', '\\': '\\', '"': '"', "'": "'",
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  s: ' ',
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
 };
 // Words made only of these characters need no quoting in a unit file.
 const PLAIN_WORD = /^[A-Za-z0-9_@+=:,./-]+$/;
@@ -89,7 +99,11 @@ function readWord(raw: string, i: number): { word: RawWord; next: number } {
   let quote: '"' | "'" | null = null;
   if (raw[i] === '"' || raw[i] === "'") word.quote = raw[i] as '"' | "'";
   const push = (text: string, from: number, to: number) => {
-    for (const ch of text) { word.value += ch; word.map.push(from); word.mapEnd.push(to); }
+    for (const ch of text) {
+      word.value += ch;
+      word.map.push(from);
+      word.mapEnd.push(to);
+    }
   };
   while (i < raw.length) {
     const cont = continuationLength(raw, i);
@@ -101,10 +115,27 @@ function readWord(raw: string, i: number): { word: RawWord; next: number } {
     }
     const c = raw[i];
     if (!quote && (c === ' ' || c === '\t' || c === '\n')) break;
-    if (quote ? c === quote : c === '"' || c === "'") { quote = quote ? null : (c as '"' | "'"); i++; continue; }
-    if (c === '\\') { const e = decodeEscape(raw, i); push(e.text, i, i + e.used); i += e.used; continue; }
-    if (c === '$' && raw[i + 1] === '$') { push('$', i, i + 2); i += 2; continue; }
-    if (c === '%' && raw[i + 1] === '%') { push('%', i, i + 2); i += 2; continue; }
+    if (quote ? c === quote : c === '"' || c === "'") {
+      quote = quote ? null : (c as '"' | "'");
+      i++;
+      continue;
+    }
+    if (c === '\\') {
+      const e = decodeEscape(raw, i);
+      push(e.text, i, i + e.used);
+      i += e.used;
+      continue;
+    }
+    if (c === '$' && raw[i + 1] === '$') {
+      push('$', i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (c === '%' && raw[i + 1] === '%') {
+      push('%', i, i + 2);
+      i += 2;
+      continue;
+    }
     push(c, i, i + 1);
     i++;
   }
@@ -120,7 +151,10 @@ export function splitExecWords(raw: string): ExecWords {
   for (;;) {
     while (i < raw.length) {
       const cont = continuationLength(raw, i);
-      if (cont) { i = skipCommentLines(raw, i + cont); continue; }
+      if (cont) {
+        i = skipCommentLines(raw, i + cont);
+        continue;
+      }
       if (raw[i] !== ' ' && raw[i] !== '\t' && raw[i] !== '\n') break;
       i++;
     }
@@ -179,10 +213,10 @@ function orphanLineWarnings(text: string, end: number): string[] {
   const warnings: string[] = [];
   const rest = text.slice(end + 1).split('\n');
   for (const line of rest) {
-    if (!/^\s+-/.test(line) || line.includes('=') && /^\s*\w+=/.test(line)) break;
+    if (!/^\s+-/.test(line) || (line.includes('=') && /^\s*\w+=/.test(line))) break;
     warnings.push(
       `line "${line.trim()}" follows ExecStart without a trailing backslash on the line before: systemd ignores it, ` +
-      'so these flags are NOT in force',
+        'so these flags are NOT in force',
     );
   }
   return warnings;
@@ -212,7 +246,8 @@ export function locateExecStart(text: string): ExecLocation | null {
     i = next;
   }
   if (found) found.warnings.push(...orphanLineWarnings(text, found.end));
-  if (found?.directive === 'Exec') found.warnings.push('Podman Quadlet Exec= holds the container arguments, not ExecStart');
+  if (found?.directive === 'Exec')
+    found.warnings.push('Podman Quadlet Exec= holds the container arguments, not ExecStart');
   return found;
 }
 

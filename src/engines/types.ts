@@ -72,21 +72,33 @@ export interface EngineCachePolicy {
 }
 
 /** One place an engine reports its version over HTTP: a GET path and the JSON field holding it. */
-export interface VersionProbe { path: string; field: string }
+export interface VersionProbe {
+  path: string;
+  field: string;
+}
 
 /** One way a launch command starts an engine: `python -m <module>`, or a program (matched on its base name) followed
  *  by fixed words (`serve`, `sim`). The words are skipped before the engine's own flags. */
-export type EngineInvocation =
-  | { pythonModule: string }
-  | { program: RegExp; args?: readonly (string | RegExp)[] };
+export type EngineInvocation = { pythonModule: string } | { program: RegExp; args?: readonly (string | RegExp)[] };
 
 /** The engine-neutral figures the bench reads from /metrics (bench/prometheus.ts summarizeEngineView). */
 export type EngineViewMetric =
-  | 'runningRequests' | 'queuedRequests' | 'kvUsage' | 'specAcceptLength' | 'specAcceptRate' | 'specDraftsTotal'
-  | 'specAcceptedTotal' | 'specDraftTokensTotal' | 'generationTokensTotal' | 'genThroughput';
+  | 'runningRequests'
+  | 'queuedRequests'
+  | 'kvUsage'
+  | 'specAcceptLength'
+  | 'specAcceptRate'
+  | 'specDraftsTotal'
+  | 'specAcceptedTotal'
+  | 'specDraftTokensTotal'
+  | 'generationTokensTotal'
+  | 'genThroughput';
 
 /** What init knows of a unit when it proposes a search space: the settings in force and whether speculation is on. */
-export interface SpaceInput { settings: EngineSettings; speculativeEnabled: boolean }
+export interface SpaceInput {
+  settings: EngineSettings;
+  speculativeEnabled: boolean;
+}
 
 /** A dimension init proposes: the config key, a range or the values to try, and the comment lines that explain it. */
 export type SpaceDimension = {
@@ -117,7 +129,10 @@ export interface LogDialect {
 }
 
 /** A multi-node launch where only this unit runs the engine; its peers run no engine command. */
-export interface HeadNode { peers: string[]; note: string }
+export interface HeadNode {
+  peers: string[];
+  note: string;
+}
 
 /** How an engine's launch line spans nodes (onboard/group.ts). */
 export interface MultiNode {

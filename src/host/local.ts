@@ -14,20 +14,38 @@ export function runArgv(hostName: string, argv: string[], opts: ExecOptions = {}
     let stderr = '';
     let timedOut = false;
     let spawnError: Error | null = null;
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    const timer = opts.timeoutMs ? setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, opts.timeoutMs) : null;
-    child.on('error', (e) => { spawnError = e; });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const timer = opts.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGKILL');
+        }, opts.timeoutMs)
+      : null;
+    child.on('error', (e) => {
+      spawnError = e;
+    });
     child.stdin.on('error', () => {});
-    if (opts.input !== undefined) child.stdin.end(opts.input); else child.stdin.end();
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    else child.stdin.end();
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       // an abort also arrives as an 'error'; only a failed spawn (ENOENT, EACCES) means "did not start"
       const notStarted = spawnError !== null && (spawnError as NodeJS.ErrnoException).code !== 'ABORT_ERR';
       if (notStarted) stderr += `${(spawnError as Error).message}\n`;
       resolve({
-        host: hostName, argv, exitCode: notStarted ? 127 : code, signal: timedOut ? null : signal,
-        timedOut, durationMs: Date.now() - started, stdout, stderr,
+        host: hostName,
+        argv,
+        exitCode: notStarted ? 127 : code,
+        signal: timedOut ? null : signal,
+        timedOut,
+        durationMs: Date.now() - started,
+        stdout,
+        stderr,
       });
     });
   });
@@ -52,7 +70,8 @@ export class LocalHost implements Host {
     try {
       return await readFile(path, 'utf8');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ToolError('E_FILE_NOT_FOUND', `${path}: no such file`);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new ToolError('E_FILE_NOT_FOUND', `${path}: no such file`);
       throw e;
     }
   }

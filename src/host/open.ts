@@ -16,5 +16,9 @@ export interface HostSpec {
 // Open the transport for a --host flag: this machine, or SSH through the system OpenSSH client.
 export async function openHost(spec: HostSpec = {}): Promise<Host> {
   if (!spec.target || spec.target === 'local' || spec.target === 'localhost') return new LocalHost();
-  return new SshHost(spec.target, { sshConfig: spec.sshConfig, sudo: spec.sudo, connectTimeoutSec: spec.connectTimeoutSec });
+  return new SshHost(spec.target, {
+    sshConfig: spec.sshConfig,
+    sudo: spec.sudo,
+    connectTimeoutSec: spec.connectTimeoutSec,
+  });
 }

@@ -4,8 +4,30 @@ import { quoteArg, quoteArgv } from './shell-quote.js';
 
 /** Strings that would run a command if they were ever interpreted by a shell. */
 const HOSTILE = [
-  'x; touch /tmp/pwned', '$(id)', '`id`', "a'b", 'a"b', "it's; echo 'x'", 'line1\nline2; id', '\\', '*', '~root',
-  '$HOME', '${IFS}', '>', '|', '&&', '-rf', '', ' ', '\t', "'", "''", '!', '#', 'ünïcödé ✓',
+  'x; touch /tmp/pwned',
+  '$(id)',
+  '`id`',
+  "a'b",
+  'a"b',
+  "it's; echo 'x'",
+  'line1\nline2; id',
+  '\\',
+  '*',
+  '~root',
+  '$HOME',
+  '${IFS}',
+  '>',
+  '|',
+  '&&',
+  '-rf',
+  '',
+  ' ',
+  '\t',
+  "'",
+  "''",
+  '!',
+  '#',
+  'ünïcödé ✓',
 ];
 
 describe('quoteArgv', () => {

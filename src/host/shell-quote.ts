@@ -5,7 +5,9 @@ import { ToolError } from '../errors.js';
 // One argument as a single-quoted POSIX word ('' for the empty string, ' as '\'').
 export function quoteArg(arg: string): string {
   if (arg.includes('\0')) {
-    throw new ToolError('E_UNSAFE_VALUE', 'a command argument contains a NUL byte', { hint: 'NUL cannot be passed in a command line; remove it from the value' });
+    throw new ToolError('E_UNSAFE_VALUE', 'a command argument contains a NUL byte', {
+      hint: 'NUL cannot be passed in a command line; remove it from the value',
+    });
   }
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -18,7 +18,11 @@ describe('classifySshFailure', () => {
     ['ssh: Could not resolve hostname nosuch.invalid: Name or service not known\n', 'E_SSH_UNREACHABLE', 'resolve'],
     ['Connection to 10.250.77.2 closed by remote host.\n', 'E_SSH_UNREACHABLE', 'closed by remote host'],
     ['root@10.250.77.2: Permission denied (publickey).\n', 'E_SSH_AUTH', 'Permission denied'],
-    ['No ED25519 host key is known for 10.250.77.2 and you have requested strict checking.\nHost key verification failed.\n', 'E_SSH_HOSTKEY', 'No ED25519 host key'],
+    [
+      'No ED25519 host key is known for 10.250.77.2 and you have requested strict checking.\nHost key verification failed.\n',
+      'E_SSH_HOSTKEY',
+      'No ED25519 host key',
+    ],
     [CHANGED, 'E_SSH_HOSTKEY', 'has changed'],
   ])('maps %j to %s with a one-line message', (stderr, code, fragment) => {
     const e = classifySshFailure('th1', 255, stderr);
@@ -38,8 +42,16 @@ describe('classifySshFailure', () => {
 describe('classifySudoFailure', () => {
   it('maps a refused or missing sudo to E_NO_PERMISSION', () => {
     expect(classifySudoFailure('u@h', 1, 'sudo: a password is required\n')?.code).toBe('E_NO_PERMISSION');
-    expect(classifySudoFailure('u@h', 1, 'bob is not in the sudoers file.\nsudo: bob is not in the sudoers file.  This incident will be reported.\n')?.code).toBe('E_NO_PERMISSION');
-    expect(classifySudoFailure('u@h', 127, 'bash: line 1: sudo: command not found\n')?.message).toContain('not installed');
+    expect(
+      classifySudoFailure(
+        'u@h',
+        1,
+        'bob is not in the sudoers file.\nsudo: bob is not in the sudoers file.  This incident will be reported.\n',
+      )?.code,
+    ).toBe('E_NO_PERMISSION');
+    expect(classifySudoFailure('u@h', 127, 'bash: line 1: sudo: command not found\n')?.message).toContain(
+      'not installed',
+    );
   });
 
   it('does not blame sudo for the command failing', () => {

@@ -28,9 +28,11 @@ describe('sweepStaleControlDirs', () => {
 });
 
 describe('sweepStaleControlDirs: directories named after their owner', () => {
-  it('removes a dead owner\'s directory at once, sockets and all; keeps a live owner\'s and its own', () => {
+  it("removes a dead owner's directory at once, sockets and all; keeps a live owner's and its own", () => {
     // A real process id that is gone: a child that has exited.
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    }).stdout;
     const mk = (name: string): string => {
       const p = join(base, name);
       mkdirSync(p);

@@ -34,16 +34,25 @@ const MAX_CONTROL_DIR_LENGTH = 60;
 
 /** Constant script (arguments arrive as $1 $2, never interpolated): temp file in the same dir, then rename. */
 const WRITE_SCRIPT = [
-  'set -e', 'mkdir -p -- "$(dirname -- "$1")"', 't=$(mktemp -- "$1.spectune-XXXXXX")',
-  'trap \'rm -f -- "$t"\' EXIT', 'cat > "$t"', 'chmod -- "$2" "$t"', 'mv -f -- "$t" "$1"', 'trap - EXIT',
+  'set -e',
+  'mkdir -p -- "$(dirname -- "$1")"',
+  't=$(mktemp -- "$1.spectune-XXXXXX")',
+  'trap \'rm -f -- "$t"\' EXIT',
+  'cat > "$t"',
+  'chmod -- "$2" "$t"',
+  'mv -f -- "$t" "$1"',
+  'trap - EXIT',
 ].join('\n');
 /** Runs "$@" and terminates it when ssh's channel closes (stdin EOF), so a killed stream leaves nothing behind. */
-const STREAM_SCRIPT = 'exec 3<&0; "$@" </dev/null & p=$!; { cat <&3 >/dev/null 2>&1; kill -TERM "$p" 2>/dev/null; } >/dev/null 2>&1 & exec 3<&-; wait "$p"';
+const STREAM_SCRIPT =
+  'exec 3<&0; "$@" </dev/null & p=$!; { cat <&3 >/dev/null 2>&1; kill -TERM "$p" 2>/dev/null; } >/dev/null 2>&1 & exec 3<&-; wait "$p"';
 
 // Reject destinations that ssh would parse as options or that cannot be a host.
 function checkTarget(target: string): void {
   if (!/^[A-Za-z0-9_.%+:@[\]-]+$/.test(target) || target.startsWith('-')) {
-    throw new ToolError('E_USAGE', `invalid ssh destination ${JSON.stringify(target)}`, { hint: 'use user@host, host, or an alias from your ssh config' });
+    throw new ToolError('E_USAGE', `invalid ssh destination ${JSON.stringify(target)}`, {
+      hint: 'use user@host, host, or an alias from your ssh config',
+    });
   }
 }
 
@@ -82,7 +91,12 @@ const signalHandlers = {} as Record<(typeof FATAL_SIGNALS)[number], () => void>;
 
 // Whether a process id is alive (EPERM: alive, another user's).
 function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 // Remove our own control directories left by killed processes (no hook runs on SIGKILL): a directory whose owning
@@ -99,7 +113,10 @@ export function sweepStaleControlDirs(base: string): void {
       if (owner) {
         if (Number(owner[1]) === process.pid || isAlive(Number(owner[1]))) continue;
         for (const sock of readdirSync(path)) {
-          spawnSync('ssh', ['-o', `ControlPath=${join(path, sock)}`, '-O', 'exit', '--', 'spectune-stale-master'], { stdio: 'ignore', timeout: 2000 });
+          spawnSync('ssh', ['-o', `ControlPath=${join(path, sock)}`, '-O', 'exit', '--', 'spectune-stale-master'], {
+            stdio: 'ignore',
+            timeout: 2000,
+          });
         }
         rmSync(path, { recursive: true, force: true });
       } else if (Date.now() - st.mtimeMs > STALE_CONTROL_DIR_MS) {
@@ -113,7 +130,9 @@ export function sweepStaleControlDirs(base: string): void {
 
 /** Where the private ssh control directories go: $TMPDIR when its path is short enough for a unix socket, else /tmp. */
 export function controlDirBase(): string {
-  return join(tmpdir(), `${CONTROL_DIR_PREFIX}${process.pid}-XXXXXX`).length <= MAX_CONTROL_DIR_LENGTH ? tmpdir() : '/tmp';
+  return join(tmpdir(), `${CONTROL_DIR_PREFIX}${process.pid}-XXXXXX`).length <= MAX_CONTROL_DIR_LENGTH
+    ? tmpdir()
+    : '/tmp';
 }
 
 // A private (0700) directory for the control socket, short enough for a unix socket path, named after this process.
@@ -129,7 +148,11 @@ function makeControlDir(): string {
     return mkdtempSync(join(base, `${CONTROL_DIR_PREFIX}${process.pid}-`));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
-    throw new ToolError('E_LOCAL_STATE', `ssh control directory ${base}: cannot create ${CONTROL_DIR_PREFIX}* in it: ${describeErrno(code)}`, { hint: 'set TMPDIR to a directory you can write (ssh keeps its control socket there)', cause: e });
+    throw new ToolError(
+      'E_LOCAL_STATE',
+      `ssh control directory ${base}: cannot create ${CONTROL_DIR_PREFIX}* in it: ${describeErrno(code)}`,
+      { hint: 'set TMPDIR to a directory you can write (ssh keeps its control socket there)', cause: e },
+    );
   }
 }
 
@@ -198,11 +221,16 @@ export class SshHost implements Host {
       this.connecting = runArgv(this.name, this.sshArgv(['true']), { timeoutMs })
         .then((r) => {
           if (r.timedOut) {
-            throw new ToolError('E_SSH_UNREACHABLE', `${this.name}: no ssh session after ${timeoutMs / 1000} s`, { hint: 'the host accepts TCP but sshd does not answer; check the host (try `ssh HOST true`)' });
+            throw new ToolError('E_SSH_UNREACHABLE', `${this.name}: no ssh session after ${timeoutMs / 1000} s`, {
+              hint: 'the host accepts TCP but sshd does not answer; check the host (try `ssh HOST true`)',
+            });
           }
           this.checkTransport(r);
         })
-        .catch((e: unknown) => { this.connecting = null; throw e; });
+        .catch((e: unknown) => {
+          this.connecting = null;
+          throw e;
+        });
     }
     return this.connecting;
   }
@@ -211,9 +239,23 @@ export class SshHost implements Host {
   private baseOptions(dir: string): string[] {
     const config = this.opts.sshConfig ? ['-F', this.opts.sshConfig] : [];
     return [
-      ...config, '-o', 'BatchMode=yes', '-o', 'ControlMaster=auto', '-o', `ControlPath=${dir}/%C`,
-      '-o', `ControlPersist=${CONTROL_PERSIST_SEC}`, '-o', `ConnectTimeout=${this.opts.connectTimeoutSec ?? 10}`,
-      '-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=3', '-o', 'LogLevel=ERROR',
+      ...config,
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ControlMaster=auto',
+      '-o',
+      `ControlPath=${dir}/%C`,
+      '-o',
+      `ControlPersist=${CONTROL_PERSIST_SEC}`,
+      '-o',
+      `ConnectTimeout=${this.opts.connectTimeoutSec ?? 10}`,
+      '-o',
+      'ServerAliveInterval=15',
+      '-o',
+      'ServerAliveCountMax=3',
+      '-o',
+      'LogLevel=ERROR',
     ];
   }
 

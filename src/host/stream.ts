@@ -7,9 +7,15 @@ export function spawnStream(argv: string[], opts: StreamOptions & { stdin?: 'ign
   const child = spawn(argv[0], argv.slice(1), { stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'] });
   let spawnError: Error | null = null;
   let stderrTail = '';
-  child.on('error', (e) => { spawnError = e; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderrTail = (stderrTail + d).slice(-4096); });
-  const kill = (): void => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); };
+  child.on('error', (e) => {
+    spawnError = e;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderrTail = (stderrTail + d).slice(-4096);
+  });
+  const kill = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
   const onAbort = (): void => kill();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   const exited = new Promise<{ exitCode: number | null; signal: string | null; stderr: string }>((resolve) => {

@@ -2,7 +2,21 @@
 // Just what spectune's model generator needs: write scalars/strings, copy tokenizer entries from a vocab file.
 
 /** GGUF metadata value types. */
-export const GGUF_TYPE = { U8: 0, I8: 1, U16: 2, I16: 3, U32: 4, I32: 5, F32: 6, BOOL: 7, STR: 8, ARR: 9, U64: 10, I64: 11, F64: 12 } as const;
+export const GGUF_TYPE = {
+  U8: 0,
+  I8: 1,
+  U16: 2,
+  I16: 3,
+  U32: 4,
+  I32: 5,
+  F32: 6,
+  BOOL: 7,
+  STR: 8,
+  ARR: 9,
+  U64: 10,
+  I64: 11,
+  F64: 12,
+} as const;
 // Byte size of each fixed-size metadata type.
 const FIXED_SIZE: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 /** ggml tensor types used here. */
@@ -17,17 +31,38 @@ export class ByteWriter {
   private parts: Buffer[] = [];
   length = 0;
   // Append raw bytes.
-  bytes(b: Buffer): this { this.parts.push(b); this.length += b.length; return this; }
+  bytes(b: Buffer): this {
+    this.parts.push(b);
+    this.length += b.length;
+    return this;
+  }
   // Append a u32.
-  u32(v: number): this { const b = Buffer.alloc(4); b.writeUInt32LE(v); return this.bytes(b); }
+  u32(v: number): this {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    return this.bytes(b);
+  }
   // Append a u64.
-  u64(v: number): this { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return this.bytes(b); }
+  u64(v: number): this {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(v));
+    return this.bytes(b);
+  }
   // Append an f32.
-  f32(v: number): this { const b = Buffer.alloc(4); b.writeFloatLE(v); return this.bytes(b); }
+  f32(v: number): this {
+    const b = Buffer.alloc(4);
+    b.writeFloatLE(v);
+    return this.bytes(b);
+  }
   // Append a GGUF string (u64 length + UTF-8 bytes).
-  str(s: string): this { const b = Buffer.from(s, 'utf8'); return this.u64(b.length).bytes(b); }
+  str(s: string): this {
+    const b = Buffer.from(s, 'utf8');
+    return this.u64(b.length).bytes(b);
+  }
   // Everything written so far.
-  toBuffer(): Buffer { return Buffer.concat(this.parts, this.length); }
+  toBuffer(): Buffer {
+    return Buffer.concat(this.parts, this.length);
+  }
 }
 
 /** Metadata being assembled: encoded entries and their count. */
@@ -35,13 +70,29 @@ export class GgufMetadata {
   readonly w = new ByteWriter();
   count = 0;
   // Add a string entry.
-  string(key: string, v: string): this { this.w.str(key).u32(GGUF_TYPE.STR).str(v); this.count++; return this; }
+  string(key: string, v: string): this {
+    this.w.str(key).u32(GGUF_TYPE.STR).str(v);
+    this.count++;
+    return this;
+  }
   // Add a u32 entry.
-  u32(key: string, v: number): this { this.w.str(key).u32(GGUF_TYPE.U32).u32(v); this.count++; return this; }
+  u32(key: string, v: number): this {
+    this.w.str(key).u32(GGUF_TYPE.U32).u32(v);
+    this.count++;
+    return this;
+  }
   // Add an f32 entry.
-  f32(key: string, v: number): this { this.w.str(key).u32(GGUF_TYPE.F32).f32(v); this.count++; return this; }
+  f32(key: string, v: number): this {
+    this.w.str(key).u32(GGUF_TYPE.F32).f32(v);
+    this.count++;
+    return this;
+  }
   // Add an already-encoded entry (copied from another file).
-  raw(entry: Buffer): this { this.w.bytes(entry); this.count++; return this; }
+  raw(entry: Buffer): this {
+    this.w.bytes(entry);
+    this.count++;
+    return this;
+  }
 }
 
 /** One tensor's header information; shape is [rows, cols] (GGUF stores ne = [cols, rows]). */
@@ -66,21 +117,39 @@ export function readVocabEntries(buf: Buffer): VocabEntries {
   if (buf.readUInt32LE(4) !== GGUF_VERSION) throw new Error(`unsupported GGUF version ${buf.readUInt32LE(4)}`);
   const nKv = Number(buf.readBigUInt64LE(16));
   let o = 24;
-  const u64 = () => { const v = Number(buf.readBigUInt64LE(o)); o += 8; return v; };
+  const u64 = () => {
+    const v = Number(buf.readBigUInt64LE(o));
+    o += 8;
+    return v;
+  };
   const skipValue = (type: number) => {
-    if (type === GGUF_TYPE.STR) { const len = u64(); o += len; return; }
-    if (type !== GGUF_TYPE.ARR) { o += FIXED_SIZE[type]; return; }
-    const et = buf.readUInt32LE(o); o += 4;
+    if (type === GGUF_TYPE.STR) {
+      const len = u64();
+      o += len;
+      return;
+    }
+    if (type !== GGUF_TYPE.ARR) {
+      o += FIXED_SIZE[type];
+      return;
+    }
+    const et = buf.readUInt32LE(o);
+    o += 4;
     const n = u64();
-    if (et === GGUF_TYPE.STR) for (let i = 0; i < n; i++) { const len = u64(); o += len; }
+    if (et === GGUF_TYPE.STR)
+      for (let i = 0; i < n; i++) {
+        const len = u64();
+        o += len;
+      }
     else o += n * FIXED_SIZE[et];
   };
   const out: VocabEntries = { entries: [], nVocab: 0 };
   for (let i = 0; i < nKv; i++) {
     const start = o;
     const keyLen = u64();
-    const key = buf.toString('utf8', o, o + keyLen); o += keyLen;
-    const type = buf.readUInt32LE(o); o += 4;
+    const key = buf.toString('utf8', o, o + keyLen);
+    o += keyLen;
+    const type = buf.readUInt32LE(o);
+    o += 4;
     if (key === 'tokenizer.ggml.tokens') out.nVocab = Number(buf.readBigUInt64LE(o + 4));
     skipValue(type);
     if (key.startsWith('tokenizer.') && key !== 'tokenizer.chat_template') out.entries.push(buf.subarray(start, o));
@@ -106,7 +175,11 @@ export function layoutTensors(tensors: TensorInfo[]): number {
 
 // Encode the file header: magic, counts, metadata, tensor infos, padded to the alignment.
 export function encodeHeader(meta: GgufMetadata, tensors: TensorInfo[]): Buffer {
-  const w = new ByteWriter().bytes(Buffer.from(GGUF_MAGIC, 'latin1')).u32(GGUF_VERSION).u64(tensors.length).u64(meta.count);
+  const w = new ByteWriter()
+    .bytes(Buffer.from(GGUF_MAGIC, 'latin1'))
+    .u32(GGUF_VERSION)
+    .u64(tensors.length)
+    .u64(meta.count);
   w.bytes(meta.w.toBuffer());
   for (const t of tensors) {
     w.str(t.name);

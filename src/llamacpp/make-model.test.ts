@@ -23,20 +23,35 @@ function writeFakeVocab(nVocab: number): string {
 // Read tensor infos back from a GGUF header: name -> { offset in file, byte size }.
 function readTensorTable(buf: Buffer): Map<string, { start: number; dims: number[] }> {
   let o = 8;
-  const u64 = () => { const v = Number(buf.readBigUInt64LE(o)); o += 8; return v; };
+  const u64 = () => {
+    const v = Number(buf.readBigUInt64LE(o));
+    o += 8;
+    return v;
+  };
   const nTensors = u64();
   const nKv = u64();
-  const str = () => { const n = u64(); const s = buf.toString('utf8', o, o + n); o += n; return s; };
+  const str = () => {
+    const n = u64();
+    const s = buf.toString('utf8', o, o + n);
+    o += n;
+    return s;
+  };
   for (let i = 0; i < nKv; i++) {
     str();
-    const t = buf.readUInt32LE(o); o += 4;
+    const t = buf.readUInt32LE(o);
+    o += 4;
     if (t === GGUF_TYPE.STR) str();
-    else if (t === GGUF_TYPE.ARR) { o += 4; const n = u64(); for (let k = 0; k < n; k++) str(); } else o += 4;
+    else if (t === GGUF_TYPE.ARR) {
+      o += 4;
+      const n = u64();
+      for (let k = 0; k < n; k++) str();
+    } else o += 4;
   }
   const raw: { name: string; dims: number[]; offset: number }[] = [];
   for (let i = 0; i < nTensors; i++) {
     const name = str();
-    const nd = buf.readUInt32LE(o); o += 4;
+    const nd = buf.readUInt32LE(o);
+    o += 4;
     const dims = Array.from({ length: nd }, () => u64());
     o += 4;
     raw.push({ name, dims, offset: u64() });
@@ -59,14 +74,21 @@ describe('GGUF model generator', () => {
   });
 
   it('writes an aligned llama layout whose draft layer 0 is byte-identical to the target layer 0', () => {
-    const t = readFileSync(target.path), d = readFileSync(draft.path);
-    const tt = readTensorTable(t), dt = readTensorTable(d);
+    const t = readFileSync(target.path),
+      d = readFileSync(draft.path);
+    const tt = readTensorTable(t),
+      dt = readTensorTable(d);
     expect(tt.size).toBe(3 + 3 * 9);
     expect(dt.size).toBe(3 + 9);
     expect(tt.get('blk.0.ffn_gate.weight')?.dims).toEqual([64, 128]);
     for (const name of ['token_embd.weight', 'output.weight', 'blk.0.attn_q.weight', 'blk.0.ffn_down.weight']) {
-      const size = name.startsWith('blk.0.attn') ? 64 * 64 * 2 : name === 'blk.0.ffn_down.weight' ? 64 * 128 * 2 : 300 * 64 * 2;
-      const a = t.subarray(tt.get(name)!.start, tt.get(name)!.start + size), b = d.subarray(dt.get(name)!.start, dt.get(name)!.start + size);
+      const size = name.startsWith('blk.0.attn')
+        ? 64 * 64 * 2
+        : name === 'blk.0.ffn_down.weight'
+          ? 64 * 128 * 2
+          : 300 * 64 * 2;
+      const a = t.subarray(tt.get(name)!.start, tt.get(name)!.start + size),
+        b = d.subarray(dt.get(name)!.start, dt.get(name)!.start + size);
       expect(a.equals(b), name).toBe(true);
     }
     const dead = tt.get('blk.2.attn_output.weight')!.start;
@@ -75,6 +97,8 @@ describe('GGUF model generator', () => {
   });
 
   it('encodes halves like IEEE 754 binary16', () => {
-    expect([1, -2, 0.5, 65504, 1e-8, 2 ** -14, 2 ** -24, 1e6].map(floatToHalf)).toEqual([0x3c00, 0xc000, 0x3800, 0x7bff, 0, 0x0400, 1, 0x7c00]);
+    expect([1, -2, 0.5, 65504, 1e-8, 2 ** -14, 2 ** -24, 1e6].map(floatToHalf)).toEqual([
+      0x3c00, 0xc000, 0x3800, 0x7bff, 0, 0x0400, 1, 0x7c00,
+    ]);
   });
 });

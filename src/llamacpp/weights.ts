@@ -34,10 +34,15 @@ function hashName(s: string): number {
 
 // A small, fast, seedable generator (xorshift128+ folded to 32 bits) yielding floats in [0, 1).
 function makeRandom(seed: number): () => number {
-  let a = seed ^ 0x9e3779b9, b = Math.imul(seed, 0x85ebca6b) ^ 0xc2b2ae35, c = 0x27d4eb2f, d = seed >>> 3 | 1;
+  let a = seed ^ 0x9e3779b9,
+    b = Math.imul(seed, 0x85ebca6b) ^ 0xc2b2ae35,
+    c = 0x27d4eb2f,
+    d = (seed >>> 3) | 1;
   return () => {
     const t = a ^ (a << 11);
-    a = b; b = c; c = d;
+    a = b;
+    b = c;
+    c = d;
     d = (d ^ (d >>> 19) ^ t ^ (t >>> 8)) >>> 0;
     return d / 4294967296;
   };
@@ -74,7 +79,13 @@ export function fillTensor(t: TensorFill, seed: number, ban: BanPlan): Buffer {
   const f16 = t.type === GGML_TYPE.F16;
   const buf = Buffer.alloc(n * (f16 ? 2 : 4));
   const out = f16 ? new Uint16Array(buf.buffer, buf.byteOffset, n) : new Float32Array(buf.buffer, buf.byteOffset, n);
-  const put = f16 ? (i: number, v: number) => { out[i] = floatToHalf(v); } : (i: number, v: number) => { out[i] = v; };
+  const put = f16
+    ? (i: number, v: number) => {
+        out[i] = floatToHalf(v);
+      }
+    : (i: number, v: number) => {
+        out[i] = v;
+      };
   if (t.kind === 'ones') {
     for (let i = 0; i < n; i++) put(i, 1);
     return buf;

@@ -7,7 +7,16 @@ import type { LogEvent, Sink } from '../events.js';
 import { expectOk } from '../host/command-result.js';
 import type { Host } from '../host/types.js';
 import { statePaths } from '../service/unit.js';
-import { DEFAULT_LEASE_MS, describeHolder, judgeLock, parseLockRecord, renderLockRecord, type LockJudgement, type LockOwner, type LockRecord } from './record.js';
+import {
+  DEFAULT_LEASE_MS,
+  describeHolder,
+  judgeLock,
+  parseLockRecord,
+  renderLockRecord,
+  type LockJudgement,
+  type LockOwner,
+  type LockRecord,
+} from './record.js';
 
 /** Commands are short; a host that does not answer in this time is treated as a failed lock operation. */
 const LOCK_COMMAND_TIMEOUT_MS = 30_000;
@@ -50,7 +59,11 @@ export function lockPath(unit: string): string {
 // This process as a lock owner.
 export function currentOwner(): LockOwner {
   let user = 'unknown';
-  try { user = userInfo().username; } catch { /* no passwd entry: keep "unknown" */ }
+  try {
+    user = userInfo().username;
+  } catch {
+    /* no passwd entry: keep "unknown" */
+  }
   return { user, machine: hostname(), pid: process.pid };
 }
 
@@ -94,7 +107,14 @@ async function tryCreate(host: Host, path: string, rec: LockRecord): Promise<boo
 }
 
 // The refusal: one line naming the holder and its start, and whether it looks dead.
-function lockedError(host: Host, unit: string, path: string, rec: LockRecord | null, j: LockJudgement, breakLock: boolean): ToolError {
+function lockedError(
+  host: Host,
+  unit: string,
+  path: string,
+  rec: LockRecord | null,
+  j: LockJudgement,
+  breakLock: boolean,
+): ToolError {
   const who = rec ? describeHolder(rec) : `an unreadable lock file ${path}`;
   if (j.stale) {
     return new ToolError('E_LOCKED', `${host.name}: ${unit} is locked by ${who}, which looks dead: ${j.why}`, {
@@ -108,7 +128,14 @@ function lockedError(host: Host, unit: string, path: string, rec: LockRecord | n
 }
 
 // Move a stale lock aside and check it is the one judged (a racer may have broken and retaken it meanwhile).
-async function breakStale(req: LockRequest, path: string, judgedText: string, rec: LockRecord | null, j: LockJudgement, token: string): Promise<void> {
+async function breakStale(
+  req: LockRequest,
+  path: string,
+  judgedText: string,
+  rec: LockRecord | null,
+  j: LockJudgement,
+  token: string,
+): Promise<void> {
   const aside = `${path}.broken-${token}`;
   const mv = await req.host.exec(['mv', '-T', '--', path, aside], { timeoutMs: LOCK_COMMAND_TIMEOUT_MS });
   if (mv.exitCode !== 0) return; // gone meanwhile: the next attempt takes it or meets the new holder
@@ -116,11 +143,20 @@ async function breakStale(req: LockRequest, path: string, judgedText: string, re
   if (moved !== judgedText) {
     await req.host.exec(['ln', '-T', '--', aside, path], { timeoutMs: LOCK_COMMAND_TIMEOUT_MS });
     await req.host.exec(['rm', '-f', '--', aside], { timeoutMs: LOCK_COMMAND_TIMEOUT_MS });
-    throw new ToolError('E_LOCKED', `${req.host.name}: the lock of ${req.unit} changed while breaking it; nothing was broken`, { hint: 'another spectune took it: check with the operator named by a new attempt' });
+    throw new ToolError(
+      'E_LOCKED',
+      `${req.host.name}: the lock of ${req.unit} changed while breaking it; nothing was broken`,
+      { hint: 'another spectune took it: check with the operator named by a new attempt' },
+    );
   }
   await req.host.exec(['rm', '-f', '--', aside], { timeoutMs: LOCK_COMMAND_TIMEOUT_MS });
   const who = rec ? describeHolder(rec) : 'an unreadable lock file';
-  req.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `${req.host.name}: broke the stale lock of ${req.unit} held by ${who} (${j.why})` });
+  req.onEvent({
+    type: 'log',
+    ts: Date.now(),
+    level: 'warn',
+    message: `${req.host.name}: broke the stale lock of ${req.unit} held by ${who} (${j.why})`,
+  });
 }
 
 // Refresh heartbeatAt while we still hold the lock; stop (and say so) if someone broke it.
@@ -134,16 +170,30 @@ function startHeartbeat(req: LockRequest, path: string, rec: LockRecord): { stop
     if (found?.token !== rec.token) {
       lost = true;
       const now = found ? `now held by ${describeHolder(found)}` : 'no lock is there now';
-      req.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `${req.host.name}: the lock of ${req.unit} was broken by someone else (${now}); stop one of the two` });
+      req.onEvent({
+        type: 'log',
+        ts: Date.now(),
+        level: 'warn',
+        message: `${req.host.name}: the lock of ${req.unit} was broken by someone else (${now}); stop one of the two`,
+      });
       return;
     }
     current = { ...current, heartbeatAt: await readHostClock(req.host) };
     await req.host.writeFile(path, renderLockRecord(current), { mode: 0o644 });
   };
-  const timer = setInterval(() => {
-    if (running || lost) return;
-    running = beat().catch(() => { /* a missed beat is retried on the next tick; the lease covers several */ }).finally(() => { running = null; });
-  }, Math.max(1000, Math.floor(rec.leaseMs / HEARTBEATS_PER_LEASE)));
+  const timer = setInterval(
+    () => {
+      if (running || lost) return;
+      running = beat()
+        .catch(() => {
+          /* a missed beat is retried on the next tick; the lease covers several */
+        })
+        .finally(() => {
+          running = null;
+        });
+    },
+    Math.max(1000, Math.floor(rec.leaseMs / HEARTBEATS_PER_LEASE)),
+  );
   timer.unref();
   return {
     async stop() {
@@ -157,9 +207,15 @@ function startHeartbeat(req: LockRequest, path: string, rec: LockRecord): { stop
 async function releaseLock(req: LockRequest, path: string, token: string): Promise<void> {
   try {
     const text = await readLockText(req.host, path);
-    if (text !== null && parseLockRecord(text)?.token === token) expectOk(await req.host.exec(['rm', '-f', '--', path], { timeoutMs: LOCK_COMMAND_TIMEOUT_MS }));
+    if (text !== null && parseLockRecord(text)?.token === token)
+      expectOk(await req.host.exec(['rm', '-f', '--', path], { timeoutMs: LOCK_COMMAND_TIMEOUT_MS }));
   } catch (e) {
-    req.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `${req.host.name}: could not release the lock ${path} (${(e as Error).message}); the next command will find it stale and --break-lock breaks it` });
+    req.onEvent({
+      type: 'log',
+      ts: Date.now(),
+      level: 'warn',
+      message: `${req.host.name}: could not release the lock ${path} (${(e as Error).message}); the next command will find it stale and --break-lock breaks it`,
+    });
   }
 }
 
@@ -172,27 +228,46 @@ export async function acquireUnitLock(req: LockRequest): Promise<HeldLock> {
   for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
     const token = randomBytes(8).toString('hex');
     const now = await readHostClock(req.host);
-    const rec: LockRecord = { token, owner, command: req.command, unit: req.unit, startedAt: now, heartbeatAt: now, leaseMs };
+    const rec: LockRecord = {
+      token,
+      owner,
+      command: req.command,
+      unit: req.unit,
+      startedAt: now,
+      heartbeatAt: now,
+      leaseMs,
+    };
     if (await tryCreate(req.host, path, rec)) {
       const hb = startHeartbeat(req, path, rec);
       let released: Promise<void> | null = null;
-      return { host: req.host, unit: req.unit, path, record: rec, release: () => (released ??= hb.stop().then(() => releaseLock(req, path, token))) };
+      return {
+        host: req.host,
+        unit: req.unit,
+        path,
+        record: rec,
+        release: () => (released ??= hb.stop().then(() => releaseLock(req, path, token))),
+      };
     }
     const text = await readLockText(req.host, path);
     if (text === null) continue;
     const found = parseLockRecord(text);
     const j = judgeLock(found, { hostNow: await readHostClock(req.host), machine: owner.machine, isPidAlive: alive });
     const ownDeadTune = req.resumeOwn === true && j.ownerGoneHere && found?.command === 'tune';
-    if (!(req.breakLock && j.stale) && !ownDeadTune) throw lockedError(req.host, req.unit, path, found, j, req.breakLock === true);
+    if (!(req.breakLock && j.stale) && !ownDeadTune)
+      throw lockedError(req.host, req.unit, path, found, j, req.breakLock === true);
     await breakStale(req, path, text, found, j, token);
   }
-  throw new ToolError('E_LOCKED', `${req.host.name}: the lock of ${req.unit} kept changing while taking it`, { hint: 'another spectune is starting on this unit; run the command again to see who holds it' });
+  throw new ToolError('E_LOCKED', `${req.host.name}: the lock of ${req.unit} kept changing while taking it`, {
+    hint: 'another spectune is starting on this unit; run the command again to see who holds it',
+  });
 }
 
 // Take the locks of several units (every rank of a multi-host target) in order; all or none.
 export async function acquireUnitLocks(reqs: LockRequest[]): Promise<{ release(): Promise<void> }> {
   const held: HeldLock[] = [];
-  const releaseAll = async () => { for (const h of [...held].reverse()) await h.release(); };
+  const releaseAll = async () => {
+    for (const h of [...held].reverse()) await h.release();
+  };
   try {
     for (const r of reqs) held.push(await acquireUnitLock(r));
   } catch (e) {

@@ -14,7 +14,10 @@ import { judgeLock, parseLockRecord, renderLockRecord, type LockRecord } from '.
 
 const UNIT = 'lock-test.service';
 let pm: ProcessManager | null = null;
-afterEach(async () => { await pm?.close(); pm = null; });
+afterEach(async () => {
+  await pm?.close();
+  pm = null;
+});
 
 // A host whose /var/lib/spectune is a fresh temp folder.
 function setup() {
@@ -30,7 +33,14 @@ function deadPid(): number {
 }
 
 const rec = (over: Partial<LockRecord> = {}): LockRecord => ({
-  token: 't1', owner: { user: 'alice', machine: 'ws1', pid: 4242 }, command: 'tune', unit: UNIT, startedAt: 1_000_000, heartbeatAt: 1_000_000, leaseMs: 120_000, ...over,
+  token: 't1',
+  owner: { user: 'alice', machine: 'ws1', pid: 4242 },
+  command: 'tune',
+  unit: UNIT,
+  startedAt: 1_000_000,
+  heartbeatAt: 1_000_000,
+  leaseMs: 120_000,
+  ...over,
 });
 
 describe('judging a lock found in the way', () => {
@@ -39,12 +49,20 @@ describe('judging a lock found in the way', () => {
     expect(judgeLock(rec(), world)).toMatchObject({ stale: false, why: 'heartbeat 30 s ago' });
   });
   it('is stale when its owner ran on this machine and its pid is gone, whatever the heartbeat', () => {
-    expect(judgeLock(rec({ owner: { user: 'alice', machine: 'ws1', pid: 7 } }), world)).toEqual({ stale: true, why: 'pid 7 is not running on ws1', ownerGoneHere: true });
+    expect(judgeLock(rec({ owner: { user: 'alice', machine: 'ws1', pid: 7 } }), world)).toEqual({
+      stale: true,
+      why: 'pid 7 is not running on ws1',
+      ownerGoneHere: true,
+    });
   });
-  it('judges another machine\'s lock by its heartbeat only', () => {
+  it("judges another machine's lock by its heartbeat only", () => {
     const other = rec({ owner: { user: 'bob', machine: 'ws2', pid: 7 } });
     expect(judgeLock(other, world).stale).toBe(false);
-    expect(judgeLock(other, { ...world, hostNow: 1_000_000 + 121_000 })).toMatchObject({ stale: true, why: 'no heartbeat for 2.0 min (lease 2.0 min)', ownerGoneHere: false });
+    expect(judgeLock(other, { ...world, hostNow: 1_000_000 + 121_000 })).toMatchObject({
+      stale: true,
+      why: 'no heartbeat for 2.0 min (lease 2.0 min)',
+      ownerGoneHere: false,
+    });
   });
   it('treats a file that is not a lock record as stale', () => {
     expect(parseLockRecord('garbage{')).toBeNull();
@@ -57,7 +75,15 @@ describe('judging a lock found in the way', () => {
 describe('the lock on the host', () => {
   it('lets exactly one of 20 racers take it; each other is refused naming the holder and its start time', async () => {
     const { host, file } = setup();
-    const tries = Array.from({ length: 20 }, (_, i) => acquireUnitLock({ host, unit: UNIT, command: 'tune', onEvent: () => {}, owner: { user: `op${i}`, machine: `m${i}`, pid: 1000 + i } }));
+    const tries = Array.from({ length: 20 }, (_, i) =>
+      acquireUnitLock({
+        host,
+        unit: UNIT,
+        command: 'tune',
+        onEvent: () => {},
+        owner: { user: `op${i}`, machine: `m${i}`, pid: 1000 + i },
+      }),
+    );
     const out = await Promise.allSettled(tries);
     const won = out.filter((o): o is PromiseFulfilledResult<HeldLock> => o.status === 'fulfilled');
     expect(won).toHaveLength(1);
@@ -66,7 +92,11 @@ describe('the lock on the host', () => {
     for (const o of out.filter((x) => x.status === 'rejected')) {
       const e = (o as PromiseRejectedResult).reason as { code: string; message: string };
       expect(e.code).toBe('E_LOCKED');
-      expect(e.message).toMatch(new RegExp(`^local: ${UNIT.replace('.', '\\.')} is in use by ${holder.owner.user}@${holder.owner.machine} pid ${holder.owner.pid} \\(spectune tune\\) since ${since} \\(heartbeat \\d s ago\\)$`));
+      expect(e.message).toMatch(
+        new RegExp(
+          `^local: ${UNIT.replace('.', '\\.')} is in use by ${holder.owner.user}@${holder.owner.machine} pid ${holder.owner.pid} \\(spectune tune\\) since ${since} \\(heartbeat \\d s ago\\)$`,
+        ),
+      );
     }
     expect(parseLockRecord(readFileSync(file, 'utf8'))?.token).toBe(holder.token);
     await won[0].value.release();
@@ -75,28 +105,64 @@ describe('the lock on the host', () => {
     await again.release();
   });
 
-  it('reports a dead owner\'s lock as stale and breaks it only with breakLock, saying what it broke', async () => {
+  it("reports a dead owner's lock as stale and breaks it only with breakLock, saying what it broke", async () => {
     const { host, file } = setup();
     const me = { user: 'root', machine: 'ws1', pid: process.pid };
     mkdirSync(join(file, '..'), { recursive: true });
-    const dead = rec({ owner: { user: 'alice', machine: 'ws1', pid: deadPid() }, startedAt: Date.now(), heartbeatAt: Date.now() });
+    const dead = rec({
+      owner: { user: 'alice', machine: 'ws1', pid: deadPid() },
+      startedAt: Date.now(),
+      heartbeatAt: Date.now(),
+    });
     writeFileSync(file, renderLockRecord(dead));
     const refused = acquireUnitLock({ host, unit: UNIT, command: 'apply', onEvent: () => {}, owner: me });
-    await expect(refused).rejects.toMatchObject({ code: 'E_LOCKED', message: expect.stringMatching(/is locked by alice@ws1 pid \d+ \(spectune tune\) since .*, which looks dead: pid \d+ is not running on ws1$/) });
+    await expect(refused).rejects.toMatchObject({
+      code: 'E_LOCKED',
+      message: expect.stringMatching(
+        /is locked by alice@ws1 pid \d+ \(spectune tune\) since .*, which looks dead: pid \d+ is not running on ws1$/,
+      ),
+    });
     await expect(refused).rejects.toMatchObject({ hint: expect.stringContaining('--break-lock') });
     expect(readFileSync(file, 'utf8')).toBe(renderLockRecord(dead));
     const events: SpectuneEvent[] = [];
-    const held = await acquireUnitLock({ host, unit: UNIT, command: 'apply', breakLock: true, onEvent: (e) => events.push(e), owner: me });
-    expect(events.map((e) => (e.type === 'log' ? `${e.level} ${e.message}` : ''))).toEqual([expect.stringMatching(/^warn local: broke the stale lock of lock-test\.service held by alice@ws1 pid \d+ \(spectune tune\) since .* \(pid \d+ is not running on ws1\)$/)]);
+    const held = await acquireUnitLock({
+      host,
+      unit: UNIT,
+      command: 'apply',
+      breakLock: true,
+      onEvent: (e) => events.push(e),
+      owner: me,
+    });
+    expect(events.map((e) => (e.type === 'log' ? `${e.level} ${e.message}` : ''))).toEqual([
+      expect.stringMatching(
+        /^warn local: broke the stale lock of lock-test\.service held by alice@ws1 pid \d+ \(spectune tune\) since .* \(pid \d+ is not running on ws1\)$/,
+      ),
+    ]);
     expect(parseLockRecord(readFileSync(file, 'utf8'))?.owner).toEqual(me);
     await held.release();
   });
 
   it('never breaks a live lock, even with breakLock', async () => {
     const { host, file } = setup();
-    const live = await acquireUnitLock({ host, unit: UNIT, command: 'tune', onEvent: () => {}, owner: { user: 'alice', machine: 'ws2', pid: 1 } });
-    const tryBreak = acquireUnitLock({ host, unit: UNIT, command: 'rollback', breakLock: true, onEvent: () => {}, owner: { user: 'bob', machine: 'ws3', pid: 2 } });
-    await expect(tryBreak).rejects.toMatchObject({ code: 'E_LOCKED', hint: expect.stringContaining('--break-lock breaks only a stale lock') });
+    const live = await acquireUnitLock({
+      host,
+      unit: UNIT,
+      command: 'tune',
+      onEvent: () => {},
+      owner: { user: 'alice', machine: 'ws2', pid: 1 },
+    });
+    const tryBreak = acquireUnitLock({
+      host,
+      unit: UNIT,
+      command: 'rollback',
+      breakLock: true,
+      onEvent: () => {},
+      owner: { user: 'bob', machine: 'ws3', pid: 2 },
+    });
+    await expect(tryBreak).rejects.toMatchObject({
+      code: 'E_LOCKED',
+      hint: expect.stringContaining('--break-lock breaks only a stale lock'),
+    });
     expect(parseLockRecord(readFileSync(file, 'utf8'))?.token).toBe(live.record.token);
     await live.release();
   });
@@ -110,16 +176,30 @@ describe('the lock on the host', () => {
     expect(readFileSync(file, 'utf8')).toBe(other);
   });
 
-  it('tune --resume breaks the lock of this machine\'s own killed tune, and says so; not an apply\'s', async () => {
+  it("tune --resume breaks the lock of this machine's own killed tune, and says so; not an apply's", async () => {
     const { host, file } = setup();
     const me = { user: 'root', machine: 'ws1', pid: process.pid };
     mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(file, renderLockRecord(rec({ owner: { user: 'root', machine: 'ws1', pid: deadPid() }, command: 'apply' })));
-    await expect(acquireUnitLock({ host, unit: UNIT, command: 'tune', resumeOwn: true, onEvent: () => {}, owner: me })).rejects.toMatchObject({ code: 'E_LOCKED' });
+    writeFileSync(
+      file,
+      renderLockRecord(rec({ owner: { user: 'root', machine: 'ws1', pid: deadPid() }, command: 'apply' })),
+    );
+    await expect(
+      acquireUnitLock({ host, unit: UNIT, command: 'tune', resumeOwn: true, onEvent: () => {}, owner: me }),
+    ).rejects.toMatchObject({ code: 'E_LOCKED' });
     writeFileSync(file, renderLockRecord(rec({ owner: { user: 'root', machine: 'ws1', pid: deadPid() } })));
     const events: SpectuneEvent[] = [];
-    const held = await acquireUnitLock({ host, unit: UNIT, command: 'tune', resumeOwn: true, onEvent: (e) => events.push(e), owner: me });
-    expect(events.some((e) => e.type === 'log' && e.level === 'warn' && /broke the stale lock/.test(e.message))).toBe(true);
+    const held = await acquireUnitLock({
+      host,
+      unit: UNIT,
+      command: 'tune',
+      resumeOwn: true,
+      onEvent: (e) => events.push(e),
+      owner: me,
+    });
+    expect(events.some((e) => e.type === 'log' && e.level === 'warn' && /broke the stale lock/.test(e.message))).toBe(
+      true,
+    );
     await held.release();
   });
 

@@ -50,22 +50,48 @@ export function renderLockRecord(r: LockRecord): string {
 // Parse a lock file; null when it is not a record spectune wrote (treated as stale: nobody can refresh it).
 export function parseLockRecord(text: string): LockRecord | null {
   let v: unknown;
-  try { v = JSON.parse(text); } catch { return null; }
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
   if (!v || typeof v !== 'object') return null;
   const r = v as Partial<LockRecord>;
   const o = r.owner as Partial<LockOwner> | undefined;
   const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
-  if (typeof r.token !== 'string' || !o || typeof o.user !== 'string' || typeof o.machine !== 'string' || !num(o.pid)) return null;
-  if (typeof r.command !== 'string' || typeof r.unit !== 'string' || !num(r.startedAt) || !num(r.heartbeatAt) || !num(r.leaseMs)) return null;
-  return { token: r.token, owner: { user: o.user, machine: o.machine, pid: o.pid }, command: r.command, unit: r.unit, startedAt: r.startedAt, heartbeatAt: r.heartbeatAt, leaseMs: r.leaseMs };
+  if (typeof r.token !== 'string' || !o || typeof o.user !== 'string' || typeof o.machine !== 'string' || !num(o.pid))
+    return null;
+  if (
+    typeof r.command !== 'string' ||
+    typeof r.unit !== 'string' ||
+    !num(r.startedAt) ||
+    !num(r.heartbeatAt) ||
+    !num(r.leaseMs)
+  )
+    return null;
+  return {
+    token: r.token,
+    owner: { user: o.user, machine: o.machine, pid: o.pid },
+    command: r.command,
+    unit: r.unit,
+    startedAt: r.startedAt,
+    heartbeatAt: r.heartbeatAt,
+    leaseMs: r.leaseMs,
+  };
 }
 
 // Stale when its owner ran on this machine and that pid is gone, or when its heartbeat is older than its lease.
 export function judgeLock(r: LockRecord | null, w: LockWorld): LockJudgement {
   if (!r) return { stale: true, why: 'the lock file is not a spectune lock record', ownerGoneHere: false };
-  if (r.owner.machine === w.machine && !w.isPidAlive(r.owner.pid)) return { stale: true, why: `pid ${r.owner.pid} is not running on ${w.machine}`, ownerGoneHere: true };
+  if (r.owner.machine === w.machine && !w.isPidAlive(r.owner.pid))
+    return { stale: true, why: `pid ${r.owner.pid} is not running on ${w.machine}`, ownerGoneHere: true };
   const age = w.hostNow - r.heartbeatAt;
-  if (age > r.leaseMs) return { stale: true, why: `no heartbeat for ${formatAge(age)} (lease ${formatAge(r.leaseMs)})`, ownerGoneHere: false };
+  if (age > r.leaseMs)
+    return {
+      stale: true,
+      why: `no heartbeat for ${formatAge(age)} (lease ${formatAge(r.leaseMs)})`,
+      ownerGoneHere: false,
+    };
   return { stale: false, why: `heartbeat ${formatAge(Math.max(0, age))} ago`, ownerGoneHere: false };
 }
 

@@ -15,7 +15,10 @@ const ENGINE_HINT = /sglang|vllm|llama-server|launch_server|api_server|spectune(
 
 // Unit names of `systemctl list-units --type=service --state=running --no-legend --plain` output.
 export function parseRunningUnits(text: string): string[] {
-  return text.split('\n').map((l) => l.trim().split(/\s+/)[0]).filter((u) => /^[A-Za-z0-9@._:\\-]+\.service$/.test(u));
+  return text
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/)[0])
+    .filter((u) => /^[A-Za-z0-9@._:\\-]+\.service$/.test(u));
 }
 
 // From `systemctl show -p Id,ExecStart UNIT...` blocks: the units whose command may start an engine.
@@ -23,7 +26,10 @@ export function filterEngineLike(showText: string): string[] {
   const out: string[] = [];
   for (const block of showText.split(/\n\s*\n/)) {
     const id = /^Id=(.+)$/m.exec(block)?.[1]?.trim();
-    const exec = block.split('\n').filter((l) => l.startsWith('ExecStart=')).join(' ');
+    const exec = block
+      .split('\n')
+      .filter((l) => l.startsWith('ExecStart='))
+      .join(' ');
     if (id && ENGINE_HINT.test(exec)) out.push(id);
   }
   return out;
@@ -40,7 +46,13 @@ function literal(v: ParamValue | undefined): ParamValue | undefined {
 }
 
 // Facts of one engine command, or null when no engine runs in it.
-export function describeCommand(unit: string, source: UnitSource, command: string, env: Record<string, string>, engine?: EngineName): EngineUnit | null {
+export function describeCommand(
+  unit: string,
+  source: UnitSource,
+  command: string,
+  env: Record<string, string>,
+  engine?: EngineName,
+): EngineUnit | null {
   const r = readExecStart(command, env, engine ? { engine } : {});
   if (!r.engine) return null;
   const s = r.effective;
@@ -48,11 +60,21 @@ export function describeCommand(unit: string, source: UnitSource, command: strin
   const port = literal(s.port);
   const group = readNodeGroup(r.engine, r.argv, env);
   return {
-    unit, source, engine: r.engine, command, model: model === undefined ? null : String(model),
-    port: typeof port === 'number' ? port : DEFAULT_PORTS[r.engine], portIsDefault: typeof port !== 'number',
-    settings: s, speculative: speculativeOf(s), speculativeEnabled: s.speculative_enabled === true,
+    unit,
+    source,
+    engine: r.engine,
+    command,
+    model: model === undefined ? null : String(model),
+    port: typeof port === 'number' ? port : DEFAULT_PORTS[r.engine],
+    portIsDefault: typeof port !== 'number',
+    settings: s,
+    speculative: speculativeOf(s),
+    speculativeEnabled: s.speculative_enabled === true,
     apiKeySet: r.argv.some((a) => /^--api-key(=|$)/.test(a)),
-    nodes: group?.form === 'ranks' ? { count: group.count, rank: group.rank, initAddr: group.initAddr, flags: group.flags } : null,
+    nodes:
+      group?.form === 'ranks'
+        ? { count: group.count, rank: group.rank, initAddr: group.initAddr, flags: group.flags }
+        : null,
     headNote: group?.form === 'head' ? group.note : null,
     warnings: [...new Set([...r.problems.map((p) => p.message), ...r.warnings])],
   };
@@ -67,14 +89,23 @@ export function describeUnitFiles(unit: string, files: UnitFile[], engine?: Engi
 }
 
 /** One running container as `docker ps --no-trunc --format '{{json .}}'` prints it. */
-interface DockerPsRow { Names?: string; Command?: string; Labels?: string; Image?: string }
+interface DockerPsRow {
+  Names?: string;
+  Command?: string;
+  Labels?: string;
+  Image?: string;
+}
 
 // Engine containers of `docker ps --no-trunc --format '{{json .}}'` output (lines that are not JSON are skipped).
 export function parseDockerPs(text: string): EngineUnit[] {
   const out: EngineUnit[] = [];
   for (const line of text.split('\n')) {
     let row: DockerPsRow;
-    try { row = JSON.parse(line) as DockerPsRow; } catch { continue; }
+    try {
+      row = JSON.parse(line) as DockerPsRow;
+    } catch {
+      continue;
+    }
     const command = (row.Command ?? '').replace(/^"|"$/g, '');
     const words = splitShellCommands(command)[0]?.map((w) => w.value) ?? [];
     const unit = describeCommand(row.Names ?? '?', 'docker', words.map(quoteWord).join(' '), {});
@@ -99,7 +130,9 @@ export function chooseUnit(found: EngineUnit[], wanted: string | undefined, host
     const hit = found.find((u) => u.unit === name || u.unit === wanted);
     if (!hit) {
       throw new ToolError('E_UNIT_NOT_FOUND', `${hostName}: no running engine unit named ${name}`, {
-        hint: found.length ? `engine units found: ${found.map((u) => u.unit).join(', ')}` : 'check the name with `systemctl list-units --type=service --state=running` on that host',
+        hint: found.length
+          ? `engine units found: ${found.map((u) => u.unit).join(', ')}`
+          : 'check the name with `systemctl list-units --type=service --state=running` on that host',
       });
     }
     if (hit.source !== 'systemd') throw notTunable(hit);
@@ -108,18 +141,30 @@ export function chooseUnit(found: EngineUnit[], wanted: string | undefined, host
   if (tunable.length === 1) return tunable[0];
   if (tunable.length === 0 && found.length) throw notTunable(found[0]);
   if (tunable.length === 0) {
-    throw new ToolError('E_INPUT_UNUSABLE', `${hostName}: no running systemd unit starts SGLang, vLLM or llama-server`, {
-      hint: 'start the engine\'s unit first (systemctl start NAME), or pass --unit NAME when a wrapper script starts it',
-    });
+    throw new ToolError(
+      'E_INPUT_UNUSABLE',
+      `${hostName}: no running systemd unit starts SGLang, vLLM or llama-server`,
+      {
+        hint: "start the engine's unit first (systemctl start NAME), or pass --unit NAME when a wrapper script starts it",
+      },
+    );
   }
-  throw new ToolError('E_USAGE', `${hostName}: ${tunable.length} engine units are running: ${tunable.map((u) => `${u.unit} (${u.engine})`).join(', ')}`, {
-    hint: `pick one with --unit, e.g. --unit ${tunable[0].unit}`,
-  });
+  throw new ToolError(
+    'E_USAGE',
+    `${hostName}: ${tunable.length} engine units are running: ${tunable.map((u) => `${u.unit} (${u.engine})`).join(', ')}`,
+    {
+      hint: `pick one with --unit, e.g. --unit ${tunable[0].unit}`,
+    },
+  );
 }
 
 // The error for a container: spectune deploys through systemd drop-ins only.
 function notTunable(u: EngineUnit): ToolError {
-  return new ToolError('E_INPUT_UNUSABLE', `${u.unit} runs ${u.engine} in docker${u.compose ? ` (compose ${u.compose})` : ''}: spectune tunes systemd units`, {
-    hint: 'run the engine under a systemd unit (ExecStart=docker run ... works), then run init again',
-  });
+  return new ToolError(
+    'E_INPUT_UNUSABLE',
+    `${u.unit} runs ${u.engine} in docker${u.compose ? ` (compose ${u.compose})` : ''}: spectune tunes systemd units`,
+    {
+      hint: 'run the engine under a systemd unit (ExecStart=docker run ... works), then run init again',
+    },
+  );
 }

@@ -20,7 +20,11 @@ export type NodeGroup =
 
 // Which multi-node form a launch line uses (null: one node). argv: the engine argv as written; env: the unit's
 // Environment= (a `--node-rank ${RANK}` reads through it).
-export function readNodeGroup(engine: EngineName, argvAsWritten: readonly string[], env: Record<string, string> = {}): NodeGroup | null {
+export function readNodeGroup(
+  engine: EngineName,
+  argvAsWritten: readonly string[],
+  env: Record<string, string> = {},
+): NodeGroup | null {
   const argv = argvAsWritten.map((a) => resolveReferences(a, env));
   const adapter = getEngine(engine);
   const ranks = adapter.multiNode?.rankFlags;
@@ -31,7 +35,13 @@ export function readNodeGroup(engine: EngineName, argvAsWritten: readonly string
     const addr = flagValue(argv, ranks.addrFlags);
     const port = ranks.portFlag ? flagValue(argv, [ranks.portFlag]) : undefined;
     const initAddr = addr === undefined ? null : port && !addr.includes(':') ? `${addr}:${port}` : addr;
-    return { form: 'ranks', count, rank, initAddr, flags: `--nnodes ${count} --node-rank ${rank}${initAddr ? ` ${addrFlag} ${addr}` : ''}` };
+    return {
+      form: 'ranks',
+      count,
+      rank,
+      initAddr,
+      flags: `--nnodes ${count} --node-rank ${rank}${initAddr ? ` ${addrFlag} ${addr}` : ''}`,
+    };
   }
   const head = adapter.multiNode?.readHeadNode?.(argv);
   return head ? { form: 'head', ...head } : null;
@@ -46,7 +56,11 @@ export function initAddrHost(addr: string): string {
 }
 
 /** One rank found by init: the ssh destination (null: this machine), its unit and what its launch line says. */
-export interface FoundRank { host: string | null; unit: string; group: Extract<NodeGroup, { form: 'ranks' }> }
+export interface FoundRank {
+  host: string | null;
+  unit: string;
+  group: Extract<NodeGroup, { form: 'ranks' }>;
+}
 
 /** The group as init assembles it: every rank in rank order, or what is missing and the one line that says so. */
 export type GroupAssembly =
@@ -63,22 +77,38 @@ export function assembleGroup(first: FoundRank, others: FoundRank[]): GroupAssem
   const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !byRank.has(i));
   const where = `${first.host ?? 'this machine'} ${first.unit} is rank ${first.group.rank} of ${count} nodes (${first.group.flags})`;
   if (count > MAX_GROUP_RANKS) {
-    return { status: 'incomplete', ranks, missing, message: `${where}: spectune.yaml's target holds ${MAX_GROUP_RANKS} ranks at most (rank0, rank1), this group has ${count}`, hint: 'tune a model split over two nodes, or drive the group yourself' };
+    return {
+      status: 'incomplete',
+      ranks,
+      missing,
+      message: `${where}: spectune.yaml's target holds ${MAX_GROUP_RANKS} ranks at most (rank0, rank1), this group has ${count}`,
+      hint: 'tune a model split over two nodes, or drive the group yourself',
+    };
   }
   if (!missing.length) return { status: 'complete', ranks };
   const hosts = ranks.map((r) => `--host ${r.host ?? 'HOST'}`).join(' ');
   return {
-    status: 'incomplete', ranks, missing,
+    status: 'incomplete',
+    ranks,
+    missing,
     message: `${where}: rank ${missing.join(', ')} not found on the hosts given${first.group.initAddr ? ` or at the init address ${initAddrHost(first.group.initAddr)}` : ''}`,
     hint: `pass --host once per rank, e.g. spectune init ${hosts} ${missing.map((m) => `--host HOST_OF_RANK${m}`).join(' ')}`,
   };
 }
 
 /** What doctor knows of one listed rank: its role in spectune.yaml and what its launch line says (null: one node). */
-export interface ListedRank { subject: string; role: number; nodes: { count: number; rank: number; flags?: string } | null }
+export interface ListedRank {
+  subject: string;
+  role: number;
+  nodes: { count: number; rank: number; flags?: string } | null;
+}
 
 /** A doctor judgement of the group. */
-export interface GroupJudgement { status: 'PASS' | 'FAIL'; summary: string; fix: string | null }
+export interface GroupJudgement {
+  status: 'PASS' | 'FAIL';
+  summary: string;
+  fix: string | null;
+}
 
 // Judge whether spectune.yaml lists the whole group: a unit of an N-node group with fewer than N ranks listed (or a
 // rank whose --node-rank is not its role) FAILs: a change would restart that rank alone and split the ranks.
@@ -88,20 +118,37 @@ export function judgeGroup(listed: ListedRank[]): GroupJudgement | null {
   if (!multi.length) return null;
   const count = Math.max(...multi.map((l) => l.nodes!.count));
   const flags = (l: ListedRank) => l.nodes!.flags ?? `--nnodes ${l.nodes!.count} --node-rank ${l.nodes!.rank}`;
-  const fix = 'list every rank under target.hosts (role rank0, rank1): `spectune init --host HOST0 --host HOST1` writes them';
+  const fix =
+    'list every rank under target.hosts (role rank0, rank1): `spectune init --host HOST0 --host HOST1` writes them';
   if (listed.length < count) {
     const l = multi[0];
-    return { status: 'FAIL', summary: `${l.subject} is rank ${l.nodes!.rank} of a ${count}-node group (${flags(l)}) but spectune.yaml lists ${listed.length} of its ${count} ranks: a change would restart this rank alone and leave the ranks on different configs`, fix };
+    return {
+      status: 'FAIL',
+      summary: `${l.subject} is rank ${l.nodes!.rank} of a ${count}-node group (${flags(l)}) but spectune.yaml lists ${listed.length} of its ${count} ranks: a change would restart this rank alone and leave the ranks on different configs`,
+      fix,
+    };
   }
   const wrong = multi.filter((l) => l.nodes!.rank !== l.role);
   if (wrong.length) {
-    return { status: 'FAIL', summary: wrong.map((l) => `${l.subject} is listed as rank${l.role} but runs --node-rank ${l.nodes!.rank}`).join('; '), fix: 'give each host the role its --node-rank says (rank0 serves the endpoint)' };
+    return {
+      status: 'FAIL',
+      summary: wrong
+        .map((l) => `${l.subject} is listed as rank${l.role} but runs --node-rank ${l.nodes!.rank}`)
+        .join('; '),
+      fix: 'give each host the role its --node-rank says (rank0 serves the endpoint)',
+    };
   }
-  return { status: 'PASS', summary: `spectune.yaml lists all ${count} ranks of the group (${multi.map((l) => `rank${l.nodes!.rank} ${l.subject}`).join(', ')})`, fix: null };
+  return {
+    status: 'PASS',
+    summary: `spectune.yaml lists all ${count} ranks of the group (${multi.map((l) => `rank${l.nodes!.rank} ${l.subject}`).join(', ')})`,
+    fix: null,
+  };
 }
 
 /** How a command's target covers a multi-node group; `listed`: "rank 0 (th1 sglang.service)", `others`: the ranks left out. */
-export type GroupCoverage = { status: 'whole' } | { status: 'partial'; count: number; changed: number[]; others: number[]; listed: string; message: string };
+export type GroupCoverage =
+  | { status: 'whole' }
+  | { status: 'partial'; count: number; changed: number[]; others: number[]; listed: string; message: string };
 
 // Whether a host-changing command changes every rank of the group its units belong to. `count`: the most nodes any
 // of the units' launch lines names; `ranks`: the ranks the command changes.
@@ -111,7 +158,11 @@ export function judgeCoverage(count: number, ranks: { rank: number; name: string
   const others = Array.from({ length: count }, (_, i) => i).filter((i) => !changed.includes(i));
   const listed = ranks.map((r) => `rank ${r.rank} (${r.name})`).join(', ');
   return {
-    status: 'partial', count, changed, others, listed,
+    status: 'partial',
+    count,
+    changed,
+    others,
+    listed,
     message: `${command} would change only ${listed} of a ${count}-node group: rank ${others.join(', ')} keep${others.length === 1 ? 's' : ''} ${others.length === 1 ? 'its' : 'their'} config, so the ranks will differ`,
   };
 }

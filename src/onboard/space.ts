@@ -6,7 +6,11 @@ import type { Commented, YamlValue } from './yaml.js';
 import type { EngineUnit } from './types.js';
 
 /** A proposed dimension: the config value and the comment that explains it. */
-export interface ProposedDimension { key: string; value: YamlValue; why: string[] }
+export interface ProposedDimension {
+  key: string;
+  value: YamlValue;
+  why: string[];
+}
 
 // A number setting, or null.
 function num(v: ParamValue | undefined): number | null {

@@ -24,16 +24,31 @@ export function measureStartups(records: readonly StartupRecord[], readyPattern:
     const kind = isSystemd ? readSystemdMarker(r.message)?.kind : undefined;
     // "Started" opens a start only when no "Starting" line did (Type=simple units may log just "Started").
     if (kind === 'starting' || (kind === 'started' && (open === null || ready))) {
-      open = us; ready = false; starts++;
+      open = us;
+      ready = false;
+      starts++;
       continue;
     }
     // A process that exited never became ready: the next start line opens a new start.
-    if (kind === 'exit' || kind === 'stopped') { if (!ready) open = null; ready = true; continue; }
+    if (kind === 'exit' || kind === 'stopped') {
+      if (!ready) open = null;
+      ready = true;
+      continue;
+    }
     if (isSystemd) continue;
-    if (open === null) { open = us; ready = false; starts++; }
+    if (open === null) {
+      open = us;
+      ready = false;
+      starts++;
+    }
     if (!ready && readyPattern.test(r.message)) {
       ready = true;
-      const t: StartupTime = { startUs: open, readyUs: us, seconds: Math.round((us - open) / 1e5) / 10, readyLine: r.message };
+      const t: StartupTime = {
+        startUs: open,
+        readyUs: us,
+        seconds: Math.round((us - open) / 1e5) / 10,
+        readyLine: r.message,
+      };
       last = t;
       if (!longest || t.seconds > longest.seconds) longest = t;
     }

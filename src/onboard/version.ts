@@ -30,13 +30,34 @@ export function judgeEngine(subject: string, f: EngineFacts): CheckResult {
   const facts = { healthUrl: f.healthUrl, healthStatus: f.healthStatus, version: f.version };
   const version = f.version ? `${f.engine} ${f.version}` : `${f.engine} (version not reported)`;
   if (f.detectedEngine && f.detectedEngine !== f.engine) {
-    return { id: 'engine', subject, status: 'FAIL', summary: `the unit runs ${f.detectedEngine}, not ${f.engine}`, fix: `set target.engine: ${f.detectedEngine} (or --engine ${f.detectedEngine})`, facts };
+    return {
+      id: 'engine',
+      subject,
+      status: 'FAIL',
+      summary: `the unit runs ${f.detectedEngine}, not ${f.engine}`,
+      fix: `set target.engine: ${f.detectedEngine} (or --engine ${f.detectedEngine})`,
+      facts,
+    };
   }
-  if (f.healthStatus === 200) return { id: 'engine', subject, status: 'PASS', summary: `${version} healthy (GET ${f.healthUrl} → 200)`, fix: null, facts };
+  if (f.healthStatus === 200)
+    return {
+      id: 'engine',
+      subject,
+      status: 'PASS',
+      summary: `${version} healthy (GET ${f.healthUrl} → 200)`,
+      fix: null,
+      facts,
+    };
   const seen = f.healthStatus === null ? (f.healthError ?? 'no answer') : `HTTP ${f.healthStatus}`;
   return {
-    id: 'engine', subject, status: 'FAIL', summary: `GET ${f.healthUrl} → ${seen}: the engine is not serving`,
-    fix: f.healthStatus === null ? 'check the endpoint (target.endpoint / --endpoint), that the unit is running, and that this machine can reach the port' : 'wait for the start-up to finish, or see `spectune diagnose --host ... --unit ...`',
+    id: 'engine',
+    subject,
+    status: 'FAIL',
+    summary: `GET ${f.healthUrl} → ${seen}: the engine is not serving`,
+    fix:
+      f.healthStatus === null
+        ? 'check the endpoint (target.endpoint / --endpoint), that the unit is running, and that this machine can reach the port'
+        : 'wait for the start-up to finish, or see `spectune diagnose --host ... --unit ...`',
     facts,
   };
 }
@@ -65,7 +86,23 @@ export function judgeApiKey(subject: string, f: ApiKeyFacts): CheckResult {
     return { id: 'api-key', subject, status: 'FAIL', summary, fix: f.fix, facts };
   }
   if (f.status !== null && f.status >= 200 && f.status < 300) {
-    return { id: 'api-key', subject, status: 'PASS', summary: f.sent ? `the engine accepts the key from ${f.source} (GET ${f.url} → ${f.status})` : `the engine asks for no API key (GET ${f.url} → ${f.status})`, fix: null, facts };
+    return {
+      id: 'api-key',
+      subject,
+      status: 'PASS',
+      summary: f.sent
+        ? `the engine accepts the key from ${f.source} (GET ${f.url} → ${f.status})`
+        : `the engine asks for no API key (GET ${f.url} → ${f.status})`,
+      fix: null,
+      facts,
+    };
   }
-  return { id: 'api-key', subject, status: 'WARN', summary: `cannot tell whether the engine accepts spectune's key: GET ${f.url} → ${f.status ?? 'no answer'}`, fix: 'check the endpoint (target.endpoint / --endpoint)', facts };
+  return {
+    id: 'api-key',
+    subject,
+    status: 'WARN',
+    summary: `cannot tell whether the engine accepts spectune's key: GET ${f.url} → ${f.status ?? 'no answer'}`,
+    fix: 'check the endpoint (target.endpoint / --endpoint)',
+    facts,
+  };
 }

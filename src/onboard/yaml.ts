@@ -2,7 +2,10 @@
 // (scalars, lists of scalars, small maps of scalars) in flow style, so the file reads like a hand-written one.
 
 /** A value with comment lines written above its key. */
-export interface Commented { comment: string[]; value: YamlValue }
+export interface Commented {
+  comment: string[];
+  value: YamlValue;
+}
 /** What the writer accepts. */
 export type YamlValue = string | number | boolean | YamlValue[] | { [key: string]: YamlValue | Commented };
 
@@ -11,7 +14,14 @@ const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
 
 // Is v a Commented wrapper?
 function isCommented(v: unknown): v is Commented {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'comment' in v && 'value' in v && Object.keys(v).length === 2;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    'comment' in v &&
+    'value' in v &&
+    Object.keys(v).length === 2
+  );
 }
 
 // A scalar: plain when unambiguous, else a double-quoted (JSON) string, which YAML reads the same.
@@ -32,7 +42,9 @@ function isLeaf(v: YamlValue): boolean {
 function flow(v: YamlValue): string {
   if (typeof v !== 'object') return yamlScalar(v);
   if (Array.isArray(v)) return `[${v.map(flow).join(', ')}]`;
-  return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${flow(x as YamlValue)}`).join(', ')} }`;
+  return `{ ${Object.entries(v)
+    .map(([k, x]) => `${k}: ${flow(x as YamlValue)}`)
+    .join(', ')} }`;
 }
 
 // Comment lines at an indent.

@@ -10,11 +10,31 @@ export interface ProcessExit {
 }
 
 const EXIT_NAMES: Record<number, string> = {
-  0: 'SUCCESS', 1: 'FAILURE', 2: 'INVALIDARGUMENT', 3: 'NOTIMPLEMENTED', 4: 'NOPERMISSION', 5: 'NOTINSTALLED',
-  6: 'NOTCONFIGURED', 7: 'NOTRUNNING', 200: 'CHDIR', 203: 'EXEC', 217: 'USER',
+  0: 'SUCCESS',
+  1: 'FAILURE',
+  2: 'INVALIDARGUMENT',
+  3: 'NOTIMPLEMENTED',
+  4: 'NOPERMISSION',
+  5: 'NOTINSTALLED',
+  6: 'NOTCONFIGURED',
+  7: 'NOTRUNNING',
+  200: 'CHDIR',
+  203: 'EXEC',
+  217: 'USER',
 };
 /** Signals that dump core by default (systemd then says code=dumped). */
-const CORE_SIGNALS = new Set(['SIGQUIT', 'SIGILL', 'SIGTRAP', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGSEGV', 'SIGSYS', 'SIGXCPU', 'SIGXFSZ']);
+const CORE_SIGNALS = new Set([
+  'SIGQUIT',
+  'SIGILL',
+  'SIGTRAP',
+  'SIGABRT',
+  'SIGBUS',
+  'SIGFPE',
+  'SIGSEGV',
+  'SIGSYS',
+  'SIGXCPU',
+  'SIGXFSZ',
+]);
 /** A daemon killed by one of these exited cleanly (EXIT_CLEAN_DAEMON); SIGKILL is never clean. */
 const CLEAN_SIGNALS = new Set(['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGPIPE']);
 
@@ -58,8 +78,16 @@ export function formatTimespan(sec: number): string {
   if (!Number.isFinite(sec)) return 'infinity';
   let ms = Math.round(sec * 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [['h', 3_600_000], ['min', 60_000], ['s', 1000], ['ms', 1]] as const) {
-    if (ms >= size) { parts.push(`${Math.floor(ms / size)}${unit}`); ms %= size; }
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ] as const) {
+    if (ms >= size) {
+      parts.push(`${Math.floor(ms / size)}${unit}`);
+      ms %= size;
+    }
   }
   return parts.length ? parts.join(' ') : '0';
 }

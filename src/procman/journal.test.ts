@@ -5,10 +5,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LineSplitter, ProcJournal, type JournalFields } from './journal.js';
 
 const dirs: string[] = [];
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 function entry(unit: string, message: string): JournalFields {
-  return { PRIORITY: '6', SYSLOG_IDENTIFIER: 'node', _PID: '42', _COMM: 'node', _TRANSPORT: 'stdout', _SYSTEMD_UNIT: unit, MESSAGE: message };
+  return {
+    PRIORITY: '6',
+    SYSLOG_IDENTIFIER: 'node',
+    _PID: '42',
+    _COMM: 'node',
+    _TRANSPORT: 'stdout',
+    _SYSTEMD_UNIT: unit,
+    MESSAGE: message,
+  };
 }
 
 describe('LineSplitter', () => {

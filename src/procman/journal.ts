@@ -13,7 +13,10 @@ const LINE_MAX = 48 * 1024;
 const TAIL_BYTES = 256 * 1024;
 
 /** Fields the caller supplies; the journal adds cursor, timestamps, boot id and host name. */
-export type JournalFields = Omit<JournalEntry, '__CURSOR' | '__REALTIME_TIMESTAMP' | '__MONOTONIC_TIMESTAMP' | '_BOOT_ID' | '_HOSTNAME'>;
+export type JournalFields = Omit<
+  JournalEntry,
+  '__CURSOR' | '__REALTIME_TIMESTAMP' | '__MONOTONIC_TIMESTAMP' | '_BOOT_ID' | '_HOSTNAME'
+>;
 
 // Cursor "i=<seq>;o=<byte offset of the entry>": readers resume there without rescanning the file.
 function parseCursor(cursor: string | null | undefined): { seq: number; offset: number } {
@@ -56,8 +59,11 @@ export class ProcJournal {
     this.seq += 1;
     const now = process.hrtime.bigint();
     const base = {
-      __REALTIME_TIMESTAMP: String(BigInt(Date.now()) * 1000n), __MONOTONIC_TIMESTAMP: String(now / 1000n),
-      _BOOT_ID: this.bootId, _HOSTNAME: this.host, ...fields,
+      __REALTIME_TIMESTAMP: String(BigInt(Date.now()) * 1000n),
+      __MONOTONIC_TIMESTAMP: String(now / 1000n),
+      _BOOT_ID: this.bootId,
+      _HOSTNAME: this.host,
+      ...fields,
     };
     const entry = { __CURSOR: `i=${this.seq};o=${this.size}`, ...base } as JournalEntry;
     const line = Buffer.from(`${JSON.stringify(entry)}\n`);

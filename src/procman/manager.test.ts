@@ -36,35 +36,64 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): 
 
 // The manager's own messages for a unit, in order.
 function managerLines(pm: ProcessManager, name: string): string[] {
-  return pm.journal(name).entries.filter((e) => e.SYSLOG_IDENTIFIER === 'systemd').map((e) => e.MESSAGE);
+  return pm
+    .journal(name)
+    .entries.filter((e) => e.SYSLOG_IDENTIFIER === 'systemd')
+    .map((e) => e.MESSAGE);
 }
 
 function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('process manager: start and stop', () => {
   it('runs a service, journals its output under its PID, and stops it cleanly with SIGTERM', async () => {
     const pm = manager();
-    pm.define('echo', nodeService('console.log("hello"); console.error("on stderr"); setInterval(() => {}, 1000)', { description: 'Echo test' }));
+    pm.define(
+      'echo',
+      nodeService('console.log("hello"); console.error("on stderr"); setInterval(() => {}, 1000)', {
+        description: 'Echo test',
+      }),
+    );
     await pm.start('echo');
     const pid = Number(pm.show('echo').MainPID);
     expect(pm.show('echo')).toMatchObject({ ActiveState: 'active', SubState: 'running', Result: 'success' });
     expect(pid).toBeGreaterThan(0);
     await waitFor('output', () => pm.journal('echo').entries.some((e) => e.MESSAGE === 'on stderr'));
     const out = pm.journal('echo').entries.find((e) => e.MESSAGE === 'hello');
-    expect(out).toMatchObject({ _PID: String(pid), _SYSTEMD_UNIT: 'echo.service', SYSLOG_IDENTIFIER: 'node', _TRANSPORT: 'stdout' });
+    expect(out).toMatchObject({
+      _PID: String(pid),
+      _SYSTEMD_UNIT: 'echo.service',
+      SYSLOG_IDENTIFIER: 'node',
+      _TRANSPORT: 'stdout',
+    });
     await pm.stop('echo');
     expect(isAlive(pid)).toBe(false);
     expect(managerLines(pm, 'echo')).toEqual([
-      'Started echo.service - Echo test.', 'Stopping echo.service - Echo test...', 'echo.service: Deactivated successfully.', 'Stopped echo.service - Echo test.',
+      'Started echo.service - Echo test.',
+      'Stopping echo.service - Echo test...',
+      'echo.service: Deactivated successfully.',
+      'Stopped echo.service - Echo test.',
     ]);
-    expect(pm.show('echo')).toMatchObject({ ActiveState: 'inactive', SubState: 'dead', MainPID: '0', Result: 'success', ExecMainCode: '2', ExecMainStatus: '15' });
+    expect(pm.show('echo')).toMatchObject({
+      ActiveState: 'inactive',
+      SubState: 'dead',
+      MainPID: '0',
+      Result: 'success',
+      ExecMainCode: '2',
+      ExecMainStatus: '15',
+    });
   });
 
   it('kills the whole process group with SIGKILL after TimeoutStopSec when SIGTERM is ignored', async () => {
     const pm = manager();
-    const script = 'process.on("SIGTERM", () => console.log("ignoring SIGTERM")); console.log("ready"); require("child_process").spawn(process.execPath, ["-e", "process.on(\'SIGTERM\', () => {}); console.log(\'grandchild ready\'); setInterval(() => {}, 1000)"], { stdio: "inherit" }); setInterval(() => {}, 1000)';
+    const script =
+      'process.on("SIGTERM", () => console.log("ignoring SIGTERM")); console.log("ready"); require("child_process").spawn(process.execPath, ["-e", "process.on(\'SIGTERM\', () => {}); console.log(\'grandchild ready\'); setInterval(() => {}, 1000)"], { stdio: "inherit" }); setInterval(() => {}, 1000)';
     pm.define('stubborn', nodeService(script, { timeoutStopSec: 0.5 }));
     await pm.start('stubborn');
     const pid = Number(pm.show('stubborn').MainPID);
@@ -74,14 +103,28 @@ describe('process manager: start and stop', () => {
     await pm.stop('stubborn');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
     const lines = managerLines(pm, 'stubborn');
-    expect(lines.slice(0, 3)).toEqual(['Started stubborn.service.', 'Stopping stubborn.service...', "stubborn.service: State 'stop-sigterm' timed out. Killing."]);
+    expect(lines.slice(0, 3)).toEqual([
+      'Started stubborn.service.',
+      'Stopping stubborn.service...',
+      "stubborn.service: State 'stop-sigterm' timed out. Killing.",
+    ]);
     const killed = lines.filter((l) => l.includes('with signal SIGKILL.'));
     expect(killed[0]).toBe(`stubborn.service: Killing process ${pid} (node) with signal SIGKILL.`);
     expect(killed).toHaveLength(2);
-    expect(lines.slice(-3)).toEqual(['stubborn.service: Main process exited, code=killed, status=9/KILL', "stubborn.service: Failed with result 'timeout'.", 'Stopped stubborn.service.']);
+    expect(lines.slice(-3)).toEqual([
+      'stubborn.service: Main process exited, code=killed, status=9/KILL',
+      "stubborn.service: Failed with result 'timeout'.",
+      'Stopped stubborn.service.',
+    ]);
     const child = Number(/Killing process (\d+)/.exec(killed[1])?.[1]);
     await waitFor('grandchild gone', () => !isAlive(child), 2000);
-    expect(pm.show('stubborn')).toMatchObject({ ActiveState: 'failed', SubState: 'failed', Result: 'timeout', ExecMainCode: '2', ExecMainStatus: '9' });
+    expect(pm.show('stubborn')).toMatchObject({
+      ActiveState: 'failed',
+      SubState: 'failed',
+      Result: 'timeout',
+      ExecMainCode: '2',
+      ExecMainStatus: '9',
+    });
     expect(pm.journal('stubborn').entries.some((e) => e.MESSAGE === 'ignoring SIGTERM')).toBe(true);
   });
 });
@@ -94,22 +137,53 @@ describe('process manager: exits and restart policy', () => {
     await Promise.all([pm.start('ok'), pm.start('bad')]);
     await waitFor('both ended', () => pm.show('ok').SubState === 'dead' && pm.show('bad').SubState === 'failed');
     expect(managerLines(pm, 'ok')).toEqual(['Started ok.service.', 'ok.service: Deactivated successfully.']);
-    expect(managerLines(pm, 'bad')).toEqual(['Started bad.service.', 'bad.service: Main process exited, code=exited, status=3/NOTIMPLEMENTED', "bad.service: Failed with result 'exit-code'."]);
+    expect(managerLines(pm, 'bad')).toEqual([
+      'Started bad.service.',
+      'bad.service: Main process exited, code=exited, status=3/NOTIMPLEMENTED',
+      "bad.service: Failed with result 'exit-code'.",
+    ]);
     const msgs = pm.journal('bad').entries.map((e) => e.MESSAGE);
-    expect(msgs.indexOf('boom')).toBeLessThan(msgs.indexOf('bad.service: Main process exited, code=exited, status=3/NOTIMPLEMENTED'));
-    expect(pm.show('bad')).toMatchObject({ Result: 'exit-code', ExecMainCode: '1', ExecMainStatus: '3', NRestarts: '0' });
+    expect(msgs.indexOf('boom')).toBeLessThan(
+      msgs.indexOf('bad.service: Main process exited, code=exited, status=3/NOTIMPLEMENTED'),
+    );
+    expect(pm.show('bad')).toMatchObject({
+      Result: 'exit-code',
+      ExecMainCode: '1',
+      ExecMainStatus: '3',
+      NRestarts: '0',
+    });
   });
 
   it('Restart=on-failure crash loop: restarts counted, then the start limit stops it (result stays exit-code)', async () => {
     const pm = manager();
-    pm.define('crashy', nodeService('console.log("about to fail"); process.exit(1)', { restart: 'on-failure', restartSec: 0.05, startLimitBurst: 3, startLimitIntervalSec: 30 }));
+    pm.define(
+      'crashy',
+      nodeService('console.log("about to fail"); process.exit(1)', {
+        restart: 'on-failure',
+        restartSec: 0.05,
+        startLimitBurst: 3,
+        startLimitIntervalSec: 30,
+      }),
+    );
     await pm.start('crashy');
     await waitFor('start limit', () => managerLines(pm, 'crashy').includes('Failed to start crashy.service.'));
     const lines = managerLines(pm, 'crashy');
-    expect(lines.filter((l) => l.startsWith('crashy.service: Scheduled restart job'))).toEqual([1, 2, 3].map((n) => `crashy.service: Scheduled restart job, restart counter is at ${n}.`));
-    expect(lines.slice(-5)).toEqual(['crashy.service: Scheduled restart job, restart counter is at 3.', 'Stopped crashy.service.',
-      'crashy.service: Start request repeated too quickly.', "crashy.service: Failed with result 'exit-code'.", 'Failed to start crashy.service.']);
-    expect(pm.show('crashy')).toMatchObject({ ActiveState: 'failed', SubState: 'failed', Result: 'exit-code', NRestarts: '3' });
+    expect(lines.filter((l) => l.startsWith('crashy.service: Scheduled restart job'))).toEqual(
+      [1, 2, 3].map((n) => `crashy.service: Scheduled restart job, restart counter is at ${n}.`),
+    );
+    expect(lines.slice(-5)).toEqual([
+      'crashy.service: Scheduled restart job, restart counter is at 3.',
+      'Stopped crashy.service.',
+      'crashy.service: Start request repeated too quickly.',
+      "crashy.service: Failed with result 'exit-code'.",
+      'Failed to start crashy.service.',
+    ]);
+    expect(pm.show('crashy')).toMatchObject({
+      ActiveState: 'failed',
+      SubState: 'failed',
+      Result: 'exit-code',
+      NRestarts: '3',
+    });
     await expect(pm.start('crashy')).rejects.toMatchObject({ code: 'E_SERVICE_FAILED' });
     pm.resetFailed('crashy');
     await pm.start('crashy');
@@ -123,8 +197,12 @@ describe('process manager: exits and restart policy', () => {
     await Promise.all([pm.start('loop'), pm.start('nobin')]);
     await waitFor('both failed', () => pm.show('loop').SubState === 'failed' && pm.show('nobin').SubState === 'failed');
     expect(pm.show('loop')).toMatchObject({ Result: 'start-limit-hit', NRestarts: '2' });
-    expect(managerLines(pm, 'nobin')).toEqual(['Started nobin.service.', 'nobin.service: Failed at step EXEC spawning /nonexistent/spectune-engine: ENOENT',
-      'nobin.service: Main process exited, code=exited, status=203/EXEC', "nobin.service: Failed with result 'exit-code'."]);
+    expect(managerLines(pm, 'nobin')).toEqual([
+      'Started nobin.service.',
+      'nobin.service: Failed at step EXEC spawning /nonexistent/spectune-engine: ENOENT',
+      'nobin.service: Main process exited, code=exited, status=203/EXEC',
+      "nobin.service: Failed with result 'exit-code'.",
+    ]);
   });
 
   it('stop during auto-restart cancels the restart; restart() gives a new PID and resets NRestarts', async () => {
@@ -142,7 +220,12 @@ describe('process manager: exits and restart policy', () => {
     await pm.restart('svc');
     expect(pm.show('svc')).toMatchObject({ ActiveState: 'active', NRestarts: '0' });
     expect(pm.show('svc').MainPID).not.toBe(before);
-    expect(pm.journal('svc', { afterCursor: cursor }).entries.map((e) => e.MESSAGE)).toEqual(['Stopping svc.service...', 'svc.service: Deactivated successfully.', 'Stopped svc.service.', 'Started svc.service.']);
+    expect(pm.journal('svc', { afterCursor: cursor }).entries.map((e) => e.MESSAGE)).toEqual([
+      'Stopping svc.service...',
+      'svc.service: Deactivated successfully.',
+      'Stopped svc.service.',
+      'Started svc.service.',
+    ]);
   });
 });
 
@@ -151,13 +234,21 @@ describe('process manager: environment', () => {
     process.env.SPECTUNE_PROCMAN_LEAK = 'leaked';
     try {
       const pm = manager();
-      const script = 'console.log(JSON.stringify([process.env.SPECTUNE_PROCMAN_LEAK ?? null, process.env.SPECTUNE_PROCMAN_MODE ?? null, Boolean(process.env.PATH)]))';
+      const script =
+        'console.log(JSON.stringify([process.env.SPECTUNE_PROCMAN_LEAK ?? null, process.env.SPECTUNE_PROCMAN_MODE ?? null, Boolean(process.env.PATH)]))';
       pm.define('clean', nodeService(script, { env: { SPECTUNE_PROCMAN_MODE: 'x' } }));
       pm.define('inherit', nodeService(script, { inheritEnvironment: true }));
       await Promise.all([pm.start('clean'), pm.start('inherit')]);
-      await waitFor('both printed', () => pm.journal('clean').entries.some((e) => e.MESSAGE.startsWith('[')) && pm.journal('inherit').entries.some((e) => e.MESSAGE.startsWith('[')));
+      await waitFor(
+        'both printed',
+        () =>
+          pm.journal('clean').entries.some((e) => e.MESSAGE.startsWith('[')) &&
+          pm.journal('inherit').entries.some((e) => e.MESSAGE.startsWith('[')),
+      );
       expect(pm.journal('clean').entries.find((e) => e.MESSAGE.startsWith('['))?.MESSAGE).toBe('[null,"x",true]');
-      expect(pm.journal('inherit').entries.find((e) => e.MESSAGE.startsWith('['))?.MESSAGE).toBe('["leaked",null,true]');
+      expect(pm.journal('inherit').entries.find((e) => e.MESSAGE.startsWith('['))?.MESSAGE).toBe(
+        '["leaked",null,true]',
+      );
     } finally {
       delete process.env.SPECTUNE_PROCMAN_LEAK;
     }
@@ -177,7 +268,14 @@ describe('process manager: definitions and show', () => {
     expect(() => pm.define('y', { argv: [] })).toThrow(expect.objectContaining({ code: 'E_CONFIG_INVALID' }));
     await pm.start('keep');
     const state = parseUnitState(pm.showText('keep', SHOW_PROPERTIES));
-    expect(state).toMatchObject({ id: 'keep.service', activeState: 'active', subState: 'running', restart: 'on-failure', timeoutStopMs: 3000, nRestarts: 0 });
+    expect(state).toMatchObject({
+      id: 'keep.service',
+      activeState: 'active',
+      subState: 'running',
+      restart: 'on-failure',
+      timeoutStopMs: 3000,
+      nRestarts: 0,
+    });
     expect(state.mainPid).toBe(Number(pm.show('keep').MainPID));
   });
 });

@@ -33,18 +33,25 @@ export interface ProcessManager {
 export function toUnitName(name: string): string {
   const unit = normalizeUnitName(name);
   if (unit.startsWith('.')) {
-    throw new ToolError('E_UNSAFE_VALUE', `invalid service name ${JSON.stringify(name)}`, { hint: 'use letters, digits and :_.@- only' });
+    throw new ToolError('E_UNSAFE_VALUE', `invalid service name ${JSON.stringify(name)}`, {
+      hint: 'use letters, digits and :_.@- only',
+    });
   }
   return unit;
 }
 
 // Check a definition the way systemd would refuse a broken unit file.
 export function validateServiceDef(unit: string, def: ServiceDef): void {
-  const bad = (what: string): never => { throw new ToolError('E_CONFIG_INVALID', `${unit}: ${what}`); };
-  if (!Array.isArray(def.argv) || def.argv.length === 0 || !def.argv.every((a) => typeof a === 'string')) bad('argv must be a non-empty array of strings');
+  const bad = (what: string): never => {
+    throw new ToolError('E_CONFIG_INVALID', `${unit}: ${what}`);
+  };
+  if (!Array.isArray(def.argv) || def.argv.length === 0 || !def.argv.every((a) => typeof a === 'string'))
+    bad('argv must be a non-empty array of strings');
   if (def.argv[0] === '') bad('argv[0] must not be empty');
-  if (def.env !== undefined && !Object.values(def.env).every((v) => typeof v === 'string')) bad('env values must be strings');
-  if (def.restart !== undefined && !['no', 'on-failure', 'always'].includes(def.restart)) bad(`restart must be no, on-failure or always, got ${def.restart}`);
+  if (def.env !== undefined && !Object.values(def.env).every((v) => typeof v === 'string'))
+    bad('env values must be strings');
+  if (def.restart !== undefined && !['no', 'on-failure', 'always'].includes(def.restart))
+    bad(`restart must be no, on-failure or always, got ${def.restart}`);
   for (const k of ['restartSec', 'startLimitBurst', 'startLimitIntervalSec', 'timeoutStopSec'] as const) {
     const v = def[k];
     if (v !== undefined && !(typeof v === 'number' && v >= 0)) bad(`${k} must be a number >= 0, got ${String(v)}`);
@@ -68,28 +75,44 @@ class Manager implements ProcessManager {
     mkdirSync(this.unitsDir, { recursive: true });
     this.journalFile = new ProcJournal(join(dir, 'journal.jsonl'));
     for (const f of readdirSync(this.unitsDir).filter((n) => n.endsWith('.service.json'))) {
-      this.put(f.slice(0, -'.json'.length), JSON.parse(readFileSync(join(this.unitsDir, f), 'utf8')) as ServiceDef, false);
+      this.put(
+        f.slice(0, -'.json'.length),
+        JSON.parse(readFileSync(join(this.unitsDir, f), 'utf8')) as ServiceDef,
+        false,
+      );
     }
   }
 
-  define(name: string, def: ServiceDef): void { this.put(name, def, true); }
-  async start(name: string): Promise<void> { await this.get(name).start(); }
-  async stop(name: string): Promise<void> { await this.get(name).stop(); }
+  define(name: string, def: ServiceDef): void {
+    this.put(name, def, true);
+  }
+  async start(name: string): Promise<void> {
+    await this.get(name).start();
+  }
+  async stop(name: string): Promise<void> {
+    await this.get(name).stop();
+  }
   async restart(name: string): Promise<void> {
     const s = this.get(name);
     await s.stop();
     await s.start();
   }
-  resetFailed(name: string): void { this.get(name).resetFailed(); }
+  resetFailed(name: string): void {
+    this.get(name).resetFailed();
+  }
   show(name: string): ServiceShow {
     const unit = toUnitName(name);
     return this.services.get(unit)?.show() ?? notFound(unit);
   }
-  showText(name: string, properties?: readonly string[]): string { return renderShow(this.show(name), properties); }
+  showText(name: string, properties?: readonly string[]): string {
+    return renderShow(this.show(name), properties);
+  }
   journal(name: string | null, opts: { afterCursor?: string | null } = {}): JournalPage {
     return this.journalFile.read(name === null ? null : toUnitName(name), opts.afterCursor);
   }
-  list(): string[] { return [...this.services.keys()].sort(); }
+  list(): string[] {
+    return [...this.services.keys()].sort();
+  }
   async close(): Promise<void> {
     await Promise.all([...this.services.values()].map((s) => s.stop()));
     this.journalFile.close();
@@ -109,7 +132,10 @@ class Manager implements ProcessManager {
   private get(name: string): ManagedService {
     const unit = toUnitName(name);
     const s = this.services.get(unit);
-    if (!s) throw new ToolError('E_UNIT_NOT_FOUND', `Unit ${unit} not found.`, { hint: `define it first (ProcessManager.define) under ${this.unitsDir}` });
+    if (!s)
+      throw new ToolError('E_UNIT_NOT_FOUND', `Unit ${unit} not found.`, {
+        hint: `define it first (ProcessManager.define) under ${this.unitsDir}`,
+      });
     return s;
   }
 }
@@ -117,9 +143,22 @@ class Manager implements ProcessManager {
 // What `systemctl show` says about a unit that does not exist.
 function notFound(unit: string): ServiceShow {
   return {
-    Id: unit, Description: unit, LoadState: 'not-found', ActiveState: 'inactive', SubState: 'dead', Result: 'success',
-    MainPID: '0', ExecMainPID: '0', ExecMainCode: '0', ExecMainStatus: '0', NRestarts: '0', Restart: 'no',
-    TimeoutStopUSec: '1min 30s', InvocationID: '', FragmentPath: '', DropInPaths: '',
+    Id: unit,
+    Description: unit,
+    LoadState: 'not-found',
+    ActiveState: 'inactive',
+    SubState: 'dead',
+    Result: 'success',
+    MainPID: '0',
+    ExecMainPID: '0',
+    ExecMainCode: '0',
+    ExecMainStatus: '0',
+    NRestarts: '0',
+    Restart: 'no',
+    TimeoutStopUSec: '1min 30s',
+    InvocationID: '',
+    FragmentPath: '',
+    DropInPaths: '',
   };
 }
 
@@ -127,5 +166,8 @@ function notFound(unit: string): ServiceShow {
 export function renderShow(show: ServiceShow, properties?: readonly string[]): string {
   const keys = properties ?? Object.keys(show);
   const values = show as unknown as Record<string, string>;
-  return keys.filter((k) => k in values).map((k) => `${k}=${values[k]}\n`).join('');
+  return keys
+    .filter((k) => k in values)
+    .map((k) => `${k}=${values[k]}\n`)
+    .join('');
 }

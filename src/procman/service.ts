@@ -4,7 +4,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import { ToolError } from '../errors.js';
-import { execMainCode, formatTimespan, isCleanExit, resultOfExit, toProcessExit, type ProcessExit } from './exit-status.js';
+import {
+  execMainCode,
+  formatTimespan,
+  isCleanExit,
+  resultOfExit,
+  toProcessExit,
+  type ProcessExit,
+} from './exit-status.js';
 import { LineSplitter, type ProcJournal } from './journal.js';
 import { msg, unitLabel, type ManagerMessage } from './messages.js';
 import { listGroup, signalGroup } from './proc.js';
@@ -13,7 +20,12 @@ import type { ServiceDef, ServiceResult, ServiceShow } from './types.js';
 type Phase = 'dead' | 'running' | 'auto-restart' | 'stop-sigterm' | 'stop-sigkill' | 'failed';
 
 const ACTIVE_STATE: Record<Phase, ServiceShow['ActiveState']> = {
-  dead: 'inactive', running: 'active', 'auto-restart': 'activating', 'stop-sigterm': 'deactivating', 'stop-sigkill': 'deactivating', failed: 'failed',
+  dead: 'inactive',
+  running: 'active',
+  'auto-restart': 'activating',
+  'stop-sigterm': 'deactivating',
+  'stop-sigkill': 'deactivating',
+  failed: 'failed',
 };
 /** The variables a service inherits from the manager (systemd passes a clean environment plus Environment=). */
 const BASE_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'];
@@ -91,13 +103,22 @@ export class ManagedService {
   show(): ServiceShow {
     const running = ['running', 'stop-sigterm', 'stop-sigkill'].includes(this.phase);
     return {
-      Id: this.unit, Description: this.def.description ?? this.unit, LoadState: 'loaded',
-      ActiveState: ACTIVE_STATE[this.phase], SubState: this.phase, Result: this.result,
-      MainPID: String(running ? this.mainPid : 0), ExecMainPID: String(this.execMainPid),
-      ExecMainCode: execMainCode(this.lastExit), ExecMainStatus: String(this.lastExit?.status ?? 0),
-      NRestarts: String(this.nRestarts), Restart: this.def.restart ?? 'no',
-      TimeoutStopUSec: formatTimespan(this.def.timeoutStopSec ?? 90), InvocationID: this.invocationId,
-      FragmentPath: this.fragmentPath, DropInPaths: '',
+      Id: this.unit,
+      Description: this.def.description ?? this.unit,
+      LoadState: 'loaded',
+      ActiveState: ACTIVE_STATE[this.phase],
+      SubState: this.phase,
+      Result: this.result,
+      MainPID: String(running ? this.mainPid : 0),
+      ExecMainPID: String(this.execMainPid),
+      ExecMainCode: execMainCode(this.lastExit),
+      ExecMainStatus: String(this.lastExit?.status ?? 0),
+      NRestarts: String(this.nRestarts),
+      Restart: this.def.restart ?? 'no',
+      TimeoutStopUSec: formatTimespan(this.def.timeoutStopSec ?? 90),
+      InvocationID: this.invocationId,
+      FragmentPath: this.fragmentPath,
+      DropInPaths: '',
     };
   }
 
@@ -113,7 +134,10 @@ export class ManagedService {
     this.invocationId = randomUUID().replace(/-/g, '');
     const [cmd, ...args] = this.def.argv;
     const child = spawn(cmd, args, {
-      cwd: this.def.cwd, env: this.environment(), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: this.def.cwd,
+      env: this.environment(),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.phase = 'running';
     this.mainPid = child.pid ?? 0;
@@ -127,7 +151,12 @@ export class ManagedService {
   // Exactly one onMainExit per run: after the exit and its last output, or after a failed exec (203/EXEC).
   private watchExit(child: ChildProcess, cmd: string): void {
     let done = false;
-    const finish = (exit: ProcessExit): void => { if (!done) { done = true; this.onMainExit(exit); } };
+    const finish = (exit: ProcessExit): void => {
+      if (!done) {
+        done = true;
+        this.onMainExit(exit);
+      }
+    };
     child.on('error', (e) => {
       if (child.pid !== undefined) return;
       this.log(msg.execFailed(this.unit, cmd, e.message.replace(/^spawn \S+ /, '')));
@@ -135,7 +164,10 @@ export class ManagedService {
     });
     child.on('exit', (code, signal) => {
       const exit = toProcessExit(code, signal);
-      const drained = new Promise<void>((r) => { child.on('close', () => r()); setTimeout(r, OUTPUT_DRAIN_MS); });
+      const drained = new Promise<void>((r) => {
+        child.on('close', () => r());
+        setTimeout(r, OUTPUT_DRAIN_MS);
+      });
       void drained.then(() => finish(exit));
     });
   }
@@ -149,8 +181,14 @@ export class ManagedService {
       const splitter = new LineSplitter();
       const emit = (line: string): void => {
         this.journal.append({
-          PRIORITY: '6', SYSLOG_IDENTIFIER: ident, _PID: pid, _COMM: ident.slice(0, 15), _TRANSPORT: 'stdout',
-          _SYSTEMD_UNIT: this.unit, _SYSTEMD_INVOCATION_ID: invocation, MESSAGE: line,
+          PRIORITY: '6',
+          SYSLOG_IDENTIFIER: ident,
+          _PID: pid,
+          _COMM: ident.slice(0, 15),
+          _TRANSPORT: 'stdout',
+          _SYSTEMD_UNIT: this.unit,
+          _SYSTEMD_INVOCATION_ID: invocation,
+          MESSAGE: line,
         });
       };
       stream?.setEncoding('utf8').on('data', (d: string) => splitter.push(d, emit));
@@ -203,7 +241,8 @@ export class ManagedService {
     this.stopTimer = null;
     if (this.phase !== 'stop-sigterm' || !this.mainPid) return;
     this.log(msg.stopTimedOut(this.unit));
-    for (const p of listGroup(this.mainPid, basename(this.def.argv[0]))) this.log(msg.killing(this.unit, p.pid, p.comm));
+    for (const p of listGroup(this.mainPid, basename(this.def.argv[0])))
+      this.log(msg.killing(this.unit, p.pid, p.comm));
     if (this.result === 'success') this.result = 'timeout';
     this.phase = 'stop-sigkill';
     signalGroup(this.mainPid, 'SIGKILL');
@@ -231,7 +270,9 @@ export class ManagedService {
 
   private environment(): NodeJS.ProcessEnv {
     if (this.def.inheritEnvironment) return { ...process.env, ...this.def.env };
-    const base = Object.fromEntries(BASE_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+    const base = Object.fromEntries(
+      BASE_ENV.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]),
+    );
     return { ...base, ...this.def.env };
   }
 
@@ -251,9 +292,16 @@ export class ManagedService {
   // Manager messages look like PID 1's: SYSLOG_IDENTIFIER=systemd, sender unit init.scope, UNIT=<this unit>.
   private log(m: ManagerMessage): void {
     this.journal.append({
-      PRIORITY: String(m.priority), SYSLOG_IDENTIFIER: 'systemd', _PID: String(process.pid), _COMM: 'spectune',
-      _TRANSPORT: 'journal', _SYSTEMD_UNIT: 'init.scope', UNIT: this.unit, INVOCATION_ID: this.invocationId,
-      MESSAGE: m.text, ...m.fields,
+      PRIORITY: String(m.priority),
+      SYSLOG_IDENTIFIER: 'systemd',
+      _PID: String(process.pid),
+      _COMM: 'spectune',
+      _TRANSPORT: 'journal',
+      _SYSTEMD_UNIT: 'init.scope',
+      UNIT: this.unit,
+      INVOCATION_ID: this.invocationId,
+      MESSAGE: m.text,
+      ...m.fields,
     });
   }
 }

@@ -28,7 +28,14 @@ export interface ServiceDef {
 }
 
 /** Service result values (systemd's service_result_table, the subset this manager produces). */
-export type ServiceResult = 'success' | 'exit-code' | 'signal' | 'core-dump' | 'timeout' | 'start-limit-hit' | 'resources';
+export type ServiceResult =
+  | 'success'
+  | 'exit-code'
+  | 'signal'
+  | 'core-dump'
+  | 'timeout'
+  | 'start-limit-hit'
+  | 'resources';
 
 /** `systemctl show`-like properties, values formatted as systemctl prints them. */
 export interface ServiceShow {

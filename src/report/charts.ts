@@ -5,7 +5,12 @@ import { COLOURS, FONT, FRAME, cross, drawAxes, px, winnerText, wrapSvg, zeroSca
 import type { ChartModel, ChartPoint } from './types.js';
 
 /** Marker colours: measured, violates a constraint, failed to start/run, refused as infeasible. */
-const MARKERS = { ok: COLOURS.ok, violates: COLOURS.violates, failed: COLOURS.failed, infeasible: COLOURS.infeasible } as const;
+const MARKERS = {
+  ok: COLOURS.ok,
+  violates: COLOURS.violates,
+  failed: COLOURS.failed,
+  infeasible: COLOURS.infeasible,
+} as const;
 // Width of a Markdown text bar at the largest value.
 const BAR_WIDTH = 30;
 
@@ -17,7 +22,10 @@ export function axisOf(chart: ChartModel): ParamValue[] {
 
 // Median of the measured values at one x, or null.
 function medianAt(points: ChartPoint[], x: ParamValue): number | null {
-  const ys = points.filter((p) => p.x === x && p.y !== null && p.status !== 'failed').map((p) => p.y as number).sort((a, b) => a - b);
+  const ys = points
+    .filter((p) => p.x === x && p.y !== null && p.status !== 'failed')
+    .map((p) => p.y as number)
+    .sort((a, b) => a - b);
   if (!ys.length) return null;
   const m = Math.floor(ys.length / 2);
   return ys.length % 2 ? ys[m] : (ys[m - 1] + ys[m]) / 2;
@@ -27,7 +35,8 @@ function medianAt(points: ChartPoint[], x: ParamValue): number | null {
 function xScale(chart: ChartModel, xs: ParamValue[]): (x: ParamValue) => number {
   const plotW = FRAME.width - FRAME.left - FRAME.right;
   const inset = 24;
-  if (!chart.numeric) return (x) => FRAME.left + inset + (xs.indexOf(x) / Math.max(1, xs.length - 1)) * (plotW - 2 * inset);
+  if (!chart.numeric)
+    return (x) => FRAME.left + inset + (xs.indexOf(x) / Math.max(1, xs.length - 1)) * (plotW - 2 * inset);
   const nums = xs as number[];
   const lo = Math.min(...nums);
   const span = Math.max(...nums) - lo || 1;
@@ -37,8 +46,11 @@ function xScale(chart: ChartModel, xs: ParamValue[]): (x: ParamValue) => number 
 // The marker of one point (failures on the axis: they have no value).
 function marker(p: ChartPoint, x: number, y: number, isBest: boolean): string {
   const tip = `<title>trial ${p.seq}: ${escapeHtml(String(p.x))} → ${p.y === null ? p.status : formatNumber(p.y)}${p.status === 'violates' ? ' (violates a constraint)' : ''}${isBest ? ' (winner)' : ''}</title>`;
-  if (p.status === 'failed' || p.status === 'infeasible') return `<g class="pt ${p.status}">${cross(x, y, MARKERS[p.status], p.status === 'infeasible', 5)}${tip}</g>`;
-  const ring = isBest ? `<circle cx="${px(x)}" cy="${px(y)}" r="9" fill="none" stroke="${COLOURS.best}" stroke-width="2.5"/>` : '';
+  if (p.status === 'failed' || p.status === 'infeasible')
+    return `<g class="pt ${p.status}">${cross(x, y, MARKERS[p.status], p.status === 'infeasible', 5)}${tip}</g>`;
+  const ring = isBest
+    ? `<circle cx="${px(x)}" cy="${px(y)}" r="9" fill="none" stroke="${COLOURS.best}" stroke-width="2.5"/>`
+    : '';
   return `<g class="pt ${p.status}${isBest ? ' best' : ''}">${ring}<circle cx="${px(x)}" cy="${px(y)}" r="4.5" fill="${isBest ? COLOURS.best : MARKERS[p.status]}"/>${tip}</g>`;
 }
 
@@ -47,13 +59,30 @@ export function renderChartSvg(chart: ChartModel): string {
   const xs = axisOf(chart);
   const s = zeroScale(chart.points.map((p) => p.y ?? 0));
   const sx = xScale(chart, xs);
-  const ticks = xs.map((x) => `<text class="xtick" x="${px(sx(x))}" y="${FRAME.height - FRAME.bottom + 18}" text-anchor="middle" font-size="${FONT.tick}">${escapeHtml(String(x))}</text>`).join('');
-  const line = xs.map((x) => [x, medianAt(chart.points, x)] as const).filter(([, y]) => y !== null)
-    .map(([x, y]) => `${px(sx(x))},${px(s.y(y as number))}`).join(' ');
-  const pts = chart.points.map((p) => marker(p, sx(p.x), p.y === null ? s.y(0) - 8 : s.y(p.y), p.seq === chart.bestSeq)).join('');
+  const ticks = xs
+    .map(
+      (x) =>
+        `<text class="xtick" x="${px(sx(x))}" y="${FRAME.height - FRAME.bottom + 18}" text-anchor="middle" font-size="${FONT.tick}">${escapeHtml(String(x))}</text>`,
+    )
+    .join('');
+  const line = xs
+    .map((x) => [x, medianAt(chart.points, x)] as const)
+    .filter(([, y]) => y !== null)
+    .map(([x, y]) => `${px(sx(x))},${px(s.y(y as number))}`)
+    .join(' ');
+  const pts = chart.points
+    .map((p) => marker(p, sx(p.x), p.y === null ? s.y(0) - 8 : s.y(p.y), p.seq === chart.bestSeq))
+    .join('');
   const best = chart.points.find((p) => p.seq === chart.bestSeq && p.y !== null);
   const label = best ? winnerText(sx(best.x), s.y(best.y as number) - 4, `★ winner (trial ${best.seq})`) : '';
-  const body = drawAxes(s, chart.key, chart.yLabel) + ticks + (line ? `<polyline fill="none" stroke="${COLOURS.ok}" stroke-opacity="0.5" stroke-width="1.5" points="${line}"/>` : '') + pts + label;
+  const body =
+    drawAxes(s, chart.key, chart.yLabel) +
+    ticks +
+    (line
+      ? `<polyline fill="none" stroke="${COLOURS.ok}" stroke-opacity="0.5" stroke-width="1.5" points="${line}"/>`
+      : '') +
+    pts +
+    label;
   return wrapSvg(body, `${chart.yLabel} against ${chart.key}`, 'param');
 }
 
@@ -66,7 +95,9 @@ export function renderChartText(chart: ChartModel): string {
   const lines = xs.map((x, i) => {
     const m = meds[i];
     const bad = chart.points.filter((p) => p.x === x && p.status !== 'ok').map((p) => p.status);
-    const note = bad.length ? `  ${[...new Set(bad)].map((b) => (b === 'infeasible' ? 'predicted OOM' : b)).join(', ')}` : '';
+    const note = bad.length
+      ? `  ${[...new Set(bad)].map((b) => (b === 'infeasible' ? 'predicted OOM' : b)).join(', ')}`
+      : '';
     const bar = m === null ? '✕' : `${'█'.repeat(Math.max(1, Math.round((m / top) * BAR_WIDTH)))} ${formatNumber(m)}`;
     return `${String(x).padStart(width)} │${bar}${note}`;
   });

@@ -22,7 +22,12 @@ export function formatConfig(params: Record<string, ParamValue>, keys: readonly 
 
 // Escape text for HTML (and scrub secrets once more: reports get shared).
 export function escapeHtml(s: string): string {
-  return redactText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return redactText(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 // Escape text for a Markdown table cell.

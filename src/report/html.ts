@@ -30,27 +30,58 @@ const td = (v: string, num = false) => `<td${num ? ' class="num"' : ''}>${v}</td
 
 // One row of the trials table.
 function row(m: ReportModel, r: TrialRow): string {
-  const cls = [r.isBest ? 'best' : '', r.isBaseline ? 'baseline' : '', r.state === 'failed' ? 'failed' : '', r.state === 'infeasible' ? 'infeasible' : ''].filter(Boolean).join(' ');
+  const cls = [
+    r.isBest ? 'best' : '',
+    r.isBaseline ? 'baseline' : '',
+    r.state === 'failed' ? 'failed' : '',
+    r.state === 'infeasible' ? 'infeasible' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   const tag = r.isBest ? ' ★' : r.isBaseline ? ' (baseline)' : '';
-  return `<tr${cls ? ` class="${cls}"` : ''}>${td(`${r.seq}${tag}`)}${td(escapeHtml(r.config))}<td title="${escapeHtml(r.reason)}">${escapeHtml(r.purpose)}</td>`
-    + m.concurrencies.map((c) => td(formatNumber(r.tokPerSec[c]), true)).join('')
-    + td(formatNumber(r.objective), true) + td(formatPercent(r.vsBaseline), true) + td(formatNumber(r.acceptLength, 2), true)
-    + td(formatNumber(r.maxRunningRequests), true) + td(escapeHtml(r.verdict)) + '</tr>';
+  return (
+    `<tr${cls ? ` class="${cls}"` : ''}>${td(`${r.seq}${tag}`)}${td(escapeHtml(r.config))}<td title="${escapeHtml(r.reason)}">${escapeHtml(r.purpose)}</td>` +
+    m.concurrencies.map((c) => td(formatNumber(r.tokPerSec[c]), true)).join('') +
+    td(formatNumber(r.objective), true) +
+    td(formatPercent(r.vsBaseline), true) +
+    td(formatNumber(r.acceptLength, 2), true) +
+    td(formatNumber(r.maxRunningRequests), true) +
+    td(escapeHtml(r.verdict)) +
+    '</tr>'
+  );
 }
 
 // The trials table.
 function table(m: ReportModel): string {
-  const head = ['#', 'config', 'purpose', ...m.concurrencies.map((c) => `tok/s @c${c}`), 'objective', 'vs baseline', 'accept len', 'max running', 'verdict'];
+  const head = [
+    '#',
+    'config',
+    'purpose',
+    ...m.concurrencies.map((c) => `tok/s @c${c}`),
+    'objective',
+    'vs baseline',
+    'accept len',
+    'max running',
+    'verdict',
+  ];
   return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${m.rows.map((r) => row(m, r)).join('')}</tbody></table>`;
 }
 
 // The diagnoses section: class (and cause), confidence, the one-line summary, evidence and remediation.
 function failures(m: ReportModel): string {
   if (!m.failures.length) return '<p>No trial failed.</p>';
-  return m.failures.map((f) => `<section class="failure" id="failure-${f.seq}"><h3>Trial ${f.seq}: ${escapeHtml(f.config)}</h3>`
-    + `<p><strong class="verdict">${escapeHtml(f.class)}</strong> (<span class="confidence">${escapeHtml(f.confidence)}</span> confidence): <span class="verdict-summary">${escapeHtml(f.summary)}</span></p>`
-    + (f.evidence.length ? `<pre>${f.evidence.map((e) => `${String(e.line).padStart(5)}  ${escapeHtml(e.text)}`).join('\n')}</pre>` : '')
-    + (f.remediation.length ? `<ul>${f.remediation.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>` : '') + '</section>').join('');
+  return m.failures
+    .map(
+      (f) =>
+        `<section class="failure" id="failure-${f.seq}"><h3>Trial ${f.seq}: ${escapeHtml(f.config)}</h3>` +
+        `<p><strong class="verdict">${escapeHtml(f.class)}</strong> (<span class="confidence">${escapeHtml(f.confidence)}</span> confidence): <span class="verdict-summary">${escapeHtml(f.summary)}</span></p>` +
+        (f.evidence.length
+          ? `<pre>${f.evidence.map((e) => `${String(e.line).padStart(5)}  ${escapeHtml(e.text)}`).join('\n')}</pre>`
+          : '') +
+        (f.remediation.length ? `<ul>${f.remediation.map((r) => `<li>${escapeHtml(r)}</li>`).join('')}</ul>` : '') +
+        '</section>',
+    )
+    .join('');
 }
 
 // The SIMULATED header and print footer, or nothing for a real campaign.
@@ -65,13 +96,18 @@ function simulatedMarks(m: ReportModel): { banner: string; footer: string } {
 // Render the whole report as one HTML document: what to do first (what runs, what to keep), then the evidence.
 export function renderHtml(m: ReportModel): string {
   const sim = simulatedMarks(m);
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`
-    + `<title>${m.simulated ? 'SIMULATED — ' : ''}${escapeHtml(m.title)}</title><style>${STYLE}</style></head><body>${sim.footer}`
-    + `<header>${sim.banner}<h1>${escapeHtml(m.title)}</h1><p>Status <strong>${escapeHtml(m.campaign.status)}</strong>, engine ${escapeHtml(m.campaign.engine)}, objective ${escapeHtml(`${m.objective.goal} ${m.objective.metric}`)} at concurrency ${m.objective.concurrency}. Generated ${escapeHtml(formatTime(m.generatedAt))}.</p><p class="targets">Target: ${escapeHtml(describeTargets(m))}.</p></header>`
-    + `<p class="summary">${escapeHtml(summarizeModel(m))}</p>${m.campaign.summary ? `<blockquote>${escapeHtml(m.campaign.summary)}</blockquote>` : ''}`
-    + runningSection(m) + keepSection(m) + chartsSection(m)
-    + `<h2>Trials</h2>${table(m)}${renderLevelBestsHtml(m)}` + latencySection(m)
-    + `<h2>Failures and diagnoses</h2>${failures(m)}`
-    + `<h2>Timeline</h2><ol class="timeline">${m.timeline.map((e) => `<li class="${e.kind}"><time>${escapeHtml(formatTime(e.ts))}</time> ${escapeHtml(e.text)}</li>`).join('')}</ol>`
-    + '</body></html>\n';
+  return (
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<title>${m.simulated ? 'SIMULATED — ' : ''}${escapeHtml(m.title)}</title><style>${STYLE}</style></head><body>${sim.footer}` +
+    `<header>${sim.banner}<h1>${escapeHtml(m.title)}</h1><p>Status <strong>${escapeHtml(m.campaign.status)}</strong>, engine ${escapeHtml(m.campaign.engine)}, objective ${escapeHtml(`${m.objective.goal} ${m.objective.metric}`)} at concurrency ${m.objective.concurrency}. Generated ${escapeHtml(formatTime(m.generatedAt))}.</p><p class="targets">Target: ${escapeHtml(describeTargets(m))}.</p></header>` +
+    `<p class="summary">${escapeHtml(summarizeModel(m))}</p>${m.campaign.summary ? `<blockquote>${escapeHtml(m.campaign.summary)}</blockquote>` : ''}` +
+    runningSection(m) +
+    keepSection(m) +
+    chartsSection(m) +
+    `<h2>Trials</h2>${table(m)}${renderLevelBestsHtml(m)}` +
+    latencySection(m) +
+    `<h2>Failures and diagnoses</h2>${failures(m)}` +
+    `<h2>Timeline</h2><ol class="timeline">${m.timeline.map((e) => `<li class="${e.kind}"><time>${escapeHtml(formatTime(e.ts))}</time> ${escapeHtml(e.text)}</li>`).join('')}</ol>` +
+    '</body></html>\n'
+  );
 }

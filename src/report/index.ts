@@ -4,4 +4,18 @@ export { renderMarkdown } from './markdown.js';
 export { renderHtml } from './html.js';
 export { renderChartSvg, renderChartText } from './charts.js';
 export { renderTrialChartSvg, renderLevelChartSvg } from './trial-charts.js';
-export type { ReportInput, ReportTrial, ReportModel, TrialRow, ChartModel, ChartPoint, TimelineEntry, FailureModel, LineChartModel, BarChartModel, KeepModel, RunningModel, LatencyRow } from './types.js';
+export type {
+  ReportInput,
+  ReportTrial,
+  ReportModel,
+  TrialRow,
+  ChartModel,
+  ChartPoint,
+  TimelineEntry,
+  FailureModel,
+  LineChartModel,
+  BarChartModel,
+  KeepModel,
+  RunningModel,
+  LatencyRow,
+} from './types.js';

@@ -2,8 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { BenchRun } from '../bench/types.js';
 import type { Verdict } from '../diagnose/index.js';
 import {
-  buildReportModel, isSimulated, renderChartText, renderHtml, renderLevelChartSvg, renderMarkdown, renderTrialChartSvg, SIMULATED_TEXT,
-  type ReportInput, type ReportTrial,
+  buildReportModel,
+  isSimulated,
+  renderChartText,
+  renderHtml,
+  renderLevelChartSvg,
+  renderMarkdown,
+  renderTrialChartSvg,
+  SIMULATED_TEXT,
+  type ReportInput,
+  type ReportTrial,
 } from './index.js';
 import { zeroScale } from './svg.js';
 import { redactText } from '../redact.js';
@@ -13,55 +21,119 @@ const s = (v: number) => ({ mean: v, p50: v, p90: v, p99: v });
 // A bench run at one level.
 function run(concurrency: number, tps: number, accept: number | null = 3.4): BenchRun {
   return {
-    concurrency, rate: null, requests: { ok: 16, failed: 0 }, durationMs: 10_000, outputTokensPerSec: tps, requestsPerSec: 1,
-    ttftMs: s(120), itlMs: s(4), e2eMs: s(900), decodeTokensPerSec: s(concurrency === 1 ? tps : tps / concurrency), acceptLength: accept,
-    usageFromServer: true, errors: { connect: 0, httpStatus: 0, firstTokenTimeout: 0, stall: 0, endedEarly: 0, other: 0 },
-    engine: { before: null, after: null }, stoppedEarly: null,
+    concurrency,
+    rate: null,
+    requests: { ok: 16, failed: 0 },
+    durationMs: 10_000,
+    outputTokensPerSec: tps,
+    requestsPerSec: 1,
+    ttftMs: s(120),
+    itlMs: s(4),
+    e2eMs: s(900),
+    decodeTokensPerSec: s(concurrency === 1 ? tps : tps / concurrency),
+    acceptLength: accept,
+    usageFromServer: true,
+    errors: { connect: 0, httpStatus: 0, firstTokenTimeout: 0, stall: 0, endedEarly: 0, other: 0 },
+    engine: { before: null, after: null },
+    stoppedEarly: null,
   };
 }
 
 const OOM: Verdict = {
-  class: 'crash_loop', cause: 'kv_cache_oom', confidence: 'high',
+  class: 'crash_loop',
+  cause: 'kv_cache_oom',
+  confidence: 'high',
   summary: 'every start dies allocating the KV cache: RuntimeError: Not enough memory',
   evidence: [
     { line: 41, text: 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.' },
-    { line: 57, text: "sglang-qwen.service: Main process exited, code=exited, status=1/FAILURE" },
+    { line: 57, text: 'sglang-qwen.service: Main process exited, code=exited, status=1/FAILURE' },
   ],
   ruledOut: [{ class: 'stop_timeout', why: 'no stop was in progress' }],
-  remediation: [{ text: 'lower cuda_graph_max_bs (graphs grow with batch × draft tokens)', setting: 'cuda_graph_max_bs', direction: 'decrease' }],
+  remediation: [
+    {
+      text: 'lower cuda_graph_max_bs (graphs grow with batch × draft tokens)',
+      setting: 'cuda_graph_max_bs',
+      direction: 'decrease',
+    },
+  ],
 };
 
 let id = 100;
 // One trial; minutes after 22:00 give the timeline its order.
-function trial(seq: number, steps: number, state: string, objective: number | null, extra: Partial<ReportTrial> = {}): ReportTrial {
+function trial(
+  seq: number,
+  steps: number,
+  state: string,
+  objective: number | null,
+  extra: Partial<ReportTrial> = {},
+): ReportTrial {
   const minute = String(seq * 3).padStart(2, '0');
   return {
-    id: ++id, seq, params: { speculative_num_steps: steps }, purpose: seq === 1 ? 'baseline' : 'search', reason: `climb to ${steps}`, state, objective,
-    constraintsOk: state === 'measured' ? true : null, constraintNotes: [], capacity: state === 'measured' ? { maxRunningRequests: 25 - steps * 2 } : null,
-    error: null, startedAt: `2026-03-09T22:${minute}:00.000Z`, finishedAt: `2026-03-09T22:${minute}:30.000Z`,
-    runs: state === 'measured' && objective !== null ? [run(1, objective), run(16, objective * 6)] : [], verdicts: [], ...extra,
+    id: ++id,
+    seq,
+    params: { speculative_num_steps: steps },
+    purpose: seq === 1 ? 'baseline' : 'search',
+    reason: `climb to ${steps}`,
+    state,
+    objective,
+    constraintsOk: state === 'measured' ? true : null,
+    constraintNotes: [],
+    capacity: state === 'measured' ? { maxRunningRequests: 25 - steps * 2 } : null,
+    error: null,
+    startedAt: `2026-03-09T22:${minute}:00.000Z`,
+    finishedAt: `2026-03-09T22:${minute}:30.000Z`,
+    runs: state === 'measured' && objective !== null ? [run(1, objective), run(16, objective * 6)] : [],
+    verdicts: [],
+    ...extra,
   };
 }
 
 // The campaign.
 function seedCampaign(): ReportInput {
   const trials = [
-    trial(1, 1, 'measured', 123), trial(2, 2, 'measured', 186), trial(3, 4, 'measured', 277), trial(4, 8, 'measured', 279, { constraintsOk: false, constraintNotes: ['outputTokensPerSec@16 700 < 776 (90% of baseline)'] }),
-    trial(5, 5, 'measured', 282), trial(6, 10, 'failed', null, { verdicts: [OOM], reason: 'probe: probe speculative_num_steps=10 beyond the plateau' }),
-    trial(7, 9, 'infeasible', null), trial(8, 4, 'measured', 276, { purpose: 'soak' }),
+    trial(1, 1, 'measured', 123),
+    trial(2, 2, 'measured', 186),
+    trial(3, 4, 'measured', 277),
+    trial(4, 8, 'measured', 279, {
+      constraintsOk: false,
+      constraintNotes: ['outputTokensPerSec@16 700 < 776 (90% of baseline)'],
+    }),
+    trial(5, 5, 'measured', 282),
+    trial(6, 10, 'failed', null, {
+      verdicts: [OOM],
+      reason: 'probe: probe speculative_num_steps=10 beyond the plateau',
+    }),
+    trial(7, 9, 'infeasible', null),
+    trial(8, 4, 'measured', 276, { purpose: 'soak' }),
   ];
   return {
     campaign: {
-      id: 3, name: 'sglang-qwen steps', status: 'done', engine: 'sglang', bestTrialId: trials[2].id, summary: 'best speculative_num_steps=4',
-      config: { keys: ['speculative_num_steps'], objective: { metric: 'decodeTokensPerSec.p50', concurrency: 1, goal: 'maximize' } },
-      createdAt: '2026-03-09T22:00:00.000Z', finishedAt: '2026-03-09T22:40:00.000Z',
+      id: 3,
+      name: 'sglang-qwen steps',
+      status: 'done',
+      engine: 'sglang',
+      bestTrialId: trials[2].id,
+      summary: 'best speculative_num_steps=4',
+      config: {
+        keys: ['speculative_num_steps'],
+        objective: { metric: 'decodeTokensPerSec.p50', concurrency: 1, goal: 'maximize' },
+      },
+      createdAt: '2026-03-09T22:00:00.000Z',
+      finishedAt: '2026-03-09T22:40:00.000Z',
     },
     trials,
-    actions: [{ ts: '2026-03-09T22:18:40.000Z', action: 'rollback', unit: 'sglang-qwen.service', by: 'spectune', why: 'trial 6 crash-looped' }],
+    actions: [
+      {
+        ts: '2026-03-09T22:18:40.000Z',
+        action: 'rollback',
+        unit: 'sglang-qwen.service',
+        by: 'spectune',
+        why: 'trial 6 crash-looped',
+      },
+    ],
     generatedAt: '2026-03-09T23:00:00.000Z',
   };
 }
-
 
 describe('buildReportModel', () => {
   const m = buildReportModel(seedCampaign());
@@ -69,14 +141,25 @@ describe('buildReportModel', () => {
   it('builds the trials table with tok/s per level, % vs baseline, acceptance, max running and verdicts', () => {
     expect(m.concurrencies).toEqual([1, 16]);
     const r3 = m.rows[2];
-    expect(r3).toMatchObject({ seq: 3, config: 'speculative_num_steps=4', objective: 277, acceptLength: 3.4, maxRunningRequests: 17, verdict: 'ok', isBest: true });
+    expect(r3).toMatchObject({
+      seq: 3,
+      config: 'speculative_num_steps=4',
+      objective: 277,
+      acceptLength: 3.4,
+      maxRunningRequests: 17,
+      verdict: 'ok',
+      isBest: true,
+    });
     expect(r3.tokPerSec).toEqual({ 1: 277, 16: 1662 });
     expect(r3.vsBaseline).toBeCloseTo(277 / 123 - 1);
     expect(m.rows[0]).toMatchObject({ isBaseline: true, vsBaseline: 0 });
     expect(m.rows[3].verdict).toBe('violates: outputTokensPerSec@16 700 < 776 (90% of baseline)');
     expect(m.rows[5].verdict).toBe('crash_loop (kv_cache_oom)');
     expect(m.rows[6].verdict).toBe('predicted OOM (not deployed)');
-    const wrong = buildReportModel({ ...seedCampaign(), trials: [trial(1, 1, 'measured', 123), trial(2, 10, 'failed', null, { verdicts: [OOM], predictionWrong: true })] });
+    const wrong = buildReportModel({
+      ...seedCampaign(),
+      trials: [trial(1, 1, 'measured', 123), trial(2, 10, 'failed', null, { verdicts: [OOM], predictionWrong: true })],
+    });
     expect(wrong.rows[1].verdict).toBe('crash_loop (kv_cache_oom); memory prediction was wrong');
     expect(m.best?.seq).toBe(3);
     expect(m.rows[5].purpose).toBe('probe');
@@ -93,11 +176,22 @@ describe('buildReportModel', () => {
   it('orders the timeline and keeps every failure with its evidence', () => {
     const ts = m.timeline.map((e) => e.ts);
     expect([...ts].sort()).toEqual(ts);
-    expect(m.timeline.some((e) => e.kind === 'action' && e.text === 'rollback sglang-qwen.service by spectune: trial 6 crash-looped')).toBe(true);
-    expect(m.failures).toEqual([{
-      seq: 6, config: 'speculative_num_steps=10', class: 'crash_loop (kv_cache_oom)', confidence: 'high', summary: OOM.summary,
-      evidence: OOM.evidence, remediation: ['lower cuda_graph_max_bs (graphs grow with batch × draft tokens)'],
-    }]);
+    expect(
+      m.timeline.some(
+        (e) => e.kind === 'action' && e.text === 'rollback sglang-qwen.service by spectune: trial 6 crash-looped',
+      ),
+    ).toBe(true);
+    expect(m.failures).toEqual([
+      {
+        seq: 6,
+        config: 'speculative_num_steps=10',
+        class: 'crash_loop (kv_cache_oom)',
+        confidence: 'high',
+        summary: OOM.summary,
+        evidence: OOM.evidence,
+        remediation: ['lower cuda_graph_max_bs (graphs grow with batch × draft tokens)'],
+      },
+    ]);
     expect(m.counts).toEqual({ trials: 8, measured: 6, failed: 1, infeasible: 1, restarts: 7 });
   });
 
@@ -115,8 +209,12 @@ describe('buildReportModel', () => {
 describe('renderMarkdown', () => {
   it('renders the table, charts, diagnoses and timeline', () => {
     const md = renderMarkdown(buildReportModel(seedCampaign()));
-    expect(md).toContain('| # | config | purpose | tok/s @c1 | tok/s @c16 | objective | vs baseline | accept len | max running | verdict |');
-    expect(md).toContain('| 3 **best** | speculative_num_steps=4 | search | 277 | 1662 | 277 | +125.2% | 3.40 | 17 | ok |');
+    expect(md).toContain(
+      '| # | config | purpose | tok/s @c1 | tok/s @c16 | objective | vs baseline | accept len | max running | verdict |',
+    );
+    expect(md).toContain(
+      '| 3 **best** | speculative_num_steps=4 | search | 277 | 1662 | 277 | +125.2% | 3.40 | 17 | ok |',
+    );
     expect(md).toContain('**crash_loop (kv_cache_oom)** (high confidence)');
     expect(md).toContain('   41  RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.');
     expect(md).toMatch(/- 2026-03-09 22:18:30 \*\*failure\*\* trial 6 failed: crash_loop/);
@@ -175,22 +273,41 @@ describe('renderHtml', () => {
 });
 
 // The seed campaign as the store keeps it after the end: the unit ran the winner through spectune's drop-in.
-const OPERATOR_EXEC = '/usr/bin/python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps 1 --port 30000';
+const OPERATOR_EXEC =
+  '/usr/bin/python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps 1 --port 30000';
 function endedCampaign(execStart = OPERATOR_EXEC): ReportInput {
   const input = seedCampaign();
   const inForce = execStart.replace('--speculative-num-steps 1', '--speculative-num-steps 4');
   input.campaign.endState = {
-    ts: '2026-03-09T22:40:00.000Z', settings: { speculative_num_steps: 4 }, healthy: true,
-    units: [{ host: 'gpu1', unit: 'sglang-qwen.service', operatorExecStart: execStart, execStart: inForce, dropInPath: '/etc/systemd/system/sglang-qwen.service.d/90-spectune.conf', dropIn: `[Service]\nExecStart=\nExecStart=${inForce}\n` }],
+    ts: '2026-03-09T22:40:00.000Z',
+    settings: { speculative_num_steps: 4 },
+    healthy: true,
+    units: [
+      {
+        host: 'gpu1',
+        unit: 'sglang-qwen.service',
+        operatorExecStart: execStart,
+        execStart: inForce,
+        dropInPath: '/etc/systemd/system/sglang-qwen.service.d/90-spectune.conf',
+        dropIn: `[Service]\nExecStart=\nExecStart=${inForce}\n`,
+      },
+    ],
   };
   return input;
 }
 
 describe('what is running now and the flags to keep', () => {
-  it('patches the winner into the operator\'s own ExecStart, every other byte kept', () => {
+  it("patches the winner into the operator's own ExecStart, every other byte kept", () => {
     const m = buildReportModel(endedCampaign());
     expect(m.running).toMatchObject({ config: 'speculative_num_steps=4', healthy: true, isWinner: true });
-    expect(m.keep?.flags).toEqual([{ key: 'speculative_num_steps', flag: '--speculative-num-steps', value: '--speculative-num-steps 4', from: '--speculative-num-steps 1' }]);
+    expect(m.keep?.flags).toEqual([
+      {
+        key: 'speculative_num_steps',
+        flag: '--speculative-num-steps',
+        value: '--speculative-num-steps 4',
+        from: '--speculative-num-steps 1',
+      },
+    ]);
     const u = m.keep!.units[0];
     expect(u.execStart).toBe(OPERATOR_EXEC.replace('--speculative-num-steps 1', '--speculative-num-steps 4'));
     expect(u.dropInPath).toBe('/etc/systemd/system/sglang-qwen.service.d/override.conf');
@@ -217,13 +334,17 @@ describe('what is running now and the flags to keep', () => {
     const m = buildReportModel(endedCampaign(`${OPERATOR_EXEC} --api-key ***`));
     expect(m.keep!.units[0].execStart).toMatch(/--speculative-num-steps 4 --port 30000 --api-key \$\{API_KEY\}$/);
     expect(m.keep!.units[0].dropIn).not.toContain('***');
-    expect(m.keep!.units[0].warnings).toEqual(["${API_KEY} stands for the unit's secret (reports never carry secrets): keep your own value there, or put API_KEY=<your key> in the unit's EnvironmentFile="]);
+    expect(m.keep!.units[0].warnings).toEqual([
+      "${API_KEY} stands for the unit's secret (reports never carry secrets): keep your own value there, or put API_KEY=<your key> in the unit's EnvironmentFile=",
+    ]);
     const md = renderMarkdown(m);
     expect(md).toContain('--api-key ${API_KEY}');
     expect(md).not.toMatch(/--api-key \*\*\*/);
     const same = endedCampaign();
     same.campaign.bestTrialId = same.trials[0].id;
-    expect(buildReportModel(same).keep?.note).toBe('The winner is the configuration the unit had before the campaign: there is nothing to change.');
+    expect(buildReportModel(same).keep?.note).toBe(
+      'The winner is the configuration the unit had before the campaign: there is nothing to change.',
+    );
   });
 
   it("keeps the operator's own environment reference (--api-key ${SGLANG_API_KEY}) in the block", () => {
@@ -242,19 +363,26 @@ describe('what is running now and the flags to keep', () => {
 });
 
 describe('isSimulated', () => {
-  it('follows the store\'s flag, else the engine command or the demo unit', () => {
+  it("follows the store's flag, else the engine command or the demo unit", () => {
     const c = seedCampaign().campaign;
     expect(isSimulated(c)).toBe(false);
     expect(isSimulated(endedCampaign().campaign)).toBe(false);
-    expect(isSimulated(endedCampaign('/usr/bin/node /opt/spectune/bin/spectune.js sim --sim-profile p --speculative-num-steps 1').campaign)).toBe(true);
+    expect(
+      isSimulated(
+        endedCampaign('/usr/bin/node /opt/spectune/bin/spectune.js sim --sim-profile p --speculative-num-steps 1')
+          .campaign,
+      ),
+    ).toBe(true);
     expect(isSimulated({ ...c, name: 'local:spectune-demo-sim.service' })).toBe(true);
     expect(isSimulated({ ...c, name: 'local:spectune-demo-sim.service', simulated: false })).toBe(false);
     expect(isSimulated({ ...c, simulated: true })).toBe(true);
   });
 
-  it('follows the engine\'s own info: a trial whose /server_info said simulated: true marks the campaign SIMULATED', () => {
+  it("follows the engine's own info: a trial whose /server_info said simulated: true marks the campaign SIMULATED", () => {
     const seed = seedCampaign();
-    const trials = seed.trials.map((t, i) => (i === 0 ? { ...t, capacity: { maxRunningRequests: 17, simulated: true } } : t));
+    const trials = seed.trials.map((t, i) =>
+      i === 0 ? { ...t, capacity: { maxRunningRequests: 17, simulated: true } } : t,
+    );
     expect(isSimulated(seed.campaign, seed.trials)).toBe(false);
     expect(isSimulated(seed.campaign, trials)).toBe(true);
     expect(renderMarkdown(buildReportModel({ ...seed, trials }))).toContain(`> **${SIMULATED_TEXT}**`);
@@ -262,9 +390,18 @@ describe('isSimulated', () => {
 
   it('names every host and rank of the target at the top of both reports', () => {
     const seed = seedCampaign();
-    const hosts = [{ host: 'th2', unit: 'u.service', role: 'rank1' }, { host: 'th1', unit: 'u.service', role: 'rank0' }];
-    const m = buildReportModel({ ...seed, campaign: { ...seed.campaign, config: { ...seed.campaign.config, target: { hosts } } } });
-    expect(m.targets).toEqual([{ rank: 0, host: 'th1', unit: 'u.service' }, { rank: 1, host: 'th2', unit: 'u.service' }]);
+    const hosts = [
+      { host: 'th2', unit: 'u.service', role: 'rank1' },
+      { host: 'th1', unit: 'u.service', role: 'rank0' },
+    ];
+    const m = buildReportModel({
+      ...seed,
+      campaign: { ...seed.campaign, config: { ...seed.campaign.config, target: { hosts } } },
+    });
+    expect(m.targets).toEqual([
+      { rank: 0, host: 'th1', unit: 'u.service' },
+      { rank: 1, host: 'th2', unit: 'u.service' },
+    ]);
     expect(renderMarkdown(m)).toContain('Target: rank 0 th1 u.service, rank 1 th2 u.service.');
     expect(renderHtml(m)).toContain('Target: rank 0 th1 u.service, rank 1 th2 u.service.');
     expect(renderMarkdown(buildReportModel(seed))).toContain('Target: not recorded.');
@@ -289,8 +426,14 @@ describe('per-trial charts and latency figures', () => {
 
   it('charts the objective of every trial with the winner starred and the failures with their verdicts', () => {
     expect(m.trialChart.bars.map((b) => [b.seq, b.y, b.status, b.isBest, b.verdict])).toEqual([
-      [1, 123, 'ok', false, null], [2, 186, 'ok', false, null], [3, 277, 'ok', true, null], [4, 279, 'violates', false, null], [5, 282, 'ok', false, null],
-      [6, null, 'failed', false, 'crash_loop (kv_cache_oom)'], [7, null, 'infeasible', false, 'predicted OOM (not deployed)'], [8, 276, 'ok', false, null],
+      [1, 123, 'ok', false, null],
+      [2, 186, 'ok', false, null],
+      [3, 277, 'ok', true, null],
+      [4, 279, 'violates', false, null],
+      [5, 282, 'ok', false, null],
+      [6, null, 'failed', false, 'crash_loop (kv_cache_oom)'],
+      [7, null, 'infeasible', false, 'predicted OOM (not deployed)'],
+      [8, 276, 'ok', false, null],
     ]);
     const svg = renderTrialChartSvg(m.trialChart);
     expect(svg.match(/class="winner"/g)).toHaveLength(1);
@@ -299,16 +442,29 @@ describe('per-trial charts and latency figures', () => {
 
   it('draws the objective metric, TTFT and ITL (mean and p99) against concurrency, a line per trial', () => {
     expect(m.levelCharts.map((c) => [c.id, c.yLabel])).toEqual([
-      ['objective', 'tok/s per request, p50'], ['ttft-mean', 'TTFT mean (ms)'], ['ttft-p99', 'TTFT p99 (ms)'], ['itl-mean', 'ITL mean (ms)'], ['itl-p99', 'ITL p99 (ms)'],
+      ['objective', 'tok/s per request, p50'],
+      ['ttft-mean', 'TTFT mean (ms)'],
+      ['ttft-p99', 'TTFT p99 (ms)'],
+      ['itl-mean', 'ITL mean (ms)'],
+      ['itl-p99', 'ITL p99 (ms)'],
     ]);
     const obj = m.levelCharts[0];
     expect(obj.xs).toEqual([1, 16]);
     expect(obj.series.map((s) => `${s.label}:${s.role}:${s.violates}`)).toEqual([
-      'trial 1 (baseline):baseline:false', 'trial 2:other:false', 'trial 3 ★ winner:best:false', 'trial 4:other:true', 'trial 5:other:false', 'trial 8:other:false',
+      'trial 1 (baseline):baseline:false',
+      'trial 2:other:false',
+      'trial 3 ★ winner:best:false',
+      'trial 4:other:true',
+      'trial 5:other:false',
+      'trial 8:other:false',
     ]);
-    expect(obj.series[2].points).toEqual([{ x: 1, y: 277 }, { x: 16, y: 1662 / 16 }]);
+    expect(obj.series[2].points).toEqual([
+      { x: 1, y: 277 },
+      { x: 16, y: 1662 / 16 },
+    ]);
     expect(obj.notPlotted).toEqual([
-      `trial 6 failed: crash_loop (kv_cache_oom), high confidence — ${OOM.summary}`, 'trial 7 infeasible: predicted OOM (not deployed)',
+      `trial 6 failed: crash_loop (kv_cache_oom), high confidence — ${OOM.summary}`,
+      'trial 7 infeasible: predicted OOM (not deployed)',
     ]);
     for (const c of m.levelCharts) expect(renderLevelChartSvg(c)).toContain('>★ winner (trial 3)</text>');
   });
@@ -318,7 +474,9 @@ describe('per-trial charts and latency figures', () => {
     const svgs = html.match(/<svg class="chart[\s\S]*?<\/svg>/g) ?? [];
     expect(svgs).toHaveLength(7);
     for (const svg of svgs) {
-      const ticks = [...svg.matchAll(/<text class="ytick" x="[\d.]+" y="([\d.]+)"[^>]*>([\d.]+)<\/text>/g)].map((t) => ({ y: Number(t[1]), v: Number(t[2]) }));
+      const ticks = [...svg.matchAll(/<text class="ytick" x="[\d.]+" y="([\d.]+)"[^>]*>([\d.]+)<\/text>/g)].map(
+        (t) => ({ y: Number(t[1]), v: Number(t[2]) }),
+      );
       const axis = Number(/<line class="axis x" x1="\d+" y1="([\d.]+)"/.exec(svg)?.[1]);
       expect(ticks[0]).toEqual({ y: axis + 4, v: 0 });
       expect(ticks.length).toBeGreaterThanOrEqual(3);
@@ -331,7 +489,19 @@ describe('per-trial charts and latency figures', () => {
 
   it('puts TTFT, ITL and E2E at p50 and p99 of every trial and level in a table', () => {
     expect(m.latency).toHaveLength(12);
-    expect(m.latency[4]).toEqual({ seq: 3, config: 'speculative_num_steps=4', concurrency: 1, isBest: true, tokPerSec: 277, ttftP50: 120, ttftP99: 120, itlP50: 4, itlP99: 4, e2eP50: 900, e2eP99: 900 });
+    expect(m.latency[4]).toEqual({
+      seq: 3,
+      config: 'speculative_num_steps=4',
+      concurrency: 1,
+      isBest: true,
+      tokPerSec: 277,
+      ttftP50: 120,
+      ttftP99: 120,
+      itlP50: 4,
+      itlP99: 4,
+      e2eP50: 900,
+      e2eP99: 900,
+    });
     expect(renderMarkdown(m)).toContain('| 3 ★ | speculative_num_steps=4 | 1 | 277 | 120 | 120 | 4 | 4 | 900 | 900 |');
     expect(renderHtml(m)).toContain('<th>E2E p99 (ms)</th>');
   });

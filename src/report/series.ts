@@ -14,7 +14,11 @@ const LATENCY_CHARTS = [
 
 /** Short axis names (with units) of the metrics an objective can name. */
 const METRIC_NAMES: Record<string, string> = {
-  outputTokensPerSec: 'output tok/s', requestsPerSec: 'requests/s', ttftMs: 'TTFT (ms)', itlMs: 'ITL (ms)', e2eMs: 'E2E latency (ms)',
+  outputTokensPerSec: 'output tok/s',
+  requestsPerSec: 'requests/s',
+  ttftMs: 'TTFT (ms)',
+  itlMs: 'ITL (ms)',
+  e2eMs: 'E2E latency (ms)',
   decodeTokensPerSec: 'tok/s per request',
 };
 /** A verdict summary on a chart note is cut here (the whole one is in the diagnoses section). */
@@ -55,7 +59,15 @@ function whyNotPlotted(t: ReportTrial, row: TrialRow): string {
 }
 
 // One line chart of `metric` against concurrency, a line per measured trial.
-function lineChart(id: string, title: string, yLabel: string, metric: string, trials: ReportTrial[], rows: TrialRow[], xs: number[]): LineChartModel {
+function lineChart(
+  id: string,
+  title: string,
+  yLabel: string,
+  metric: string,
+  trials: ReportTrial[],
+  rows: TrialRow[],
+  xs: number[],
+): LineChartModel {
   const series: Series[] = [];
   const notPlotted: string[] = [];
   trials.forEach((t, i) => {
@@ -77,31 +89,75 @@ function lineChart(id: string, title: string, yLabel: string, metric: string, tr
 }
 
 // The objective metric, then TTFT and ITL (mean, p99), against concurrency.
-export function buildLevelCharts(trials: ReportTrial[], rows: TrialRow[], xs: number[], objective: ReportModel['objective']): LineChartModel[] {
-  const first = lineChart('objective', `Objective metric by concurrency (the objective is read at c=${objective.concurrency})`,
-    labelMetric(objective.metric), objective.metric, trials, rows, xs);
-  return [first, ...LATENCY_CHARTS.map((c) => lineChart(c.id, c.title, c.yLabel, `${c.field}.${c.stat}`, trials, rows, xs))];
+export function buildLevelCharts(
+  trials: ReportTrial[],
+  rows: TrialRow[],
+  xs: number[],
+  objective: ReportModel['objective'],
+): LineChartModel[] {
+  const first = lineChart(
+    'objective',
+    `Objective metric by concurrency (the objective is read at c=${objective.concurrency})`,
+    labelMetric(objective.metric),
+    objective.metric,
+    trials,
+    rows,
+    xs,
+  );
+  return [
+    first,
+    ...LATENCY_CHARTS.map((c) => lineChart(c.id, c.title, c.yLabel, `${c.field}.${c.stat}`, trials, rows, xs)),
+  ];
 }
 
 // The objective of every trial that got as far as a verdict, in campaign order.
-export function buildTrialChart(trials: ReportTrial[], rows: TrialRow[], objective: ReportModel['objective']): BarChartModel {
-  const bars = trials.map((t, i) => ({ t, row: rows[i] }))
+export function buildTrialChart(
+  trials: ReportTrial[],
+  rows: TrialRow[],
+  objective: ReportModel['objective'],
+): BarChartModel {
+  const bars = trials
+    .map((t, i) => ({ t, row: rows[i] }))
     .filter(({ t }) => ['measured', 'failed', 'infeasible'].includes(t.state))
     .map(({ t, row }) => ({
-      seq: t.seq, y: t.state === 'measured' ? t.objective : null,
-      status: t.state === 'failed' ? 'failed' as const : t.state === 'infeasible' ? 'infeasible' as const : t.constraintsOk === false ? 'violates' as const : 'ok' as const,
-      isBest: row.isBest, isBaseline: row.isBaseline, verdict: t.state === 'failed' || t.state === 'infeasible' ? row.verdict : null,
+      seq: t.seq,
+      y: t.state === 'measured' ? t.objective : null,
+      status:
+        t.state === 'failed'
+          ? ('failed' as const)
+          : t.state === 'infeasible'
+            ? ('infeasible' as const)
+            : t.constraintsOk === false
+              ? ('violates' as const)
+              : ('ok' as const),
+      isBest: row.isBest,
+      isBaseline: row.isBaseline,
+      verdict: t.state === 'failed' || t.state === 'infeasible' ? row.verdict : null,
     }));
-  return { title: `Objective by trial (${objective.goal} ${objective.metric} at c=${objective.concurrency})`, yLabel: labelMetric(objective.metric), bars };
+  return {
+    title: `Objective by trial (${objective.goal} ${objective.metric} at c=${objective.concurrency})`,
+    yLabel: labelMetric(objective.metric),
+    bars,
+  };
 }
 
 // Latency figures of every measured trial at every level.
 export function buildLatency(trials: ReportTrial[], rows: TrialRow[], keys: string[]): LatencyRow[] {
-  return trials.flatMap((t, i) => [...t.runs].sort((a, b) => a.concurrency - b.concurrency).map((r) => ({
-    seq: t.seq, config: formatConfig(t.params, keys), concurrency: r.concurrency, isBest: rows[i].isBest,
-    tokPerSec: readRun(r, 'outputTokensPerSec'),
-    ttftP50: readRun(r, 'ttftMs.p50'), ttftP99: readRun(r, 'ttftMs.p99'),
-    itlP50: readRun(r, 'itlMs.p50'), itlP99: readRun(r, 'itlMs.p99'),
-    e2eP50: readRun(r, 'e2eMs.p50'), e2eP99: readRun(r, 'e2eMs.p99'),
-  })));
+  return trials.flatMap((t, i) =>
+    [...t.runs]
+      .sort((a, b) => a.concurrency - b.concurrency)
+      .map((r) => ({
+        seq: t.seq,
+        config: formatConfig(t.params, keys),
+        concurrency: r.concurrency,
+        isBest: rows[i].isBest,
+        tokPerSec: readRun(r, 'outputTokensPerSec'),
+        ttftP50: readRun(r, 'ttftMs.p50'),
+        ttftP99: readRun(r, 'ttftMs.p99'),
+        itlP50: readRun(r, 'itlMs.p50'),
+        itlP99: readRun(r, 'itlMs.p99'),
+        e2eP50: readRun(r, 'e2eMs.p50'),
+        e2eP99: readRun(r, 'e2eMs.p99'),
+      })),
+  );
 }

@@ -6,7 +6,16 @@ export const FRAME = { width: 600, height: 300, left: 64, right: 20, top: 28, bo
 /** Font sizes (px in the viewBox). */
 export const FONT = { tick: 13, label: 14, note: 12 } as const;
 /** Colours of trial states (shared with the HTML legend). */
-export const COLOURS = { ok: '#2563eb', violates: '#d97706', failed: '#dc2626', infeasible: '#6b7280', best: '#16a34a', baseline: '#2563eb', axis: '#6b7280', grid: '#e5e7eb' } as const;
+export const COLOURS = {
+  ok: '#2563eb',
+  violates: '#d97706',
+  failed: '#dc2626',
+  infeasible: '#6b7280',
+  best: '#16a34a',
+  baseline: '#2563eb',
+  axis: '#6b7280',
+  grid: '#e5e7eb',
+} as const;
 /** The fraction of the axis left above the largest value. */
 const HEADROOM = 1.08;
 /** At most this many intervals between y ticks (the smallest round step that stays within it wins). */
@@ -24,7 +33,8 @@ export interface YScale {
 // The smallest round step (1, 2, 2.5 or 5 times a power of ten) that covers `top` in at most MAX_INTERVALS ticks.
 export function niceStep(top: number): number {
   const mag = 10 ** Math.floor(Math.log10(top / MAX_INTERVALS));
-  for (const f of [...STEPS, ...STEPS.map((x) => x * 10)]) if (Math.ceil(top / (f * mag) - 1e-9) <= MAX_INTERVALS) return f * mag;
+  for (const f of [...STEPS, ...STEPS.map((x) => x * 10)])
+    if (Math.ceil(top / (f * mag) - 1e-9) <= MAX_INTERVALS) return f * mag;
   return 100 * mag;
 }
 
@@ -54,12 +64,18 @@ export function drawAxes(s: YScale, xTitle: string, yTitle: string): string {
     const v = i * s.step;
     const y = px(s.y(v));
     out.push(`<line class="grid" x1="${L}" y1="${y}" x2="${W - R}" y2="${y}" stroke="${COLOURS.grid}"/>`);
-    out.push(`<text class="ytick" x="${L - 8}" y="${px(s.y(v) + 4)}" text-anchor="end" font-size="${FONT.tick}">${formatTick(v)}</text>`);
+    out.push(
+      `<text class="ytick" x="${L - 8}" y="${px(s.y(v) + 4)}" text-anchor="end" font-size="${FONT.tick}">${formatTick(v)}</text>`,
+    );
   }
   out.push(`<line class="axis x" x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="${COLOURS.axis}"/>`);
   out.push(`<line class="axis y" x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="${COLOURS.axis}"/>`);
-  out.push(`<text class="xtitle" x="${px((W + L - R) / 2)}" y="${H - 10}" text-anchor="middle" font-size="${FONT.label}">${escapeHtml(xTitle)}</text>`);
-  out.push(`<text class="ytitle" transform="translate(16 ${px((T + H - B) / 2)}) rotate(-90)" text-anchor="middle" font-size="${FONT.label}">${escapeHtml(yTitle)}</text>`);
+  out.push(
+    `<text class="xtitle" x="${px((W + L - R) / 2)}" y="${H - 10}" text-anchor="middle" font-size="${FONT.label}">${escapeHtml(xTitle)}</text>`,
+  );
+  out.push(
+    `<text class="ytitle" transform="translate(16 ${px((T + H - B) / 2)}) rotate(-90)" text-anchor="middle" font-size="${FONT.label}">${escapeHtml(yTitle)}</text>`,
+  );
   return out.join('');
 }
 

@@ -242,4 +242,8 @@ export interface ReportModel {
 }
 
 /** One rank of the tuned target. */
-export interface TargetModel { rank: number; host: string; unit: string }
+export interface TargetModel {
+  rank: number;
+  host: string;
+  unit: string;
+}

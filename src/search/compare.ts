@@ -29,7 +29,12 @@ export function effectiveMargin(margin: number, na: number, nb: number): number 
 }
 
 // Compare candidate samples b against incumbent samples a; b must beat a by more than the (effective) margin to win.
-export function compare(a: readonly number[], b: readonly number[], margin: number, goal: 'maximize' | 'minimize' = 'maximize'): Comparison {
+export function compare(
+  a: readonly number[],
+  b: readonly number[],
+  margin: number,
+  goal: 'maximize' | 'minimize' = 'maximize',
+): Comparison {
   const ma = median(a);
   const mb = median(b);
   const raw = ma === 0 ? (mb === 0 ? 0 : Math.sign(mb) * Infinity) : (mb - ma) / Math.abs(ma);

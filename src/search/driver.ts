@@ -42,7 +42,10 @@ const kindOf = (p: Purpose) => (p === 'baseline' ? 'baseline' : p === 'soak' ? '
 
 // Run propose() to completion against the oracle, with an optional feasibility predictor in front of each deploy.
 export function driveSearch(
-  oracle: Oracle, space: SearchSpace, budget: SearchBudget, opts: SearchOptions,
+  oracle: Oracle,
+  space: SearchSpace,
+  budget: SearchBudget,
+  opts: SearchOptions,
   predict?: (history: readonly HistoryEntry[], p: Params) => FeasibilityPrediction | null,
 ): DriveResult {
   const trials: DrivenTrial[] = [];
@@ -52,7 +55,12 @@ export function driveSearch(
     const next = propose(trials, space, budget, opts);
     if (next.done) {
       const land = next.best && configKey(next.best) !== deployed ? 1 : 0;
-      return { trials, best: next.best, reason: next.reason, restarts: trials.reduce((s, t) => s + t.restarts, 0) + land };
+      return {
+        trials,
+        best: next.best,
+        reason: next.reason,
+        restarts: trials.reduce((s, t) => s + t.restarts, 0) + land,
+      };
     }
     const base = { config: next.params, kind: kindOf(next.purpose), purpose: next.purpose, reason: next.reason };
     const prediction = predict ? predict(trials, next.params) : null;

@@ -31,9 +31,17 @@ export const MIN_TOKEN_FRACTION = 0.01;
 // Verdict classes that mean "did not fit in memory" (other failures teach nothing about memory).
 const MEMORY_CLASSES = new Set(['kv_cache_oom', 'cuda_oom', 'cuda_graph_capture_failure', 'host_oom_kill']);
 // The keys that set CUDA-graph load; everything else must match for two trials to share one memory line.
-const LOAD_KEYS = new Set(['speculative_num_steps', 'speculative_eagle_topk', 'speculative_num_draft_tokens', 'cuda_graph_max_bs', 'num_speculative_tokens', 'draft_max']);
+const LOAD_KEYS = new Set([
+  'speculative_num_steps',
+  'speculative_eagle_topk',
+  'speculative_num_draft_tokens',
+  'cuda_graph_max_bs',
+  'num_speculative_tokens',
+  'draft_max',
+]);
 
-const num = (v: ParamValue | undefined): number | null => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : null);
+const num = (v: ParamValue | undefined): number | null =>
+  typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : null;
 
 // Tokens per request per decode step: SGLang draft tokens (steps + 1 at topk 1), vLLM k + 1, llama.cpp draft_max + 1.
 export function draftTokensOf(p: Params): number {
@@ -85,7 +93,12 @@ function gather(history: readonly HistoryEntry[], cand: Params, defaults: Params
       const cls = h.verdict?.class === 'crash_loop' ? h.verdict.cause : h.verdict?.class;
       if (!h.verdict || (cls && MEMORY_CLASSES.has(cls))) ev.oomLoads.push(graphLoadOf(p));
     } else if ((h.status === 'ok' || h.status === 'measured') && h.capacity) {
-      ev.ok.push({ p, load: graphLoadOf(p), tokens: h.capacity.maxTotalNumTokens ?? null, mrr: h.capacity.maxRunningRequests ?? null });
+      ev.ok.push({
+        p,
+        load: graphLoadOf(p),
+        tokens: h.capacity.maxTotalNumTokens ?? null,
+        mrr: h.capacity.maxRunningRequests ?? null,
+      });
     }
   }
   return ev;
@@ -93,7 +106,9 @@ function gather(history: readonly HistoryEntry[], cand: Params, defaults: Params
 
 // max_running_requests falls with draft tokens as tokens / (α + β·draft); fit that and predict.
 function predictRunning(ev: Evidence, tokens: number, draft: number): number | null {
-  const pts = ev.ok.filter((o) => o.tokens && o.mrr).map((o) => ({ x: draftTokensOf(o.p), y: (o.tokens as number) / (o.mrr as number) }));
+  const pts = ev.ok
+    .filter((o) => o.tokens && o.mrr)
+    .map((o) => ({ x: draftTokensOf(o.p), y: (o.tokens as number) / (o.mrr as number) }));
   const fit = fitLine(pts);
   if (!fit) return pts.length ? Math.max(0, Math.floor(tokens / pts[0].y)) : null;
   const per = fit.a + fit.b * draft;
@@ -109,7 +124,10 @@ function suggestFit(cand: Params, line: { a: number; b: number }, opts: Feasibil
   if (bs === null) return suggestSteps(cand, maxLoad);
   const maxBs = Math.floor(maxLoad / draft);
   if (maxBs < 1) return suggestSteps(cand, maxLoad / bs);
-  const choices = opts.space?.find((d) => d.key === 'cuda_graph_max_bs')?.values.map(num).filter((v): v is number => v !== null && v <= maxBs && v < bs);
+  const choices = opts.space
+    ?.find((d) => d.key === 'cuda_graph_max_bs')
+    ?.values.map(num)
+    .filter((v): v is number => v !== null && v <= maxBs && v < bs);
   const pick = choices?.length ? Math.max(...choices) : 2 ** Math.floor(Math.log2(maxBs));
   return pick < bs ? { cuda_graph_max_bs: pick } : null;
 }
@@ -118,28 +136,54 @@ function suggestFit(cand: Params, line: { a: number; b: number }, opts: Feasibil
 function suggestSteps(cand: Params, maxDraft: number): Params | null {
   const steps = num(cand.speculative_num_steps);
   const best = Math.floor(maxDraft) - 1;
-  return steps !== null && (num(cand.speculative_eagle_topk) ?? 1) === 1 && best >= 1 && best < steps ? { speculative_num_steps: best } : null;
+  return steps !== null && (num(cand.speculative_eagle_topk) ?? 1) === 1 && best >= 1 && best < steps
+    ? { speculative_num_steps: best }
+    : null;
 }
 
 // Predict whether a config will start, from the family's earlier trials; null = no basis for an opinion.
-export function predictFeasibility(history: readonly HistoryEntry[], params: Params, opts: FeasibilityOptions = {}): FeasibilityPrediction | null {
+export function predictFeasibility(
+  history: readonly HistoryEntry[],
+  params: Params,
+  opts: FeasibilityOptions = {},
+): FeasibilityPrediction | null {
   const cand = { ...(opts.defaults ?? {}), ...params };
   const load = graphLoadOf(cand);
   const ev = gather(history, cand, opts.defaults ?? {});
   const none = { maxTotalNumTokens: null, maxRunningRequests: null };
-  if (ev.ok.some((o) => o.load >= load)) return { feasible: true, reason: `a config with CUDA-graph load ≥ ${load} already started`, suggestion: null, change: null, confidence: 'high', predicted: none };
+  if (ev.ok.some((o) => o.load >= load))
+    return {
+      feasible: true,
+      reason: `a config with CUDA-graph load ≥ ${load} already started`,
+      suggestion: null,
+      change: null,
+      confidence: 'high',
+      predicted: none,
+    };
   const line = fitLine(ev.ok.filter((o) => o.tokens !== null).map((o) => ({ x: o.load, y: o.tokens as number })));
   const failedAt = ev.oomLoads.filter((l) => l <= load);
   if (failedAt.length) {
     const change = line && line.b < 0 ? suggestFit(cand, line, opts) : null;
-    return { feasible: false, reason: `a config with CUDA-graph load ${Math.min(...failedAt)} ≤ ${load} already failed on memory`, suggestion: describe(change), change, confidence: 'high', predicted: none };
+    return {
+      feasible: false,
+      reason: `a config with CUDA-graph load ${Math.min(...failedAt)} ≤ ${load} already failed on memory`,
+      suggestion: describe(change),
+      change,
+      confidence: 'high',
+      predicted: none,
+    };
   }
   if (!line || line.b >= 0) return null;
   return fromLine(ev, cand, line, opts);
 }
 
 // Turn the fitted line into a prediction with its suggestion.
-function fromLine(ev: Evidence, cand: Params, line: { a: number; b: number }, opts: FeasibilityOptions): FeasibilityPrediction {
+function fromLine(
+  ev: Evidence,
+  cand: Params,
+  line: { a: number; b: number },
+  opts: FeasibilityOptions,
+): FeasibilityPrediction {
   const load = graphLoadOf(cand);
   const tokens = Math.round(line.a + line.b * load);
   const floor = line.a * MIN_TOKEN_FRACTION;
@@ -153,22 +197,41 @@ function fromLine(ev: Evidence, cand: Params, line: { a: number; b: number }, op
     return { feasible: false, reason, suggestion: describe(change), change, confidence, predicted };
   }
   const need = opts.needRunningRequests;
-  const tight = need !== undefined && mrr !== null && mrr < need ? `; max_running_requests ≈ ${mrr} < ${need} needed by the constraints` : '';
-  return { feasible: true, reason: `predicted max_total_num_tokens ≈ ${tokens}${mrr !== null ? `, max_running_requests ≈ ${mrr}` : ''}${tight}`, suggestion: null, change: null, confidence, predicted };
+  const tight =
+    need !== undefined && mrr !== null && mrr < need
+      ? `; max_running_requests ≈ ${mrr} < ${need} needed by the constraints`
+      : '';
+  return {
+    feasible: true,
+    reason: `predicted max_total_num_tokens ≈ ${tokens}${mrr !== null ? `, max_running_requests ≈ ${mrr}` : ''}${tight}`,
+    suggestion: null,
+    change: null,
+    confidence,
+    predicted,
+  };
 }
 
 // A change in words.
 function describe(change: Params | null): string | null {
-  return change ? Object.entries(change).map(([k, v]) => `${k}=${String(v)}`).join(' ') : null;
+  return change
+    ? Object.entries(change)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(' ')
+    : null;
 }
 
 // After the trial: was the prediction wrong? (the tuner records this so the predictor's record is visible).
-export function checkPrediction(pred: FeasibilityPrediction | null, outcome: { status: string; verdict?: { class: string; cause?: string | null } | null }): { wrong: boolean; note: string } | null {
+export function checkPrediction(
+  pred: FeasibilityPrediction | null,
+  outcome: { status: string; verdict?: { class: string; cause?: string | null } | null },
+): { wrong: boolean; note: string } | null {
   if (!pred || (outcome.status !== 'ok' && outcome.status !== 'measured' && outcome.status !== 'failed')) return null;
   const started = outcome.status !== 'failed';
   const cls = outcome.verdict?.class === 'crash_loop' ? outcome.verdict.cause : outcome.verdict?.class;
-  const memoryFailure = !started && (!outcome.verdict || (cls !== undefined && cls !== null && MEMORY_CLASSES.has(cls)));
-  if (pred.feasible && memoryFailure) return { wrong: true, note: `predicted to fit (${pred.reason}) but failed on memory` };
+  const memoryFailure =
+    !started && (!outcome.verdict || (cls !== undefined && cls !== null && MEMORY_CLASSES.has(cls)));
+  if (pred.feasible && memoryFailure)
+    return { wrong: true, note: `predicted to fit (${pred.reason}) but failed on memory` };
   if (!pred.feasible && started) return { wrong: true, note: `predicted not to fit (${pred.reason}) but started` };
   return { wrong: false, note: pred.feasible ? 'predicted to fit; it did' : 'predicted not to fit; it did not' };
 }

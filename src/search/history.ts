@@ -16,7 +16,11 @@ const MEASURED = new Set(['ok', 'measured']);
 
 // A stable key for a config (sorted keys), so {a,b} and {b,a} are the same candidate.
 export function configKey(p: Params): string {
-  return JSON.stringify(Object.keys(p).sort().map((k) => [k, p[k]]));
+  return JSON.stringify(
+    Object.keys(p)
+      .sort()
+      .map((k) => [k, p[k]]),
+  );
 }
 
 // Fold the history into one observation per config; a failure anywhere makes the config failed.

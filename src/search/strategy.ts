@@ -17,13 +17,21 @@ function runAdaptive(history: readonly HistoryEntry[], space: SearchSpace, opts:
 }
 
 // Next trial for the configured strategy; done when the strategy converges or the budget is spent.
-export function propose(history: readonly HistoryEntry[], space: SearchSpace, budget: SearchBudget, opts: SearchOptions): Proposal {
+export function propose(
+  history: readonly HistoryEntry[],
+  space: SearchSpace,
+  budget: SearchBudget,
+  opts: SearchOptions,
+): Proposal {
   const obs = observe(history);
   if (countSpent(history) >= budget.trials) {
-    return { done: true, reason: `budget of ${budget.trials} trials spent`, best: pickBest(obs, history, opts.goal, new Set(), tieRuleOf(opts)) };
+    return {
+      done: true,
+      reason: `budget of ${budget.trials} trials spent`,
+      best: pickBest(obs, history, opts.goal, new Set(), tieRuleOf(opts)),
+    };
   }
   if (opts.strategy === 'adaptive') return runAdaptive(history, space, opts);
   const next = opts.strategy === 'grid' ? proposeGrid(space, opts, obs) : proposeRandom(space, opts, obs);
   return next.done ? { ...next, best: pickBest(obs, history, opts.goal, new Set(), tieRuleOf(opts)) } : next;
 }
-

@@ -57,13 +57,17 @@ function matchesFilter(r: ActionRecord, filter: { unit?: string; host?: string }
 }
 
 /** The fix of an action log that cannot be written. */
-export const ACTION_LOG_FIX = 'pass --action-log PATH or set SPECTUNE_ACTION_LOG to a file you can write (unset, it is your own: next to the store for tune, ~/.local/state/spectune for apply/rollback)';
+export const ACTION_LOG_FIX =
+  'pass --action-log PATH or set SPECTUNE_ACTION_LOG to a file you can write (unset, it is your own: next to the store for tune, ~/.local/state/spectune for apply/rollback)';
 
 // A failed write of the action log as the one-line E_LOCAL_STATE error; anything not an errno comes back as it was.
 export function actionLogWriteError(e: unknown, path: string): unknown {
   const code = (e as NodeJS.ErrnoException | null)?.code;
   if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return e;
-  return new ToolError('E_LOCAL_STATE', `action log ${path}: cannot write it: ${describeErrno(code)}`, { hint: ACTION_LOG_FIX, cause: e });
+  return new ToolError('E_LOCAL_STATE', `action log ${path}: cannot write it: ${describeErrno(code)}`, {
+    hint: ACTION_LOG_FIX,
+    cause: e,
+  });
 }
 
 // Read one JSONL file; a missing or unreadable one (the legacy file of another user) reads as empty when `lenient`.
@@ -117,8 +121,12 @@ export interface CampaignActionLog extends ActionLog {
 export function createCampaignActionLog(storePath: string): CampaignActionLog {
   let log = createFileActionLog(join(campaignActionLogDir(storePath), 'unbound.jsonl'));
   return {
-    get path() { return log.path; },
-    bind(campaignId) { log = createFileActionLog(campaignActionLogPath(storePath, campaignId)); },
+    get path() {
+      return log.path;
+    },
+    bind(campaignId) {
+      log = createFileActionLog(campaignActionLogPath(storePath, campaignId));
+    },
     record: (rec) => log.record(rec),
     read: (filter) => log.read(filter),
   };
@@ -130,7 +138,11 @@ export function createMemoryActionLog(): ActionLog & { records: ActionRecord[] }
   return {
     path: null,
     records,
-    async record(rec) { records.push(redactValue(rec)); },
-    async read(filter = {}) { return records.filter((r) => matchesFilter(r, filter)); },
+    async record(rec) {
+      records.push(redactValue(rec));
+    },
+    async read(filter = {}) {
+      return records.filter((r) => matchesFilter(r, filter));
+    },
   };
 }

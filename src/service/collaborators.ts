@@ -12,11 +12,18 @@ export interface Collaborators {
   /** Whether one journal message is a fatal line for this engine. */
   isFatalLine(message: string, engine: EngineName): boolean;
   /** The verdict over the collected evidence. */
-  diagnose(inputs: DiagnoseInput[], ctx: { state: string; actions: ActionRecord[]; engine: EngineName; unit: string }): Diagnosis;
+  diagnose(
+    inputs: DiagnoseInput[],
+    ctx: { state: string; actions: ActionRecord[]; engine: EngineName; unit: string },
+  ): Diagnosis;
 }
 
 /** The real collaborators (src/diagnose). */
 export const diagnoseCollaborators: Collaborators = {
   isFatalLine: (message, engine) => findFatalLine(message, engine) !== null,
-  diagnose: (inputs, ctx) => diagnoseLogs(inputs.map((i) => ('entries' in i ? i : { name: i.name, content: i.text })), ctx),
+  diagnose: (inputs, ctx) =>
+    diagnoseLogs(
+      inputs.map((i) => ('entries' in i ? i : { name: i.name, content: i.text })),
+      ctx,
+    ),
 };

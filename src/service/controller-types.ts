@@ -79,10 +79,16 @@ export interface ExecStarts {
 export type ReadyResult =
   | { status: 'ready'; elapsedMs: number }
   | {
-    status: 'failed'; reason: string; looping: boolean; verdict: Verdict; diagnosis: Diagnosis | null; timeToVerdictMs: number | null; journal: string;
-    /** Set when the start missed its deadline (E_TIMEOUT, naming the last state, health answer and journal line). */
-    error?: ReadyTimeoutError;
-  };
+      status: 'failed';
+      reason: string;
+      looping: boolean;
+      verdict: Verdict;
+      diagnosis: Diagnosis | null;
+      timeToVerdictMs: number | null;
+      journal: string;
+      /** Set when the start missed its deadline (E_TIMEOUT, naming the last state, health answer and journal line). */
+      error?: ReadyTimeoutError;
+    };
 
 /** The outcome of a successful rollback. */
 /** What a rollback would do: the version it returns to and the drop-in change, or why there is nothing to do. */

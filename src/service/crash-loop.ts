@@ -8,7 +8,8 @@ import type { Tracker } from './readiness.js';
 // The journal time (epoch ms) the failure is measured from: the first fatal line, else the first record of the
 // failure (systemd's "Main process exited"), else null.
 export function failureTimestampMs(t: Tracker): number | null {
-  const first: JournalEntry | undefined = t.fatal[0] ?? t.entries.find((e) => /Main process exited|Failed with result/.test(e.message));
+  const first: JournalEntry | undefined =
+    t.fatal[0] ?? t.entries.find((e) => /Main process exited|Failed with result/.test(e.message));
   return first?.realtimeUs ? Math.floor(first.realtimeUs / 1000) : null;
 }
 

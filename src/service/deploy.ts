@@ -35,11 +35,19 @@ async function readMarker(host: Host, path: string): Promise<Version | null> {
 // The version history markers of a unit.
 // A candidate that ran provisionally and whose runtime drop-in is gone (a reboot, or the lease restored known-good)
 // no longer runs: the config in force is the known-good one whatever the `current` marker still says.
-export async function readVersions(host: Host, unit: string): Promise<{ current: Version | null; good: Version | null }> {
+export async function readVersions(
+  host: Host,
+  unit: string,
+): Promise<{ current: Version | null; good: Version | null }> {
   const st = statePaths(unit);
   const current = await readMarker(host, st.current);
   const good = await readMarker(host, st.good);
-  if (current !== null && current !== good && (await readMarker(host, leasePaths(unit).provisional)) === current && !(await exists(host, leasePaths(unit).trial))) {
+  if (
+    current !== null &&
+    current !== good &&
+    (await readMarker(host, leasePaths(unit).provisional)) === current &&
+    !(await exists(host, leasePaths(unit).trial))
+  ) {
     return { current: good, good };
   }
   return { current, good };
@@ -54,7 +62,12 @@ async function exists(host: Host, path: string): Promise<boolean> {
 export async function listVersions(host: Host, unit: string): Promise<number[]> {
   const r = await host.exec(['ls', '-1', '--', statePaths(unit).versionsDir], { timeoutMs: 30_000 });
   if (r.exitCode !== 0) return [];
-  return r.stdout.split('\n').map((l) => /^(\d+)\.conf$/.exec(l.trim())?.[1]).filter(Boolean).map(Number).sort((a, b) => a - b);
+  return r.stdout
+    .split('\n')
+    .map((l) => /^(\d+)\.conf$/.exec(l.trim())?.[1])
+    .filter(Boolean)
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 // The next free version number (1 when there is no history yet).
@@ -81,7 +94,14 @@ async function recordBaseline(host: Host, plan: DeployPlan, mode: number): Promi
 
 // Install a drop-in text (or remove the drop-in) at a path and daemon-reload; on a failed reload put the old one back.
 // `alsoRemove`: a path that goes in the same reload (the runtime candidate, when known-good is put back).
-async function installDropIn(host: Host, path: string, text: string | null, previous: string | null, mode: number, alsoRemove?: string): Promise<void> {
+async function installDropIn(
+  host: Host,
+  path: string,
+  text: string | null,
+  previous: string | null,
+  mode: number,
+  alsoRemove?: string,
+): Promise<void> {
   await writeOrRemove(host, path, text, mode);
   if (alsoRemove) expectOk(await host.exec(['rm', '-f', '--', alsoRemove], { timeoutMs: 30_000 }));
   try {
@@ -118,7 +138,12 @@ export async function prepareVersion(host: Host, plan: DeployPlan, mode = FILE_M
 // With a lease the candidate is provisional: the lease is armed first, then the drop-in goes to /run (a reboot
 // forgets it) and /etc keeps known-good; markVersionGood confirms it.
 // `o.version`: the group's one number for this change (never below this host's next free one).
-export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: ServiceEventSink, o: { lease?: LeaseOptions; mode?: number; version?: number } = {}): Promise<{ version: number; previous: Version }> {
+export async function applyDeploy(
+  plan: DeployPlan,
+  host: Host,
+  onEvent: ServiceEventSink,
+  o: { lease?: LeaseOptions; mode?: number; version?: number } = {},
+): Promise<{ version: number; previous: Version }> {
   const mode = o.mode ?? FILE_MODE;
   const previous = await recordBaseline(host, plan, mode);
   const version = Math.max(o.version ?? 0, await nextVersion(host, plan.unit));
@@ -134,21 +159,37 @@ export async function applyDeploy(plan: DeployPlan, host: Host, onEvent: Service
     await installDropIn(host, plan.dropInPath, plan.dropInText, plan.previousDropIn, mode);
   }
   await host.writeFile(statePaths(plan.unit).current, `${version}\n`, { mode: FILE_MODE });
-  const leased = o.lease ? ` (provisional: the host restores known-good unless spectune confirms it within ${Math.round(o.lease.ms / 1000)} s)` : '';
-  onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `${plan.unit}: drop-in version ${version} installed at ${host.whereIs?.(where) ?? where}, ${host.whereIs ? 'units reloaded' : 'systemd reloaded'}${leased}` });
+  const leased = o.lease
+    ? ` (provisional: the host restores known-good unless spectune confirms it within ${Math.round(o.lease.ms / 1000)} s)`
+    : '';
+  onEvent({
+    type: 'log',
+    ts: Date.now(),
+    level: 'info',
+    message: `${plan.unit}: drop-in version ${version} installed at ${host.whereIs?.(where) ?? where}, ${host.whereIs ? 'units reloaded' : 'systemd reloaded'}${leased}`,
+  });
   return { version, previous };
 }
 
 // Put back a kept version (or none) in /etc, the runtime candidate removed in the same daemon-reload (leased), and
 // release the lease (unless the run holds it: keepLease).
-export async function restoreVersion(host: Host, unit: string, version: Version, currentText: string | null, o: { leased?: boolean; mode?: number; keepLease?: boolean } = {}): Promise<void> {
+export async function restoreVersion(
+  host: Host,
+  unit: string,
+  version: Version,
+  currentText: string | null,
+  o: { leased?: boolean; mode?: number; keepLease?: boolean } = {},
+): Promise<void> {
   let text: string | null = null;
   if (version !== 'none') {
     try {
       text = await host.readFile(versionPath(unit, version));
     } catch (e) {
       if (isToolError(e) && e.code === 'E_FILE_NOT_FOUND') {
-        throw new ToolError('E_ROLLBACK_FAILED', `${host.name}: known-good version ${version} of ${unit} is missing from ${statePaths(unit).versionsDir}`);
+        throw new ToolError(
+          'E_ROLLBACK_FAILED',
+          `${host.name}: known-good version ${version} of ${unit} is missing from ${statePaths(unit).versionsDir}`,
+        );
       }
       throw e;
     }
@@ -165,7 +206,11 @@ export async function restoreVersion(host: Host, unit: string, version: Version,
 // Mark the deployed version as the last known-good one. A provisional candidate is confirmed first: its drop-in
 // moves from /run to /etc (same ExecStart: no restart), and the lease is released. A candidate the lease already
 // took back (spectune was cut off too long) is not confirmed: E_LEASE_LAPSED.
-export async function markVersionGood(host: Host, unit: string, o: { leased?: boolean; mode?: number; keepLease?: boolean } = {}): Promise<Version> {
+export async function markVersionGood(
+  host: Host,
+  unit: string,
+  o: { leased?: boolean; mode?: number; keepLease?: boolean } = {},
+): Promise<Version> {
   const lp = leasePaths(unit);
   const provisional = o.leased ? await readMarker(host, lp.provisional) : null;
   if (provisional !== null) {
@@ -174,11 +219,18 @@ export async function markVersionGood(host: Host, unit: string, o: { leased?: bo
       text = await host.readFile(lp.trial);
     } catch (e) {
       if (!isToolError(e) || e.code !== 'E_FILE_NOT_FOUND') throw e;
-      throw new ToolError('E_LEASE_LAPSED', `${host.name}: the lease of ${unit} lapsed before version ${provisional} was confirmed: the host restored known-good`, {
-        hint: 'spectune could not renew it in time (network cut or a pause); run the command again (tune: --resume)',
-      });
+      throw new ToolError(
+        'E_LEASE_LAPSED',
+        `${host.name}: the lease of ${unit} lapsed before version ${provisional} was confirmed: the host restored known-good`,
+        {
+          hint: 'spectune could not renew it in time (network cut or a pause); run the command again (tune: --resume)',
+        },
+      );
     }
-    const before = await host.readFile(dropInPath(unit)).catch((e) => { if (isToolError(e) && e.code === 'E_FILE_NOT_FOUND') return null; throw e; });
+    const before = await host.readFile(dropInPath(unit)).catch((e) => {
+      if (isToolError(e) && e.code === 'E_FILE_NOT_FOUND') return null;
+      throw e;
+    });
     await installDropIn(host, dropInPath(unit), text, before, o.mode ?? FILE_MODE, lp.trial);
     // good before the provisional marker goes: a lease that lapses in between finds the candidate in /etc and
     // finishes this confirm (current = good = it), never a host on version N with good still the old one

@@ -9,14 +9,16 @@ type Op = { kind: ' ' | '-' | '+'; line: string; a: number; b: number };
 function editScript(a: string[], b: string[]): Op[] {
   const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   }
   const ops: Op[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length || j < b.length) {
     if (i < a.length && j < b.length && a[i] === b[j]) ops.push({ kind: ' ', line: a[i], a: i++, b: j++ });
-    else if (i < a.length && (j >= b.length || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push({ kind: '-', line: a[i], a: i++, b: j });
+    else if (i < a.length && (j >= b.length || lcs[i + 1][j] >= lcs[i][j + 1]))
+      ops.push({ kind: '-', line: a[i], a: i++, b: j });
     else ops.push({ kind: '+', line: b[j], a: i, b: j++ });
   }
   return ops;
@@ -29,7 +31,10 @@ function hunks(ops: Op[]): Op[][] {
   let start = -1;
   let end = -1;
   for (const k of changed) {
-    if (start >= 0 && k - CONTEXT <= end + CONTEXT) { end = k; continue; }
+    if (start >= 0 && k - CONTEXT <= end + CONTEXT) {
+      end = k;
+      continue;
+    }
     if (start >= 0) groups.push(ops.slice(Math.max(0, start - CONTEXT), Math.min(ops.length, end + CONTEXT + 1)));
     start = k;
     end = k;

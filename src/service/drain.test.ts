@@ -6,7 +6,7 @@ import { adviseTimeoutStopSec, ASSUMED_ITL_MS, DRAIN_CHECK_MS, estimateDrainMs }
 const OBSERVED = { running: 16, queued: 0, genThroughput: 1365, maxRunning: 16 };
 
 describe('estimateDrainMs', () => {
-  it('16 requests × 3,000 tokens left: the longest request at one request\'s measured rate, not ~8 s', () => {
+  it("16 requests × 3,000 tokens left: the longest request at one request's measured rate, not ~8 s", () => {
     const f = estimateDrainMs({ ...OBSERVED, remainingTokens: new Array(16).fill(3000) });
     // 1365 tok/s over 16 requests = 85.3 tok/s each; 3000 tokens take 35.2 s, plus the 5 s SIGTERM check.
     expect(f.perRequestTps).toBeCloseTo(85.31, 1);
@@ -14,7 +14,9 @@ describe('estimateDrainMs', () => {
     expect(f.drainMs).toBeGreaterThan(20_000);
     expect(f.tokensKnown).toBe(true);
     expect(f.rateMeasured).toBe(true);
-    expect(f.basis).toBe('16 requests, the longest 3000 tokens left (known), at 85.3 tok/s per request (measured: 1365 tok/s over 16)');
+    expect(f.basis).toBe(
+      '16 requests, the longest 3000 tokens left (known), at 85.3 tok/s per request (measured: 1365 tok/s over 16)',
+    );
     // The advice covers the real drain (> 20 s) with the stated margin: 40.2 s × 1.5 + 10 s.
     expect(adviseTimeoutStopSec(f.drainMs)).toBe(Math.ceil((f.drainMs * 1.5) / 1000) + 10);
     expect(adviseTimeoutStopSec(f.drainMs)).toBeGreaterThan(22);
@@ -28,10 +30,22 @@ describe('estimateDrainMs', () => {
   });
 
   it('the longest request sets the time, and all tokens at the aggregate rate are a floor', () => {
-    const f = estimateDrainMs({ running: 4, queued: 0, genThroughput: 400, maxRunning: 16, remainingTokens: [10, 10, 10, 2000] });
+    const f = estimateDrainMs({
+      running: 4,
+      queued: 0,
+      genThroughput: 400,
+      maxRunning: 16,
+      remainingTokens: [10, 10, 10, 2000],
+    });
     expect(f.drainMs).toBe(DRAIN_CHECK_MS + 20_000); // 2000 tokens at 100 tok/s
     // Three requests known, two slots counted running: 1099 tokens at 200 tok/s (5.5 s) outlast 500 at 100 (5 s).
-    const g = estimateDrainMs({ running: 2, queued: 0, genThroughput: 200, maxRunning: 2, remainingTokens: [500, 500, 99] });
+    const g = estimateDrainMs({
+      running: 2,
+      queued: 0,
+      genThroughput: 200,
+      maxRunning: 2,
+      remainingTokens: [500, 500, 99],
+    });
     expect(g.drainMs).toBe(DRAIN_CHECK_MS + 5495);
   });
 
@@ -43,7 +57,13 @@ describe('estimateDrainMs', () => {
   });
 
   it('no measured rate: the conservative ITL, said to be assumed; idle: zero', () => {
-    const f = estimateDrainMs({ running: 1, queued: 0, genThroughput: null, maxRunning: null, assumedOutputTokens: 100 });
+    const f = estimateDrainMs({
+      running: 1,
+      queued: 0,
+      genThroughput: null,
+      maxRunning: null,
+      assumedOutputTokens: 100,
+    });
     expect(f.drainMs).toBe(DRAIN_CHECK_MS + 100 * ASSUMED_ITL_MS);
     expect(f.basis).toContain(`assumed ${ASSUMED_ITL_MS} ms per token`);
     expect(estimateDrainMs({ running: 0, queued: 0, genThroughput: 0, maxRunning: 16 }).drainMs).toBe(0);

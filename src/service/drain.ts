@@ -59,12 +59,22 @@ export function estimateDrainMs(l: DrainLoad): DrainFigures {
   const aggregateTps = rateMeasured ? l.genThroughput! : perRequestTps * Math.max(1, l.running);
   const decodeMs = Math.max((waves * longestTokens * 1000) / perRequestTps, (totalTokens * 1000) / aggregateTps);
   const drainMs = inFlight === 0 ? 0 : DRAIN_CHECK_MS + Math.ceil(decodeMs);
-  const tokens = known ? `the longest ${longestTokens} tokens left (known)` : `up to ${longestTokens} tokens left each (assumed: the engine does not report remaining tokens)`;
+  const tokens = known
+    ? `the longest ${longestTokens} tokens left (known)`
+    : `up to ${longestTokens} tokens left each (assumed: the engine does not report remaining tokens)`;
   const rate = rateMeasured
     ? `${round1(perRequestTps)} tok/s per request (measured: ${round1(l.genThroughput!)} tok/s over ${Math.max(1, l.running)})`
     : `${round1(perRequestTps)} tok/s per request (assumed ${ASSUMED_ITL_MS} ms per token: the engine reports no decode rate)`;
   const wavesText = waves > 1 ? `, ${waves} batches of ${slots}` : '';
-  return { drainMs, longestTokens, perRequestTps, rateMeasured, tokensKnown: !!known, waves, basis: `${inFlight} requests, ${tokens}, at ${rate}${wavesText}` };
+  return {
+    drainMs,
+    longestTokens,
+    perRequestTps,
+    rateMeasured,
+    tokensKnown: !!known,
+    waves,
+    basis: `${inFlight} requests, ${tokens}, at ${rate}${wavesText}`,
+  };
 }
 
 // The TimeoutStopSec that covers a drain: the estimate × DRAIN_MARGIN + DRAIN_SLACK_SEC, in whole seconds.

@@ -17,16 +17,29 @@ export function urlPort(endpoint: string): number | null {
 }
 
 /** Fail when the endpoint's port is not the one the unit's ExecStart listens on (execPort undefined: the engine's default). */
-export function checkEndpointPort(o: { endpoint: string; unit: string; execPort: number | undefined; defaultPort: number; source: EndpointSource }): void {
+export function checkEndpointPort(o: {
+  endpoint: string;
+  unit: string;
+  execPort: number | undefined;
+  defaultPort: number;
+  source: EndpointSource;
+}): void {
   const port = urlPort(o.endpoint);
   const listens = o.execPort ?? o.defaultPort;
   if (port === null || port === listens) return;
-  const where = o.execPort === undefined ? `listens on the engine's default port ${listens} (its ExecStart names no --port)` : `listens on --port ${listens}`;
+  const where =
+    o.execPort === undefined
+      ? `listens on the engine's default port ${listens} (its ExecStart names no --port)`
+      : `listens on --port ${listens}`;
   const fixed = new URL(o.endpoint);
   fixed.port = String(listens);
-  throw new ToolError('E_CONFIG_INVALID', `${o.source} ${redactUserInfo(o.endpoint)} is port ${port}, but ${o.unit} ${where}: spectune would wait for a port nothing serves`, {
-    hint: `set ${o.source} to ${redactUserInfo(fixed.toString().replace(/\/$/, ''))} (or change the unit's --port)`,
-  });
+  throw new ToolError(
+    'E_CONFIG_INVALID',
+    `${o.source} ${redactUserInfo(o.endpoint)} is port ${port}, but ${o.unit} ${where}: spectune would wait for a port nothing serves`,
+    {
+      hint: `set ${o.source} to ${redactUserInfo(fixed.toString().replace(/\/$/, ''))} (or change the unit's --port)`,
+    },
+  );
 }
 
 // The URL without user:password (an endpoint may carry them; messages never show them).

@@ -27,13 +27,30 @@ function assigns(line: string, keys: string[]): boolean {
 export function planFold(files: UnitFile[], unit: string): FoldPlan {
   const v = viewUnit(files);
   const unitFile = files[0];
-  if (!v.spectunePath) throw new ToolError('E_INPUT_UNUSABLE', `${unit}: no spectune drop-in in force: nothing to fold`, { hint: 'the unit already runs as written' });
-  if (v.trial) throw new ToolError('E_INPUT_UNUSABLE', `${unit}: a candidate on trial is in force (${v.spectunePath}): fold only a kept config`, { hint: 'wait for the campaign to finish, or `spectune rollback` first' });
-  if (v.overrides.length) throw new ToolError('E_FOREIGN_OVERRIDE', `${unit}: ${[...new Set(v.overrides.map((o) => o.path))].join(', ')} overrides spectune's drop-in`, { hint: 'move it out of the way first, then fold' });
-  if (!unitFile.path.startsWith(FOLDABLE_DIR)) {
-    throw new ToolError('E_INPUT_UNUSABLE', `${unit}: the unit file is ${unitFile.path}, not under ${FOLDABLE_DIR}: a package upgrade would overwrite a fold there`, {
-      hint: `copy it to ${FOLDABLE_DIR} first (cp ${unitFile.path} ${FOLDABLE_DIR}; systemctl daemon-reload), or keep spectune's drop-in as the override`,
+  if (!v.spectunePath)
+    throw new ToolError('E_INPUT_UNUSABLE', `${unit}: no spectune drop-in in force: nothing to fold`, {
+      hint: 'the unit already runs as written',
     });
+  if (v.trial)
+    throw new ToolError(
+      'E_INPUT_UNUSABLE',
+      `${unit}: a candidate on trial is in force (${v.spectunePath}): fold only a kept config`,
+      { hint: 'wait for the campaign to finish, or `spectune rollback` first' },
+    );
+  if (v.overrides.length)
+    throw new ToolError(
+      'E_FOREIGN_OVERRIDE',
+      `${unit}: ${[...new Set(v.overrides.map((o) => o.path))].join(', ')} overrides spectune's drop-in`,
+      { hint: 'move it out of the way first, then fold' },
+    );
+  if (!unitFile.path.startsWith(FOLDABLE_DIR)) {
+    throw new ToolError(
+      'E_INPUT_UNUSABLE',
+      `${unit}: the unit file is ${unitFile.path}, not under ${FOLDABLE_DIR}: a package upgrade would overwrite a fold there`,
+      {
+        hint: `copy it to ${FOLDABLE_DIR} first (cp ${unitFile.path} ${FOLDABLE_DIR}; systemctl daemon-reload), or keep spectune's drop-in as the override`,
+      },
+    );
   }
   const ours = files.find((f) => f.path === v.spectunePath)!;
   const exec = effectiveListValue(files, 'Service', 'ExecStart');
@@ -48,13 +65,19 @@ export function planFold(files: UnitFile[], unit: string): FoldPlan {
     const t = lines[i].trim();
     const sec = /^\[(.+)\]$/.exec(t);
     if (sec) {
-      if (section === 'Service' && !inserted) { out.push(`ExecStart=${exec.value}`, ...oursLines); inserted = true; }
+      if (section === 'Service' && !inserted) {
+        out.push(`ExecStart=${exec.value}`, ...oursLines);
+        inserted = true;
+      }
       section = sec[1];
     }
     if (section === 'Service' && !t.startsWith('#') && assigns(t, replaced)) {
       let j = i;
       while (lines[j].trimEnd().endsWith('\\') && j + 1 < lines.length) j++;
-      if (!inserted && assigns(t, ['ExecStart'])) { out.push(`ExecStart=${exec.value}`, ...oursLines); inserted = true; }
+      if (!inserted && assigns(t, ['ExecStart'])) {
+        out.push(`ExecStart=${exec.value}`, ...oursLines);
+        inserted = true;
+      }
       i = j;
       continue;
     }
@@ -65,5 +88,12 @@ export function planFold(files: UnitFile[], unit: string): FoldPlan {
     out.push(...(section === 'Service' ? [] : ['', '[Service]']), `ExecStart=${exec.value}`, ...oursLines, '');
   }
   const unitAfter = out.join('\n').replace(/\n*$/, '\n');
-  return { unitPath: unitFile.path, unitBefore: unitFile.text, unitAfter, dropInPath: v.spectunePath, execStart: exec.value, diff: unifiedDiff(unitFile.text, unitAfter, { from: `a${unitFile.path}`, to: `b${unitFile.path}` }) };
+  return {
+    unitPath: unitFile.path,
+    unitBefore: unitFile.text,
+    unitAfter,
+    dropInPath: v.spectunePath,
+    execStart: exec.value,
+    diff: unifiedDiff(unitFile.text, unitAfter, { from: `a${unitFile.path}`, to: `b${unitFile.path}` }),
+  };
 }

@@ -10,7 +10,12 @@ import type { ActionLog } from './action-log.js';
 import { diagnoseCollaborators, type Collaborators } from './collaborators.js';
 import type { ServiceController } from './controller.js';
 import {
-  RollbackFailedError, type FailedStart, type RankLook, type ReadyResult, type RollbackPlan, type StopOptions,
+  RollbackFailedError,
+  type FailedStart,
+  type RankLook,
+  type ReadyResult,
+  type RollbackPlan,
+  type StopOptions,
 } from './controller-types.js';
 import type { Version } from './deploy.js';
 import { armLease, renewLease, type LeaseOptions } from './lease.js';
@@ -46,10 +51,16 @@ export interface ServiceGroupOptions {
 }
 
 /** The outcome of a group start: ready, or the first rank that failed (the others stopped) with the group verdict. */
-export type GroupReady = { status: 'ready' } | { status: 'failed'; rank: number; failed: FailedStart; verdict: Verdict };
+export type GroupReady =
+  | { status: 'ready' }
+  | { status: 'failed'; rank: number; failed: FailedStart; verdict: Verdict };
 
 /** Where each rank's journal stood before a group start: everything after it belongs to that start. */
-interface StartMark { cursor: string | null; startedAt: number; clockOffsetMs: number }
+interface StartMark {
+  cursor: string | null;
+  startedAt: number;
+  clockOffsetMs: number;
+}
 
 /** How one rank's wait ended: its result, an error, or aborted (the group no longer needed it). */
 type RankEnd<T> = { rank: number; r: T } | { rank: number; error: unknown } | { rank: number; aborted: true };
@@ -65,7 +76,12 @@ export function mergeGroupVerdict(group: Verdict | null, failed: FailedStart, fa
   if (!group || namesNoFailure(group)) return failed.verdict;
   const summary = `${failedName} failed first; over all ranks' journals: ${group.summary}`;
   if (failed.verdict.class !== 'crash_loop' || group.class === 'crash_loop') return { ...group, summary };
-  return { ...group, class: 'crash_loop', cause: group.class, summary: `crash loop on ${failedName}: each start dies of ${group.class}. ${summary}` };
+  return {
+    ...group,
+    class: 'crash_loop',
+    cause: group.class,
+    summary: `crash loop on ${failedName}: each start dies of ${group.class}. ${summary}`,
+  };
 }
 
 // The group's version number from each rank's next free one (0: the rank does not change): the largest, so that no
@@ -80,21 +96,28 @@ const PER_RANK_KEYS = new Set(['host', 'port']);
 
 // What differs between the ranks of a group (their drop-in version, and each engine setting in force outside the
 // per-rank ones), one line each; empty when they run the same config.
-export function describeRankDifferences(ranks: { rank: number; version: Version | null; settings: Record<string, unknown> }[]): string[] {
+export function describeRankDifferences(
+  ranks: { rank: number; version: Version | null; settings: Record<string, unknown> }[],
+): string[] {
   if (ranks.length < 2) return [];
   const out: string[] = [];
-  const each = (f: (r: (typeof ranks)[number]) => unknown) => ranks.map((r) => `rank${r.rank} ${f(r) === undefined ? '(not set)' : String(f(r))}`).join(', ');
-  if (new Set(ranks.map((r) => String(r.version))).size > 1) out.push(`drop-in version differs: ${each((r) => r.version ?? 'none recorded')}`);
+  const each = (f: (r: (typeof ranks)[number]) => unknown) =>
+    ranks.map((r) => `rank${r.rank} ${f(r) === undefined ? '(not set)' : String(f(r))}`).join(', ');
+  if (new Set(ranks.map((r) => String(r.version))).size > 1)
+    out.push(`drop-in version differs: ${each((r) => r.version ?? 'none recorded')}`);
   const keys = [...new Set(ranks.flatMap((r) => Object.keys(r.settings)))].filter((k) => !PER_RANK_KEYS.has(k)).sort();
   for (const k of keys) {
-    if (new Set(ranks.map((r) => JSON.stringify(r.settings[k]))).size > 1) out.push(`${k} differs: ${each((r) => r.settings[k])}`);
+    if (new Set(ranks.map((r) => JSON.stringify(r.settings[k]))).size > 1)
+      out.push(`${k} differs: ${each((r) => r.settings[k])}`);
   }
   return out;
 }
 
 // Drop the controllers' own per-rank diagnosis events: the group emits the one verdict that counts.
 export function withoutRankDiagnoses(onEvent: ServiceEventSink): ServiceEventSink {
-  return (e) => { if (e.type !== 'diagnosis') onEvent(e); };
+  return (e) => {
+    if (e.type !== 'diagnosis') onEvent(e);
+  };
 }
 
 // Run one rank's wait; an abort by the group ends it quietly, an error is kept.
@@ -107,7 +130,10 @@ async function endOf<T>(rank: number, run: () => Promise<T>, signal: AbortSignal
 }
 
 // The first rank end that decides the group (others are skipped), or null when every wait ended undecided.
-async function firstDecisive<T>(waits: Promise<RankEnd<T>>[], decides: (e: RankEnd<T>) => boolean): Promise<RankEnd<T> | null> {
+async function firstDecisive<T>(
+  waits: Promise<RankEnd<T>>[],
+  decides: (e: RankEnd<T>) => boolean,
+): Promise<RankEnd<T> | null> {
   const left = new Map(waits.map((w, i) => [i, w.then((e) => ({ i, e }))]));
   while (left.size) {
     const { i, e } = await Promise.race(left.values());
@@ -142,7 +168,10 @@ export class ServiceGroup {
   private renewTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(o: ServiceGroupOptions) {
-    if (o.ranks.length < 1) throw new ToolError('E_CONFIG_INVALID', 'service group: expected one or more ranks', { hint: 'list the hosts under target.hosts' });
+    if (o.ranks.length < 1)
+      throw new ToolError('E_CONFIG_INVALID', 'service group: expected one or more ranks', {
+        hint: 'list the hosts under target.hosts',
+      });
     this.ranks = o.ranks;
     this.o = o;
     this.onEvent = o.onEvent ?? ignoreEvents;
@@ -157,7 +186,12 @@ export class ServiceGroup {
   // Plan the same changes on every rank and deploy them as one: the lease armed on every rank first; a lost host
   // (ssh timeout, refused, unreachable) is retried with backoff while its lease allows, then every rank still
   // reachable goes back to known-good (the lost one's own lease does the same on its host) and E_SSH_UNREACHABLE.
-  async deployChanges(changes: Changes, why: string, signal?: AbortSignal, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<GroupReady> {
+  async deployChanges(
+    changes: Changes,
+    why: string,
+    signal?: AbortSignal,
+    p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {},
+  ): Promise<GroupReady> {
     for (;;) {
       try {
         if (this.o.lease) await this.armAll(this.o.lease);
@@ -177,15 +211,17 @@ export class ServiceGroup {
 
   // The ranks that do not answer a short command now.
   async unreachableRanks(): Promise<number[]> {
-    const r = await Promise.all(this.ranks.map(async (c, i) => {
-      try {
-        // Any answer counts, even a failed command; only no answer (a timeout, ssh's own failure) is a lost rank.
-        const x = await c.host.exec(['true'], { timeoutMs: PROBE_TIMEOUT_MS });
-        return x.timedOut ? i : -1;
-      } catch (e) {
-        return isLostHost(e) ? i : -1;
-      }
-    }));
+    const r = await Promise.all(
+      this.ranks.map(async (c, i) => {
+        try {
+          // Any answer counts, even a failed command; only no answer (a timeout, ssh's own failure) is a lost rank.
+          const x = await c.host.exec(['true'], { timeoutMs: PROBE_TIMEOUT_MS });
+          return x.timedOut ? i : -1;
+        } catch (e) {
+          return isLostHost(e) ? i : -1;
+        }
+      }),
+    );
     const lost = r.filter((i) => i >= 0);
     if (lost.length) this.lostAt = Date.now();
     return lost;
@@ -197,15 +233,28 @@ export class ServiceGroup {
     this.lostAt = Date.now();
     const first = await this.unreachableRanks();
     const leaseMs = this.o.lease?.ms ?? NO_LEASE_WAIT_MS;
-    const deadline = Math.max(Date.now() + PROBE_TIMEOUT_MS, Math.min(...(first.length ? first : [0]).map((i) => (this.renewedAt[i] || Date.now()) + leaseMs - LEASE_MARGIN_MS)));
+    const deadline = Math.max(
+      Date.now() + PROBE_TIMEOUT_MS,
+      Math.min(
+        ...(first.length ? first : [0]).map((i) => (this.renewedAt[i] || Date.now()) + leaseMs - LEASE_MARGIN_MS),
+      ),
+    );
     const names = (ids: number[]) => ids.map((i) => `${this.ranks[i].host.name} (rank${i})`).join(', ');
-    this.log('warn', `${e.message}: ${first.length ? `${names(first)} lost` : 'a rank did not answer'} during ${what}; retrying until ${new Date(deadline).toISOString().slice(11, 19)} (the lease allows)`);
+    this.log(
+      'warn',
+      `${e.message}: ${first.length ? `${names(first)} lost` : 'a rank did not answer'} during ${what}; retrying until ${new Date(deadline).toISOString().slice(11, 19)} (the lease allows)`,
+    );
     for (let attempt = 0; ; attempt++) {
       const lost = await this.unreachableRanks();
-      if (!lost.length) { this.log('info', `every rank answers again: retrying ${what}`); return; }
+      if (!lost.length) {
+        this.log('info', `every rank answers again: retrying ${what}`);
+        return;
+      }
       if (Date.now() + backoffMs(attempt) > deadline) {
         const reverted = await this.revertReachable(lost, what);
-        throw lostHostError(`${names(lost)} lost during ${what} and not back within the lease (${Math.round(leaseMs / 1000)} s): ${reverted}; ${names(lost)}: its own lease restores known-good on its host`);
+        throw lostHostError(
+          `${names(lost)} lost during ${what} and not back within the lease (${Math.round(leaseMs / 1000)} s): ${reverted}; ${names(lost)}: its own lease restores known-good on its host`,
+        );
       }
       this.log('info', `${names(lost)} still unreachable: next try in ${backoffMs(attempt) / 1000} s`);
       await (this.o.sleep ?? pause)(backoffMs(attempt));
@@ -216,24 +265,28 @@ export class ServiceGroup {
   // readiness that needs the lost peer; returns what was done, in words.
   private async revertReachable(lost: number[], what: string): Promise<string> {
     this.stopGroupRenewal();
-    const done = await Promise.all(this.ranks.map(async (c, i) => {
-      if (lost.includes(i)) return null;
-      try {
-        return `${c.host.name} (rank${i}) on ${describeVersion(await c.revertToGood(`a peer was lost during ${what}`))}`;
-      } catch (err) {
-        return `${c.host.name} (rank${i}) could not be rolled back: ${(err as Error).message}`;
-      }
-    }));
+    const done = await Promise.all(
+      this.ranks.map(async (c, i) => {
+        if (lost.includes(i)) return null;
+        try {
+          return `${c.host.name} (rank${i}) on ${describeVersion(await c.revertToGood(`a peer was lost during ${what}`))}`;
+        } catch (err) {
+          return `${c.host.name} (rank${i}) could not be rolled back: ${(err as Error).message}`;
+        }
+      }),
+    );
     return done.filter(Boolean).join(', ') || 'no rank was reachable';
   }
 
   // Arm the lease on every rank before the first one changes (retried while a rank is lost; nothing changed yet),
   // then keep renewing it on every rank until the group confirms or rolls back.
   private async armAll(lease: LeaseOptions): Promise<void> {
-    await Promise.all(this.ranks.map(async (c, i) => {
-      await armLease(c.host, c.unit, lease);
-      this.renewedAt[i] = Date.now();
-    }));
+    await Promise.all(
+      this.ranks.map(async (c, i) => {
+        await armLease(c.host, c.unit, lease);
+        this.renewedAt[i] = Date.now();
+      }),
+    );
     this.startGroupRenewal(lease);
   }
 
@@ -243,7 +296,15 @@ export class ServiceGroup {
     const every = Math.max(1000, Math.floor(lease.ms / RENEWALS_PER_LEASE));
     this.renewTimer = setInterval(() => {
       this.ranks.forEach((c, i) => {
-        renewLease(c.host, c.unit).then((ok) => { if (ok) this.renewedAt[i] = Date.now(); else this.lostAt = Date.now(); }, () => { this.lostAt = Date.now(); });
+        renewLease(c.host, c.unit).then(
+          (ok) => {
+            if (ok) this.renewedAt[i] = Date.now();
+            else this.lostAt = Date.now();
+          },
+          () => {
+            this.lostAt = Date.now();
+          },
+        );
       });
     }, every);
     this.renewTimer.unref?.();
@@ -260,11 +321,22 @@ export class ServiceGroup {
   }
 
   /** rank0: the unit that serves the endpoint. */
-  get rank0(): ServiceController { return this.ranks[0]; }
+  get rank0(): ServiceController {
+    return this.ranks[0];
+  }
 
   // Plan the same engine changes on every rank (each on its own unit: its rank flags stay its own).
-  plan(changes: Changes, p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {}): Promise<DeployPlan[]> {
-    return Promise.all(this.ranks.map((c, i) => c.plan(changes, p).catch((e: unknown) => { throw this.onRank(e, i); })));
+  plan(
+    changes: Changes,
+    p: { environment?: Record<string, string | null>; timeoutStopSec?: number | null } = {},
+  ): Promise<DeployPlan[]> {
+    return Promise.all(
+      this.ranks.map((c, i) =>
+        c.plan(changes, p).catch((e: unknown) => {
+          throw this.onRank(e, i);
+        }),
+      ),
+    );
   }
 
   // A rank's refusal named with its rank and host (one rank's foreign drop-in refuses the whole group's change).
@@ -284,7 +356,10 @@ export class ServiceGroup {
     if (out.status === 'ready') return out;
     // A start that failed while a rank did not answer says nothing about the config: a lost host, retried.
     const lost = await this.unreachableRanks();
-    if (lost.length) throw lostHostError(`${lost.map((i) => `${this.ranks[i].host.name} (rank${i})`).join(', ')} did not answer when the group start failed (${out.failed.reason})`);
+    if (lost.length)
+      throw lostHostError(
+        `${lost.map((i) => `${this.ranks[i].host.name} (rank${i})`).join(', ')} did not answer when the group start failed (${out.failed.reason})`,
+      );
     return { ...out, verdict: await this.diagnose(marks, out.rank, out.failed) };
   }
 
@@ -292,10 +367,14 @@ export class ServiceGroup {
   async downWorkers(graceMs = 0): Promise<string[]> {
     const deadline = Date.now() + graceMs;
     for (;;) {
-      const states = await Promise.all(this.ranks.slice(1).map(async (c) => ({ c, s: await showUnit(c.host, c.unit) })));
+      const states = await Promise.all(
+        this.ranks.slice(1).map(async (c) => ({ c, s: await showUnit(c.host, c.unit) })),
+      );
       const starting = states.filter(({ s }) => isStartingOrUp(s) && s.activeState !== 'active');
       if (!starting.length || Date.now() >= deadline) {
-        return states.filter(({ s }) => s.activeState !== 'active').map(({ c, s }) => `${nameOfRank(c)} is ${s.activeState}/${s.subState}`);
+        return states
+          .filter(({ s }) => s.activeState !== 'active')
+          .map(({ c, s }) => `${nameOfRank(c)} is ${s.activeState}/${s.subState}`);
       }
       await pause(WORKER_POLL_MS);
     }
@@ -309,7 +388,13 @@ export class ServiceGroup {
 
   // What a rollback would do on every rank.
   planRollback(to?: Version): Promise<RollbackPlan[]> {
-    return Promise.all(this.ranks.map((c, i) => c.planRollback(to).catch((e: unknown) => { throw this.onRank(e, i); })));
+    return Promise.all(
+      this.ranks.map((c, i) =>
+        c.planRollback(to).catch((e: unknown) => {
+          throw this.onRank(e, i);
+        }),
+      ),
+    );
   }
 
   // Stop every rank, then roll every rank back at once (a worker retries reaching rank0's store until it listens);
@@ -317,7 +402,9 @@ export class ServiceGroup {
   // rollback never sees a ready line (no endpoint), so it is followed only until rank0 is ready or it fails.
   // A lost host is retried with backoff while the lease allows; then the reachable ranks go back to known-good
   // without waiting for the lost peer (E_SSH_UNREACHABLE); the ranks are never stopped for a lost host.
-  async rollback(w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string } = {}): Promise<{ version: Version; elapsedMs: number }> {
+  async rollback(
+    w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string } = {},
+  ): Promise<{ version: Version; elapsedMs: number }> {
     for (;;) {
       try {
         return await this.rollbackOnce(w);
@@ -328,14 +415,18 @@ export class ServiceGroup {
     }
   }
 
-  private async rollbackOnce(w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string }): Promise<{ version: Version; elapsedMs: number }> {
+  private async rollbackOnce(
+    w: StopOptions & { readyTimeoutMs?: number; to?: Version; why?: string },
+  ): Promise<{ version: Version; elapsedMs: number }> {
     // Refuse before stopping anything: a rank whose later drop-in (not spectune's) overrides spectune's would not
     // return to known-good, and the group would be left stopped.
     await this.planRollback(w.to);
     this.stopGroupRenewal();
     await this.stopAll(w.why ?? 'stop the failing config before rolling back');
     const ac = linkedAbort(w.signal);
-    const waits = this.ranks.map((c, i) => endOf(i, () => c.rollback({ signal: ac.signal, readyTimeoutMs: w.readyTimeoutMs, to: w.to }), ac.signal));
+    const waits = this.ranks.map((c, i) =>
+      endOf(i, () => c.rollback({ signal: ac.signal, readyTimeoutMs: w.readyTimeoutMs, to: w.to }), ac.signal),
+    );
     const first = await firstDecisive(waits, (e) => !('r' in e) || e.rank === 0);
     ac.abort(new Error(first && 'r' in first ? 'rank0 is ready' : 'a rank failed its rollback'));
     await Promise.all(waits);
@@ -343,10 +434,13 @@ export class ServiceGroup {
       // A rank that did not answer is no failed rollback: the caller retries; a diagnosed failure stops the group.
       if (first && 'error' in first && isLostHost(first.error)) throw first.error;
       await this.stopAll('rollback of the group failed').catch(() => {});
-      throw first && 'error' in first ? first.error : new RollbackFailedError('rollback of the group ended without a verdict', null);
+      throw first && 'error' in first
+        ? first.error
+        : new RollbackFailedError('rollback of the group ended without a verdict', null);
     }
     const down = await this.downWorkers(WORKER_SETTLE_MS);
-    if (down.length) throw new RollbackFailedError(`rollback of the group: rank0 is ready but ${down.join('; ')}`, null);
+    if (down.length)
+      throw new RollbackFailedError(`rollback of the group: rank0 is ready but ${down.join('; ')}`, null);
     return first.r;
   }
 
@@ -366,9 +460,13 @@ export class ServiceGroup {
         if (lapsed.length) {
           this.stopGroupRenewal();
           await this.rollback({ why: 'a rank lost its candidate before the group confirmed it' });
-          throw new ToolError('E_LEASE_LAPSED', `${lapsed.join(', ')}: the lease lapsed before the group confirmed the candidate: every rank went back to known-good`, {
-            hint: 'spectune could not renew it in time (network cut or a pause); run the command again (tune: --resume)',
-          });
+          throw new ToolError(
+            'E_LEASE_LAPSED',
+            `${lapsed.join(', ')}: the lease lapsed before the group confirmed the candidate: every rank went back to known-good`,
+            {
+              hint: 'spectune could not renew it in time (network cut or a pause); run the command again (tune: --resume)',
+            },
+          );
         }
         break;
       } catch (e) {
@@ -384,7 +482,10 @@ export class ServiceGroup {
     // Confirmed on some ranks only: put every rank back on the known-good it had before, so that none runs a config
     // its peer does not.
     const why = (ends[failed[0]] as PromiseRejectedResult).reason as Error;
-    this.log('warn', `the confirmation failed on ${failed.map((i) => nameOfRank(this.ranks[i])).join(', ')} (${why.message}): every rank goes back to its previous known-good`);
+    this.log(
+      'warn',
+      `the confirmation failed on ${failed.map((i) => nameOfRank(this.ranks[i])).join(', ')} (${why.message}): every rank goes back to its previous known-good`,
+    );
     await Promise.all(this.ranks.map((c, i) => c.rollbackTo(before[i].good ?? 'none').catch(() => {})));
     throw why;
   }
@@ -392,20 +493,27 @@ export class ServiceGroup {
   // The ranks whose provisional candidate is gone (the lease lapsed); renews the others' leases on the way.
   private async lapsedRanks(): Promise<string[]> {
     if (!this.o.lease) return [];
-    const lapsed = await Promise.all(this.ranks.map(async (c, i) => {
-      const ok = await c.candidateStillInForce();
-      if (ok) this.renewedAt[i] = Date.now();
-      return ok ? null : nameOfRank(c);
-    }));
+    const lapsed = await Promise.all(
+      this.ranks.map(async (c, i) => {
+        const ok = await c.candidateStillInForce();
+        if (ok) this.renewedAt[i] = Date.now();
+        return ok ? null : nameOfRank(c);
+      }),
+    );
     return lapsed.filter((x): x is string => x !== null);
   }
 
   // Mark each rank's journal before a group start.
   private markStarts(): Promise<StartMark[]> {
-    return Promise.all(this.ranks.map(async (c) => {
-      const [cursor, clockOffsetMs] = await Promise.all([lastJournalCursor(c.host, c.unit), measureClockOffsetMs(c.host)]);
-      return { cursor, clockOffsetMs, startedAt: Date.now() };
-    }));
+    return Promise.all(
+      this.ranks.map(async (c) => {
+        const [cursor, clockOffsetMs] = await Promise.all([
+          lastJournalCursor(c.host, c.unit),
+          measureClockOffsetMs(c.host),
+        ]);
+        return { cursor, clockOffsetMs, startedAt: Date.now() };
+      }),
+    );
   }
 
   // Order: rank0 first (drained while its group is still intact, and it hosts the dist-init store the workers
@@ -425,20 +533,36 @@ export class ServiceGroup {
   // when any of them changes (a rank's own history never makes the ranks' numbers drift apart for the same config).
   private async groupVersion(plans: (DeployPlan | null)[]): Promise<number | undefined> {
     if (this.ranks.length < 2 || plans.every((p) => !p || p.noop)) return undefined;
-    const next = await Promise.all(this.ranks.map((c, i) => (plans[i] ? c.prepareVersion(plans[i]!) : Promise.resolve(0))));
+    const next = await Promise.all(
+      this.ranks.map((c, i) => (plans[i] ? c.prepareVersion(plans[i]!) : Promise.resolve(0))),
+    );
     return pickGroupVersion(next);
   }
 
   // Follow every rank's start at once: ready when rank0 is ready (workers serve no HTTP: they count as failed when
   // their unit fails, restarts or logs a fatal line); the first rank to fail fails the group, the others get a short
   // window to log their own end, then every rank is stopped.
-  private async awaitAll(signal?: AbortSignal): Promise<{ status: 'ready' } | { status: 'failed'; rank: number; failed: FailedStart }> {
+  private async awaitAll(
+    signal?: AbortSignal,
+  ): Promise<{ status: 'ready' } | { status: 'failed'; rank: number; failed: FailedStart }> {
     const ac = linkedAbort(signal);
     const waits = this.ranks.map((c, i) => endOf(i, () => c.waitReady({ signal: ac.signal }), ac.signal));
-    const settleAll = async (why: string) => { ac.abort(new Error(why)); return Promise.all(waits); };
+    const settleAll = async (why: string) => {
+      ac.abort(new Error(why));
+      return Promise.all(waits);
+    };
     const first = await firstDecisive(waits, (e) => !('r' in e) || e.r.status === 'failed' || e.rank === 0);
-    if (!first || 'aborted' in first) { await settleAll('aborted'); signal?.throwIfAborted(); throw new ToolError('E_SERVICE_FAILED', 'group start: no rank reached a verdict', { hint: 'check `spectune status` on every host' }); }
-    if ('error' in first) { await settleAll('a rank could not be followed'); throw first.error; }
+    if (!first || 'aborted' in first) {
+      await settleAll('aborted');
+      signal?.throwIfAborted();
+      throw new ToolError('E_SERVICE_FAILED', 'group start: no rank reached a verdict', {
+        hint: 'check `spectune status` on every host',
+      });
+    }
+    if ('error' in first) {
+      await settleAll('a rank could not be followed');
+      throw first.error;
+    }
     if (first.r.status === 'ready') {
       const ends = await settleAll('rank0 is ready');
       const failedWorker = ends.find((e): e is { rank: number; r: FailedStart } => 'r' in e && e.r.status === 'failed');
@@ -466,20 +590,40 @@ export class ServiceGroup {
     if (this.ranks.length === 1) return failed.verdict;
     let group: Verdict | null = null;
     try {
-      const read = await Promise.all(this.ranks.map(async (c, i) => {
-        const since = `@${Math.floor((marks[i].startedAt + marks[i].clockOffsetMs) / 1000)}`;
-        const [entries, kernel] = await Promise.all([readJournalAfter(c.host, c.unit, marks[i].cursor), readKernelLog(c.host, since)]);
-        return { name: `journal:${c.host.name}:${c.unit}`, entries, kernel };
-      }));
+      const read = await Promise.all(
+        this.ranks.map(async (c, i) => {
+          const since = `@${Math.floor((marks[i].startedAt + marks[i].clockOffsetMs) / 1000)}`;
+          const [entries, kernel] = await Promise.all([
+            readJournalAfter(c.host, c.unit, marks[i].cursor),
+            readKernelLog(c.host, since),
+          ]);
+          return { name: `journal:${c.host.name}:${c.unit}`, entries, kernel };
+        }),
+      );
       const kernel = read.flatMap((t) => t.kernel);
-      const inputs = [...read.filter((t) => t.entries.length).map(({ name, entries }) => ({ name, entries })), ...(kernel.length ? [{ name: 'kernel', entries: kernel }] : [])];
-      const actions = this.o.actionLog ? (await Promise.all(this.ranks.map((c) => this.o.actionLog!.read({ unit: c.unit, host: c.host.name })))).flat() : [];
+      const inputs = [
+        ...read.filter((t) => t.entries.length).map(({ name, entries }) => ({ name, entries })),
+        ...(kernel.length ? [{ name: 'kernel', entries: kernel }] : []),
+      ];
+      const actions = this.o.actionLog
+        ? (await Promise.all(this.ranks.map((c) => this.o.actionLog!.read({ unit: c.unit, host: c.host.name })))).flat()
+        : [];
       const state = await showUnit(failedCtl.host, failedCtl.unit);
-      this.onEvent({ type: 'log', ts: Date.now(), level: 'info', message: `diagnosing the failed group start from ${inputs.map((i) => i.name).join(', ')}` });
+      this.onEvent({
+        type: 'log',
+        ts: Date.now(),
+        level: 'info',
+        message: `diagnosing the failed group start from ${inputs.map((i) => i.name).join(', ')}`,
+      });
       const c = this.o.collaborators ?? diagnoseCollaborators;
       group = c.diagnose(inputs, { state: state.raw, actions, engine: failedCtl.engine, unit: failedCtl.unit }).verdict;
     } catch (e) {
-      this.onEvent({ type: 'log', ts: Date.now(), level: 'warn', message: `diagnosis over all ranks failed: ${(e as Error).message}` });
+      this.onEvent({
+        type: 'log',
+        ts: Date.now(),
+        level: 'warn',
+        message: `diagnosis over all ranks failed: ${(e as Error).message}`,
+      });
     }
     const verdict = mergeGroupVerdict(group, failed, nameOfRank(failedCtl));
     this.onEvent({ type: 'diagnosis', ts: Date.now(), verdict });

@@ -33,7 +33,11 @@ function authHeaders(apiKey: string | null | undefined): Record<string, string> 
 }
 
 // GET a URL with a timeout; null body on any network error.
-async function getText(url: string, timeoutMs: number, apiKey?: string | null): Promise<{ status: number; body: string } | { error: string }> {
+async function getText(
+  url: string,
+  timeoutMs: number,
+  apiKey?: string | null,
+): Promise<{ status: number; body: string } | { error: string }> {
   try {
     const target = splitUrlCredentials(url, authHeaders(apiKey));
     const res = await fetch(target.url, { signal: AbortSignal.timeout(timeoutMs), headers: target.headers });
@@ -52,7 +56,11 @@ async function probeHealth(url: string, apiKey?: string | null): Promise<HealthR
 }
 
 // The engine's info JSON (its adapter's infoPaths, tried in order), or null; an engine without one is not asked.
-export async function readEngineInfo(endpoint: string, engine: EngineAdapter, apiKey?: string | null): Promise<unknown | null> {
+export async function readEngineInfo(
+  endpoint: string,
+  engine: EngineAdapter,
+  apiKey?: string | null,
+): Promise<unknown | null> {
   for (const path of engine.infoPaths) {
     const info = parseJson(await getText(joinUrl(endpoint, path), METRICS_TIMEOUT_MS, apiKey));
     if (info !== null) return info;
@@ -61,8 +69,15 @@ export async function readEngineInfo(endpoint: string, engine: EngineAdapter, ap
 }
 
 // Read Prometheus metrics and server info (whichever the engine exposes) and normalise them.
-async function probeMetrics(endpoint: string, engine: EngineAdapter, apiKey?: string | null): Promise<EngineMetrics | null> {
-  const [prom, infoJson] = await Promise.all([getText(joinUrl(endpoint, engine.metricsPath), METRICS_TIMEOUT_MS, apiKey), readEngineInfo(endpoint, engine, apiKey)]);
+async function probeMetrics(
+  endpoint: string,
+  engine: EngineAdapter,
+  apiKey?: string | null,
+): Promise<EngineMetrics | null> {
+  const [prom, infoJson] = await Promise.all([
+    getText(joinUrl(endpoint, engine.metricsPath), METRICS_TIMEOUT_MS, apiKey),
+    readEngineInfo(endpoint, engine, apiKey),
+  ]);
   const promText = 'status' in prom && prom.status === 200 ? prom.body : null;
   if (promText === null && infoJson === null) return null;
   return engine.parseMetrics(promText, infoJson);
@@ -71,14 +86,24 @@ async function probeMetrics(endpoint: string, engine: EngineAdapter, apiKey?: st
 // A JSON body of a 200 answer, or null.
 function parseJson(r: { status: number; body: string } | { error: string }): unknown | null {
   if (!('status' in r) || r.status !== 200) return null;
-  try { return JSON.parse(r.body) as unknown; } catch { return null; }
+  try {
+    return JSON.parse(r.body) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /** The real prober (global fetch), without a key. */
-export const httpProber: Prober = { health: (url) => probeHealth(url), metrics: (endpoint, engine) => probeMetrics(endpoint, engine) };
+export const httpProber: Prober = {
+  health: (url) => probeHealth(url),
+  metrics: (endpoint, engine) => probeMetrics(endpoint, engine),
+};
 
 /** The real prober sending the engine's --api-key on every probe (no 401 lines in the engine's journal). */
 export function createHttpProber(apiKey: string | null | undefined): Prober {
   if (!apiKey) return httpProber;
-  return { health: (url) => probeHealth(url, apiKey), metrics: (endpoint, engine) => probeMetrics(endpoint, engine, apiKey) };
+  return {
+    health: (url) => probeHealth(url, apiKey),
+    metrics: (endpoint, engine) => probeMetrics(endpoint, engine, apiKey),
+  };
 }

@@ -26,15 +26,33 @@ export function describeHooks(h: RestartHooks): string[] {
 }
 
 // Run one kind of hook in order; throws E_REMOTE_COMMAND naming the hook that failed or ran out of time.
-export async function runHooks(kind: 'preStop' | 'postReady', h: RestartHooks, log: (m: string) => void): Promise<void> {
+export async function runHooks(
+  kind: 'preStop' | 'postReady',
+  h: RestartHooks,
+  log: (m: string) => void,
+): Promise<void> {
   for (const argv of h[kind]) {
     const shown = redactArgv(argv).join(' ');
     log(`${kind} hook: ${shown}`);
-    const r = await runArgv('local', argv, { timeoutMs: h.timeoutMs }).catch((e: unknown) => ({ exitCode: 127, stderr: (e as Error).message, stdout: '', timedOut: false }));
-    if (r.timedOut) throw new ToolError('E_REMOTE_COMMAND', `${kind} hook \`${shown}\` ran past its limit of ${Math.round(h.timeoutMs / 1000)} s`, { hint: 'raise target.hooks.timeout, or fix the command' });
+    const r = await runArgv('local', argv, { timeoutMs: h.timeoutMs }).catch((e: unknown) => ({
+      exitCode: 127,
+      stderr: (e as Error).message,
+      stdout: '',
+      timedOut: false,
+    }));
+    if (r.timedOut)
+      throw new ToolError(
+        'E_REMOTE_COMMAND',
+        `${kind} hook \`${shown}\` ran past its limit of ${Math.round(h.timeoutMs / 1000)} s`,
+        { hint: 'raise target.hooks.timeout, or fix the command' },
+      );
     if (r.exitCode !== 0) {
       const why = r.stderr.trim().split('\n').pop() ?? '';
-      throw new ToolError('E_REMOTE_COMMAND', `${kind} hook \`${shown}\` failed with exit code ${r.exitCode}${why ? `: ${why}` : ''}`, { hint: 'fix the command in target.hooks (it runs on this machine, as this user)' });
+      throw new ToolError(
+        'E_REMOTE_COMMAND',
+        `${kind} hook \`${shown}\` failed with exit code ${r.exitCode}${why ? `: ${why}` : ''}`,
+        { hint: 'fix the command in target.hooks (it runs on this machine, as this user)' },
+      );
     }
   }
 }

@@ -9,12 +9,14 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 
 // Render entries as `journalctl -o short` lines (UTC), the dialect operators read.
 export function renderShort(entries: JournalEntry[]): string {
-  return entries.map((e) => {
-    const d = new Date(Math.floor((e.realtimeUs ?? 0) / 1000));
-    const pad = (n: number) => String(n).padStart(2, '0');
-    const ts = `${MONTHS[d.getUTCMonth()]} ${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-    return `${ts} ${e.hostname ?? 'localhost'} ${e.identifier ?? ''}${e.pid ? `[${e.pid}]` : ''}: ${e.message}\n`;
-  }).join('');
+  return entries
+    .map((e) => {
+      const d = new Date(Math.floor((e.realtimeUs ?? 0) / 1000));
+      const pad = (n: number) => String(n).padStart(2, '0');
+      const ts = `${MONTHS[d.getUTCMonth()]} ${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+      return `${ts} ${e.hostname ?? 'localhost'} ${e.identifier ?? ''}${e.pid ? `[${e.pid}]` : ''}: ${e.message}\n`;
+    })
+    .join('');
 }
 
 // Whether an entry was written by systemd about the unit (rather than by the service's own processes).

@@ -3,7 +3,8 @@ import { leaseOwner, leasePaths, leaseSteps, renderLeaseScript } from './lease.j
 import { planDeploy, renderPlan } from './plan.js';
 import { isOperatorsOwnConfig, type UnitFile } from './unit.js';
 
-const UNIT_TEXT = '[Service]\nExecStart=/usr/bin/python3 -m sglang.launch_server --port 30000 --speculative-num-steps 3\n';
+const UNIT_TEXT =
+  '[Service]\nExecStart=/usr/bin/python3 -m sglang.launch_server --port 30000 --speculative-num-steps 3\n';
 
 describe('commit-confirmed lease (pure parts)', () => {
   it('puts the candidate in /run under a name that sorts after the /etc drop-in', () => {
@@ -25,7 +26,9 @@ describe('commit-confirmed lease (pure parts)', () => {
     const s = renderLeaseScript('sglang.service');
     expect(s).toContain("etc='/etc/systemd/system/sglang.service.d/90-spectune.conf'");
     // the candidate already in /etc with no /run copy: marked known-good, not left as current != good
-    expect(s).toMatch(/if \[ ! -e "\$trial" \] && \[ -n "\$prov" \] && cmp -s "\$state\/dropins\/\$prov.conf" "\$etc"; then/);
+    expect(s).toMatch(
+      /if \[ ! -e "\$trial" \] && \[ -n "\$prov" \] && cmp -s "\$state\/dropins\/\$prov.conf" "\$etc"; then/,
+    );
     expect(s).toMatch(/for m in good current; do printf/);
     // the restore writes /etc from the kept known-good version before the reload (or removes it for none)
     expect(s.indexOf('cp -p "$state/dropins/$good.conf"')).toBeGreaterThan(s.indexOf('rm -f "$trial"'));
@@ -40,7 +43,13 @@ describe('commit-confirmed lease (pure parts)', () => {
   });
 
   it('shows the lease in a plan: the timer, /run, the confirm step', () => {
-    const plan = planDeploy(UNIT_TEXT, [], 'sglang', { speculative_num_steps: 4 }, { unit: 'sglang.service', lease: { ms: 300_000 } });
+    const plan = planDeploy(
+      UNIT_TEXT,
+      [],
+      'sglang',
+      { speculative_num_steps: 4 },
+      { unit: 'sglang.service', lease: { ms: 300_000 } },
+    );
     expect(plan.dropInPath).toBe('/run/systemd/system/sglang.service.d/90-spectune.trial.conf');
     const text = renderPlan(plan);
     expect(text).toContain('provisional for 300 s');
@@ -54,7 +63,10 @@ describe('commit-confirmed lease (pure parts)', () => {
 
   it("tells a drop-in that only restates the operator's unit from one that changes it", () => {
     const unit: UnitFile = { path: '/etc/systemd/system/sglang.service', text: UNIT_TEXT };
-    const same: UnitFile = { path: '/etc/systemd/system/sglang.service.d/90-spectune.conf', text: '[Service]\nExecStart=\nExecStart=/usr/bin/python3 -m sglang.launch_server --port 30000 --speculative-num-steps 3\n' };
+    const same: UnitFile = {
+      path: '/etc/systemd/system/sglang.service.d/90-spectune.conf',
+      text: '[Service]\nExecStart=\nExecStart=/usr/bin/python3 -m sglang.launch_server --port 30000 --speculative-num-steps 3\n',
+    };
     const other: UnitFile = { ...same, text: same.text.replace('steps 3', 'steps 4') };
     const withStop: UnitFile = { ...same, text: `${same.text}TimeoutStopSec=60\n` };
     const isOurs = (f: UnitFile) => f.path.includes('90-spectune');

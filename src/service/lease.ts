@@ -133,14 +133,30 @@ export async function armLease(host: Host, unit: string, lease: LeaseOptions): P
   const p = leasePaths(unit);
   await host.writeFile(p.script, renderLeaseScript(unit), { mode: 0o700 });
   await host.writeFile(p.lease, `${Math.max(1, Math.ceil(lease.ms / 1000))}\n${leaseOwner()}\n`, { mode: 0o600 });
-  const active = await host.exec(['systemctl', 'is-active', '--quiet', `${p.timerUnit}.timer`], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS });
+  const active = await host.exec(['systemctl', 'is-active', '--quiet', `${p.timerUnit}.timer`], {
+    timeoutMs: LEASE_COMMAND_TIMEOUT_MS,
+  });
   if (active.exitCode === 0) return;
-  await host.exec(['systemctl', 'reset-failed', `${p.timerUnit}.timer`, `${p.timerUnit}.service`], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS });
-  expectOk(await host.exec([
-    'systemd-run', '--quiet', `--unit=${p.timerUnit}`, `--description=spectune lease of ${unit}`,
-    `--on-active=${CHECK_EVERY_SEC}s`, `--on-unit-active=${CHECK_EVERY_SEC}s`, '--timer-property=AccuracySec=1s',
-    '--property=SyslogIdentifier=spectune-lease', '/bin/sh', p.script,
-  ], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS }));
+  await host.exec(['systemctl', 'reset-failed', `${p.timerUnit}.timer`, `${p.timerUnit}.service`], {
+    timeoutMs: LEASE_COMMAND_TIMEOUT_MS,
+  });
+  expectOk(
+    await host.exec(
+      [
+        'systemd-run',
+        '--quiet',
+        `--unit=${p.timerUnit}`,
+        `--description=spectune lease of ${unit}`,
+        `--on-active=${CHECK_EVERY_SEC}s`,
+        `--on-unit-active=${CHECK_EVERY_SEC}s`,
+        '--timer-property=AccuracySec=1s',
+        '--property=SyslogIdentifier=spectune-lease',
+        '/bin/sh',
+        p.script,
+      ],
+      { timeoutMs: LEASE_COMMAND_TIMEOUT_MS },
+    ),
+  );
 }
 
 // Renew the lease: touch the lease file (never creating it: a lapsed lease stays lapsed).
@@ -159,12 +175,16 @@ export async function releaseLease(host: Host, unit: string, o: { ownOnly?: bool
   }
   expectOk(await host.exec(['rm', '-f', '--', p.lease], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS }));
   await host.exec(['systemctl', 'stop', `${p.timerUnit}.timer`], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS });
-  await host.exec(['systemctl', 'reset-failed', `${p.timerUnit}.timer`, `${p.timerUnit}.service`], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS });
+  await host.exec(['systemctl', 'reset-failed', `${p.timerUnit}.timer`, `${p.timerUnit}.service`], {
+    timeoutMs: LEASE_COMMAND_TIMEOUT_MS,
+  });
 }
 
 // Whether a candidate still runs from /run (provisional, not yet confirmed or rolled back).
 export async function hasTrialDropIn(host: Host, unit: string): Promise<boolean> {
-  return (await host.exec(['test', '-e', leasePaths(unit).trial], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS })).exitCode === 0;
+  return (
+    (await host.exec(['test', '-e', leasePaths(unit).trial], { timeoutMs: LEASE_COMMAND_TIMEOUT_MS })).exitCode === 0
+  );
 }
 
 /** Renews a lease from this process until stopped; unref'd, so it never keeps spectune alive. */
@@ -173,12 +193,30 @@ export interface LeaseRenewer {
 }
 
 // Start renewing a lease every lease/5 (failures, e.g. a network cut, are retried at the next tick).
-export function startRenewing(host: Host, unit: string, lease: LeaseOptions, onLapse: (why: string) => void): LeaseRenewer {
+export function startRenewing(
+  host: Host,
+  unit: string,
+  lease: LeaseOptions,
+  onLapse: (why: string) => void,
+): LeaseRenewer {
   let failures = 0;
   const every = Math.max(1000, Math.floor(lease.ms / RENEWALS_PER_LEASE));
   const t = setInterval(() => {
-    renewLease(host, unit).then((ok) => { failures = ok ? 0 : failures + 1; }, () => { failures++; })
-      .then(() => { if (failures === RENEWALS_PER_LEASE) onLapse(`${host.name}: the lease of ${unit} could not be renewed ${failures} times: the host may have restored known-good`); });
+    renewLease(host, unit)
+      .then(
+        (ok) => {
+          failures = ok ? 0 : failures + 1;
+        },
+        () => {
+          failures++;
+        },
+      )
+      .then(() => {
+        if (failures === RENEWALS_PER_LEASE)
+          onLapse(
+            `${host.name}: the lease of ${unit} could not be renewed ${failures} times: the host may have restored known-good`,
+          );
+      });
   }, every);
   t.unref();
   return { stop: () => clearInterval(t) };

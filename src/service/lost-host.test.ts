@@ -7,8 +7,12 @@ describe('isLostHost', () => {
   it('retries a host that did not answer, never an engine failure', () => {
     expect(isLostHost(new ToolError('E_SSH_UNREACHABLE', 'th2: unreachable: No route to host'))).toBe(true);
     expect(isLostHost(new ToolError('E_TIMEOUT', 'th2: systemctl cat x.service timed out after 30712 ms'))).toBe(true);
-    expect(isLostHost(new ToolError('E_REMOTE_COMMAND', 'th2: systemctl restart x failed with exit code 1'))).toBe(false);
-    expect(isLostHost(new ReadyTimeoutError('x.service', 120_000, { state: null, health: null, line: null } as never))).toBe(false);
+    expect(isLostHost(new ToolError('E_REMOTE_COMMAND', 'th2: systemctl restart x failed with exit code 1'))).toBe(
+      false,
+    );
+    expect(
+      isLostHost(new ReadyTimeoutError('x.service', 120_000, { state: null, health: null, line: null } as never)),
+    ).toBe(false);
     expect(isLostHost(new Error('timed out after 5 ms'))).toBe(false);
   });
   it('backs off 1, 2, 4, 8 s, then 15 s at most', () => {

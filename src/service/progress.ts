@@ -23,7 +23,16 @@ export function createProgressReporter(ctx: ProgressContext): (t: Tracker) => vo
     const now = ctx.now();
     if (s) {
       const key = `${s.activeState}/${s.subState}/${s.mainPid}/${s.nRestarts}`;
-      if (key !== lastKey) ctx.onEvent({ type: 'service:state', ts: now, unit: ctx.unit, activeState: s.activeState, subState: s.subState, mainPid: s.mainPid, nRestarts: s.nRestarts });
+      if (key !== lastKey)
+        ctx.onEvent({
+          type: 'service:state',
+          ts: now,
+          unit: ctx.unit,
+          activeState: s.activeState,
+          subState: s.subState,
+          mainPid: s.mainPid,
+          nRestarts: s.nRestarts,
+        });
       lastKey = key;
     }
     if (ctx.deadlineMs === undefined) return;

@@ -74,14 +74,29 @@ export interface WatchContext {
 // A fresh tracker for one start.
 export function createTracker(baseline: Baseline): Tracker {
   return {
-    baseline, cursor: baseline.cursor, entries: [], fatal: [], readyLine: null,
-    mainPids: baseline.mainPid ? [baseline.mainPid] : [], restarts: 0, state: null, failedAt: null, reason: null,
+    baseline,
+    cursor: baseline.cursor,
+    entries: [],
+    fatal: [],
+    readyLine: null,
+    mainPids: baseline.mainPid ? [baseline.mainPid] : [],
+    restarts: 0,
+    state: null,
+    failedAt: null,
+    reason: null,
     lastHealth: null,
   };
 }
 
 // Fold one poll (new journal records and the unit state) into the tracker, noting the first failure signal.
-export function observe(t: Tracker, entries: JournalEntry[], state: UnitState, isFatal: (m: string) => boolean, readyPattern: RegExp, now: number): void {
+export function observe(
+  t: Tracker,
+  entries: JournalEntry[],
+  state: UnitState,
+  isFatal: (m: string) => boolean,
+  readyPattern: RegExp,
+  now: number,
+): void {
   t.entries.push(...entries);
   if (entries.length) t.cursor = entries[entries.length - 1].cursor || t.cursor;
   for (const e of entries) {
@@ -92,7 +107,10 @@ export function observe(t: Tracker, entries: JournalEntry[], state: UnitState, i
   t.restarts = Math.max(t.restarts, (state.nRestarts ?? 0) - (t.baseline.nRestarts ?? 0));
   t.state = state;
   const reason = failureSignal(t, state);
-  if (reason && t.failedAt === null) { t.failedAt = now; t.reason = reason; }
+  if (reason && t.failedAt === null) {
+    t.failedAt = now;
+    t.reason = reason;
+  }
 }
 
 // The first reason to call this start failed, or null.
@@ -100,7 +118,8 @@ function failureSignal(t: Tracker, s: UnitState): string | null {
   if (t.fatal.length) return `fatal line: ${t.fatal[0].message.slice(0, 200)}`;
   if (t.restarts > 0) return `systemd restarted the unit (NRestarts +${t.restarts})`;
   if (t.mainPids.length > 1) return `main PID changed (${t.mainPids.join(' -> ')})`;
-  if (!isStartingOrUp(s)) return `unit is ${s.activeState}/${s.subState}${s.result && s.result !== 'success' ? ` (result ${s.result})` : ''}`;
+  if (!isStartingOrUp(s))
+    return `unit is ${s.activeState}/${s.subState}${s.result && s.result !== 'success' ? ` (result ${s.result})` : ''}`;
   return null;
 }
 
@@ -110,19 +129,29 @@ export function isLooping(t: Tracker): boolean {
 }
 
 // Decide after a poll: keep waiting, probe health, call a monitored unit stable, or conclude the failure.
-export function decide(t: Tracker, now: number, confirmWindowMs: number, monitorUntil?: number): 'wait' | 'probe' | 'stable' | 'failed' {
+export function decide(
+  t: Tracker,
+  now: number,
+  confirmWindowMs: number,
+  monitorUntil?: number,
+): 'wait' | 'probe' | 'stable' | 'failed' {
   if (t.failedAt === null && monitorUntil !== undefined) return now >= monitorUntil ? 'stable' : 'wait';
-  if (t.failedAt === null) return (t.readyLine || !t.baseline.sawStart) && t.state?.activeState === 'active' ? 'probe' : 'wait';
+  if (t.failedAt === null)
+    return (t.readyLine || !t.baseline.sawStart) && t.state?.activeState === 'active' ? 'probe' : 'wait';
   if (isLooping(t) && t.fatal.length) return 'failed';
   const s = t.state;
-  const restartComing = s !== null && (s.subState === 'auto-restart' || (s.restart !== 'no' && s.restart !== '' && isStartingOrUp(s)));
+  const restartComing =
+    s !== null && (s.subState === 'auto-restart' || (s.restart !== 'no' && s.restart !== '' && isStartingOrUp(s)));
   if (!restartComing && s !== null && !isStartingOrUp(s)) return 'failed';
   return now - t.failedAt >= confirmWindowMs ? 'failed' : 'wait';
 }
 
 // One poll: journal after the cursor and the unit state, in parallel.
 async function poll(ctx: WatchContext, t: Tracker): Promise<void> {
-  const [entries, state] = await Promise.all([readJournalAfter(ctx.host, ctx.unit, t.cursor), showUnit(ctx.host, ctx.unit)]);
+  const [entries, state] = await Promise.all([
+    readJournalAfter(ctx.host, ctx.unit, t.cursor),
+    showUnit(ctx.host, ctx.unit),
+  ]);
   observe(t, entries, state, ctx.isFatal, ctx.readyPattern, ctx.now());
 }
 
@@ -131,7 +160,8 @@ async function poll(ctx: WatchContext, t: Tracker): Promise<void> {
 export async function watchStart(ctx: WatchContext, baseline: Baseline, signal?: AbortSignal): Promise<WatchOutcome> {
   const t = createTracker(baseline);
   const monitorUntil = ctx.monitorMs === undefined ? undefined : baseline.startedAt + ctx.monitorMs;
-  const deadline = ctx.monitorMs === undefined && ctx.deadlineMs !== undefined ? baseline.startedAt + ctx.deadlineMs : undefined;
+  const deadline =
+    ctx.monitorMs === undefined && ctx.deadlineMs !== undefined ? baseline.startedAt + ctx.deadlineMs : undefined;
   for (;;) {
     signal?.throwIfAborted();
     await poll(ctx, t);

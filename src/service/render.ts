@@ -8,37 +8,67 @@ import { formatUnitView } from './unit-view.js';
 
 // "k=v k=v" of engine settings, sorted.
 export function formatSettings(s: EngineSettings): string {
-  return Object.keys(s).sort().map((k) => `${k}=${s[k]}`).join(' ') || '(none read)';
+  return (
+    Object.keys(s)
+      .sort()
+      .map((k) => `${k}=${s[k]}`)
+      .join(' ') || '(none read)'
+  );
 }
 
 // `spectune status` of a group: each rank's lines under a "rankN" head; a worker's health line says it has none;
 // then a warning for each difference between the ranks (and for a group the target lists only in part).
-export function formatGroupStatus(ranks: (ServiceStatus & { rank: number })[], g: { differences?: string[]; incomplete?: string | null } = {}): string {
+export function formatGroupStatus(
+  ranks: (ServiceStatus & { rank: number })[],
+  g: { differences?: string[]; incomplete?: string | null } = {},
+): string {
   const warnings = [
-    ...(g.differences?.length ? [`warning: the ranks run different configs: ${g.differences.join('; ')}`, '  (a change applied to one rank alone, or a failed rank; `spectune apply` without --rank changes every rank)'] : []),
+    ...(g.differences?.length
+      ? [
+          `warning: the ranks run different configs: ${g.differences.join('; ')}`,
+          '  (a change applied to one rank alone, or a failed rank; `spectune apply` without --rank changes every rank)',
+        ]
+      : []),
     ...(g.incomplete ? [`warning: ${g.incomplete}`] : []),
   ];
-  return ranks.map((r) => {
-    const text = formatStatus(r).split('\n');
-    const lines = r.rank === 0 ? text : text.map((l) => (l.startsWith('  health: ') ? '  health: not asked (a worker rank serves no HTTP; active = up)' : l));
-    return `rank${r.rank}: ${lines.join('\n')}`;
-  }).join('') + (warnings.length ? redactText(`${warnings.join('\n')}\n`) : '');
+  return (
+    ranks
+      .map((r) => {
+        const text = formatStatus(r).split('\n');
+        const lines =
+          r.rank === 0
+            ? text
+            : text.map((l) =>
+                l.startsWith('  health: ') ? '  health: not asked (a worker rank serves no HTTP; active = up)' : l,
+              );
+        return `rank${r.rank}: ${lines.join('\n')}`;
+      })
+      .join('') + (warnings.length ? redactText(`${warnings.join('\n')}\n`) : '')
+  );
 }
 
 // `spectune status` as a few lines.
-export function formatStatus(st: ServiceStatus & { lock?: { text: string } | null; campaigns?: { text: string }[] }): string {
+export function formatStatus(
+  st: ServiceStatus & { lock?: { text: string } | null; campaigns?: { text: string }[] },
+): string {
   const s = st.state;
   const lines = [
     `${st.host} ${st.unit}: ${s.activeState} (${s.subState}), pid ${s.mainPid ?? '-'}, restarts ${s.nRestarts ?? '-'}, result ${s.result || '-'}`,
-    `  drop-in: ${st.dropIn || st.view.spectunePath ? `spectune's (version ${st.versions.current ?? '?'}, known-good ${st.versions.good ?? 'not recorded'})${st.view.trial ? ', candidate in force (provisional)' : ''}${st.view.overrides.length ? `, OVERRIDDEN by ${[...new Set(st.view.overrides.map((o) => o.path))].join(', ')}` : ''}` : 'none (the operator\'s unit as written)'}`,
+    `  drop-in: ${st.dropIn || st.view.spectunePath ? `spectune's (version ${st.versions.current ?? '?'}, known-good ${st.versions.good ?? 'not recorded'})${st.view.trial ? ', candidate in force (provisional)' : ''}${st.view.overrides.length ? `, OVERRIDDEN by ${[...new Set(st.view.overrides.map((o) => o.path))].join(', ')}` : ''}` : "none (the operator's unit as written)"}`,
     `  engine settings in force: ${formatSettings(st.settings)}`,
     ...formatUnitView(st.view),
     ...(st.lock !== undefined ? [`  lock: ${st.lock ? `held by ${st.lock.text}` : 'free'}`] : []),
-    ...(st.campaigns ? (st.campaigns.length ? st.campaigns.map((c) => `  campaign: ${c.text}`) : ['  campaign: none running']) : []),
+    ...(st.campaigns
+      ? st.campaigns.length
+        ? st.campaigns.map((c) => `  campaign: ${c.text}`)
+        : ['  campaign: none running']
+      : []),
     `  health: ${st.health.url} -> ${st.health.status ?? st.health.error ?? 'no answer'}${st.health.ok ? ' (ok)' : ''}`,
   ];
   if ((s.nRestarts ?? 0) > 0) {
-    lines.push(`  warning: systemd restarted it ${s.nRestarts} time(s) since it was last started by hand: a crash loop can look "active" (see \`spectune logs\`)`);
+    lines.push(
+      `  warning: systemd restarted it ${s.nRestarts} time(s) since it was last started by hand: a crash loop can look "active" (see \`spectune logs\`)`,
+    );
   }
   return redactText(`${lines.join('\n')}\n`);
 }

@@ -28,23 +28,51 @@ export interface DrainKnown {
 }
 
 // Estimate the drain from the engine's metrics (and the remaining tokens, when known) against TimeoutStopSec.
-export function estimateDrain(metrics: EngineMetrics | null, timeoutStopMs: number | null, known: DrainKnown = {}): DrainEstimate {
+export function estimateDrain(
+  metrics: EngineMetrics | null,
+  timeoutStopMs: number | null,
+  known: DrainKnown = {},
+): DrainEstimate {
   const running = metrics?.runningRequests ?? null;
   const queued = metrics?.queuedRequests ?? null;
   if (running === null && queued === null) {
-    return { running, queued, drainMs: null, timeoutStopMs, exceeds: false, suggestedTimeoutStopSec: null, basis: null };
+    return {
+      running,
+      queued,
+      drainMs: null,
+      timeoutStopMs,
+      exceeds: false,
+      suggestedTimeoutStopSec: null,
+      basis: null,
+    };
   }
-  const f = estimateDrainMs({ running: running ?? 0, queued: queued ?? 0, genThroughput: metrics?.genThroughput ?? null, maxRunning: metrics?.maxRunningRequests ?? null, ...known });
+  const f = estimateDrainMs({
+    running: running ?? 0,
+    queued: queued ?? 0,
+    genThroughput: metrics?.genThroughput ?? null,
+    maxRunning: metrics?.maxRunningRequests ?? null,
+    ...known,
+  });
   const exceeds = timeoutStopMs !== null && f.drainMs > timeoutStopMs;
-  return { running, queued, drainMs: f.drainMs, timeoutStopMs, exceeds, suggestedTimeoutStopSec: exceeds ? adviseTimeoutStopSec(f.drainMs) : null, basis: f.basis };
+  return {
+    running,
+    queued,
+    drainMs: f.drainMs,
+    timeoutStopMs,
+    exceeds,
+    suggestedTimeoutStopSec: exceeds ? adviseTimeoutStopSec(f.drainMs) : null,
+    basis: f.basis,
+  };
 }
 
 // The operator-facing warning for a drain longer than TimeoutStopSec, with the fix.
 export function describeDrainRisk(unit: string, est: DrainEstimate): string | null {
   if (!est.exceeds || est.drainMs === null || est.timeoutStopMs === null) return null;
-  return `${unit}: ${est.running ?? 0} running + ${est.queued ?? 0} queued requests need ~${Math.ceil(est.drainMs / 1000)} s to drain (${est.basis}), `
-    + `longer than TimeoutStopSec=${Math.round(est.timeoutStopMs / 1000)}s: a stop now ends in SIGKILL ("State 'stop-sigterm' timed out"). `
-    + `Fix: add TimeoutStopSec=${est.suggestedTimeoutStopSec} (the estimate ${MARGIN_TEXT}) to the drop-in (spectune apply --timeout-stop-sec ${est.suggestedTimeoutStopSec}).`;
+  return (
+    `${unit}: ${est.running ?? 0} running + ${est.queued ?? 0} queued requests need ~${Math.ceil(est.drainMs / 1000)} s to drain (${est.basis}), ` +
+    `longer than TimeoutStopSec=${Math.round(est.timeoutStopMs / 1000)}s: a stop now ends in SIGKILL ("State 'stop-sigterm' timed out"). ` +
+    `Fix: add TimeoutStopSec=${est.suggestedTimeoutStopSec} (the estimate ${MARGIN_TEXT}) to the drop-in (spectune apply --timeout-stop-sec ${est.suggestedTimeoutStopSec}).`
+  );
 }
 
 /** How prepareStop reaches the engine and reports. */
@@ -71,7 +99,8 @@ export const DRAIN_LINE_EVERY_MS = 15_000;
 /** Still busy after this long: live traffic, most likely; say what helps. */
 const LIVE_TRAFFIC_AFTER_MS = 60_000;
 /** What helps when live traffic never lets the engine drain. */
-export const LIVE_TRAFFIC_NOTE = 'still busy: live traffic keeps arriving? take the host out of the load balancer first with target.hooks.preStop (and back in with target.hooks.postReady), or shorten the wait with --drain-timeout / target.drainTimeout';
+export const LIVE_TRAFFIC_NOTE =
+  'still busy: live traffic keeps arriving? take the host out of the load balancer first with target.hooks.preStop (and back in with target.hooks.postReady), or shorten the wait with --drain-timeout / target.drainTimeout';
 
 // "9m41s" / "41s".
 function formatLeft(ms: number): string {
@@ -80,7 +109,10 @@ function formatLeft(ms: number): string {
 }
 
 // Quiesce spectune's own load, then wait until the engine has no request in flight (or the wait bound is hit).
-export async function prepareStop(ctx: StopContext, opts: { quiesce?: () => Promise<void>; signal?: AbortSignal; maxWaitMs?: number }): Promise<DrainEstimate> {
+export async function prepareStop(
+  ctx: StopContext,
+  opts: { quiesce?: () => Promise<void>; signal?: AbortSignal; maxWaitMs?: number },
+): Promise<DrainEstimate> {
   if (opts.quiesce) {
     ctx.info(`${ctx.unit}: finishing spectune's own benchmark before stopping`);
     await opts.quiesce();
@@ -99,9 +131,18 @@ export async function prepareStop(ctx: StopContext, opts: { quiesce?: () => Prom
     const key = `${est.running ?? 0}/${est.queued ?? 0}`;
     if (key !== lastKey || now - lastLineAt >= DRAIN_LINE_EVERY_MS) {
       const waitedMs = now - startedAt;
-      const p = { running: est.running ?? 0, queued: est.queued ?? 0, waitedMs, deadlineTs: deadline, note: waitedMs >= LIVE_TRAFFIC_AFTER_MS ? LIVE_TRAFFIC_NOTE : null };
+      const p = {
+        running: est.running ?? 0,
+        queued: est.queued ?? 0,
+        waitedMs,
+        deadlineTs: deadline,
+        note: waitedMs >= LIVE_TRAFFIC_AFTER_MS ? LIVE_TRAFFIC_NOTE : null,
+      };
       if (ctx.progress) ctx.progress(p);
-      else ctx.info(`${ctx.unit}: waiting for ${p.running} running and ${p.queued} queued requests to finish before stopping, ${formatLeft(deadline - now)} left`);
+      else
+        ctx.info(
+          `${ctx.unit}: waiting for ${p.running} running and ${p.queued} queued requests to finish before stopping, ${formatLeft(deadline - now)} left`,
+        );
       lastKey = key;
       lastLineAt = now;
     }
@@ -109,8 +150,10 @@ export async function prepareStop(ctx: StopContext, opts: { quiesce?: () => Prom
     est = estimateDrain(await ctx.readMetrics(), ctx.timeoutStopMs);
   }
   if ((est.running ?? 0) + (est.queued ?? 0) > 0 && !opts.signal?.aborted) {
-    ctx.warn(`${ctx.unit}: stopping with ${est.running ?? 0} running and ${est.queued ?? 0} queued requests still in flight after the drain timeout of ${formatLeft(timeoutMs)} `
-      + `(--drain-timeout / target.drainTimeout); if live traffic never lets it drain, take the host out of the load balancer first: target.hooks.preStop and target.hooks.postReady`);
+    ctx.warn(
+      `${ctx.unit}: stopping with ${est.running ?? 0} running and ${est.queued ?? 0} queued requests still in flight after the drain timeout of ${formatLeft(timeoutMs)} ` +
+        `(--drain-timeout / target.drainTimeout); if live traffic never lets it drain, take the host out of the load balancer first: target.hooks.preStop and target.hooks.postReady`,
+    );
   }
   return first;
 }

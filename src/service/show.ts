@@ -3,8 +3,20 @@ import { parseSystemctlShow } from '../diagnose/index.js';
 
 /** Properties spectune asks `systemctl show` for (one round trip per poll). */
 export const SHOW_PROPERTIES = [
-  'Id', 'LoadState', 'ActiveState', 'SubState', 'Result', 'MainPID', 'NRestarts', 'TimeoutStopUSec',
-  'Restart', 'ExecMainStatus', 'ExecMainCode', 'FragmentPath', 'DropInPaths', 'InvocationID',
+  'Id',
+  'LoadState',
+  'ActiveState',
+  'SubState',
+  'Result',
+  'MainPID',
+  'NRestarts',
+  'TimeoutStopUSec',
+  'Restart',
+  'ExecMainStatus',
+  'ExecMainCode',
+  'FragmentPath',
+  'DropInPaths',
+  'InvocationID',
 ] as const;
 
 /** The unit state spectune acts on. */
@@ -57,9 +69,28 @@ export function parseUnitState(text: string): UnitState {
 
 /** Milliseconds per systemd time unit (systemd.time(7)). */
 const TIMESPAN_UNITS: Record<string, number> = {
-  us: 0.001, usec: 0.001, ms: 1, msec: 1, s: 1000, sec: 1000, second: 1000, seconds: 1000,
-  m: 60_000, min: 60_000, minute: 60_000, minutes: 60_000, h: 3_600_000, hr: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-  d: 86_400_000, day: 86_400_000, days: 86_400_000, w: 604_800_000, week: 604_800_000, weeks: 604_800_000,
+  us: 0.001,
+  usec: 0.001,
+  ms: 1,
+  msec: 1,
+  s: 1000,
+  sec: 1000,
+  second: 1000,
+  seconds: 1000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
+  w: 604_800_000,
+  week: 604_800_000,
+  weeks: 604_800_000,
 };
 
 // Parse a systemd timespan ("1min 30s", "90", "500ms", "infinity") into milliseconds; a bare number is seconds.
@@ -81,5 +112,8 @@ export function parseTimespanMs(text: string): number | null {
 
 // Whether the unit is still on its way up or up (anything else means the start failed).
 export function isStartingOrUp(s: UnitState): boolean {
-  return (s.activeState === 'activating' || s.activeState === 'active' || s.activeState === 'reloading') && s.subState !== 'auto-restart';
+  return (
+    (s.activeState === 'activating' || s.activeState === 'active' || s.activeState === 'reloading') &&
+    s.subState !== 'auto-restart'
+  );
 }

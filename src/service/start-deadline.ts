@@ -28,17 +28,23 @@ export function readLastSeen(t: Tracker): LastSeen {
   const s = t.state;
   const last = t.entries[t.entries.length - 1];
   return {
-    activeState: s?.activeState ?? null, subState: s?.subState ?? null, mainPid: s?.mainPid ?? null, nRestarts: s?.nRestarts ?? null,
-    health: t.lastHealth, journalLine: last ? last.message.slice(0, MAX_LINE) : null,
+    activeState: s?.activeState ?? null,
+    subState: s?.subState ?? null,
+    mainPid: s?.mainPid ?? null,
+    nRestarts: s?.nRestarts ?? null,
+    health: t.lastHealth,
+    journalLine: last ? last.message.slice(0, MAX_LINE) : null,
   };
 }
 
 // "activating/start, main PID 100; health http://h:30000/health -> 503; last journal line: "…"".
 export function formatLastSeen(l: LastSeen): string {
-  const state = l.activeState === null ? 'unit state never read' : `${l.activeState}/${l.subState}, main PID ${l.mainPid ?? '-'}`;
+  const state =
+    l.activeState === null ? 'unit state never read' : `${l.activeState}/${l.subState}, main PID ${l.mainPid ?? '-'}`;
   const h = l.health;
   const health = h ? `health ${h.url} -> ${h.status ?? h.error ?? 'no answer'}` : 'health not probed';
-  const line = l.journalLine === null ? 'no journal line since the start' : `last journal line: ${JSON.stringify(l.journalLine)}`;
+  const line =
+    l.journalLine === null ? 'no journal line since the start' : `last journal line: ${JSON.stringify(l.journalLine)}`;
   return `${state}; ${health}; ${line}`;
 }
 
@@ -52,9 +58,13 @@ export class ReadyTimeoutError extends ToolError {
   readonly lastSeen: LastSeen;
   readonly timeoutMs: number;
   constructor(unit: string, timeoutMs: number, lastSeen: LastSeen) {
-    super('E_TIMEOUT', `${unit} was not ready ${formatSeconds(timeoutMs)} after its start (start-up deadline): last seen ${formatLastSeen(lastSeen)}`, {
-      hint: 'the engine hangs while starting, or needs longer: check `spectune logs`, or raise --ready-timeout (readyTimeoutMs)',
-    });
+    super(
+      'E_TIMEOUT',
+      `${unit} was not ready ${formatSeconds(timeoutMs)} after its start (start-up deadline): last seen ${formatLastSeen(lastSeen)}`,
+      {
+        hint: 'the engine hangs while starting, or needs longer: check `spectune logs`, or raise --ready-timeout (readyTimeoutMs)',
+      },
+    );
     this.name = 'ReadyTimeoutError';
     this.lastSeen = lastSeen;
     this.timeoutMs = timeoutMs;

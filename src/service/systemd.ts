@@ -19,10 +19,16 @@ export type UnitVerb = 'start' | 'stop' | 'restart' | 'reset-failed';
 // The unit's state (one `systemctl show` round trip); a unit systemd does not know is an error.
 export async function showUnit(host: Host, unit: string): Promise<UnitState> {
   const name = normalizeUnitName(unit);
-  const r = expectOk(await host.exec(['systemctl', 'show', name, '-p', SHOW_PROPERTIES.join(','), '--no-pager'], { timeoutMs: COMMAND_TIMEOUT_MS }));
+  const r = expectOk(
+    await host.exec(['systemctl', 'show', name, '-p', SHOW_PROPERTIES.join(','), '--no-pager'], {
+      timeoutMs: COMMAND_TIMEOUT_MS,
+    }),
+  );
   const state = parseUnitState(r.stdout);
   if (state.loadState === 'not-found' || state.loadState === '') {
-    throw new ToolError('E_UNIT_NOT_FOUND', `${host.name}: unit ${name} not found`, { hint: 'check the name with `systemctl list-units --type=service` on that host' });
+    throw new ToolError('E_UNIT_NOT_FOUND', `${host.name}: unit ${name} not found`, {
+      hint: 'check the name with `systemctl list-units --type=service` on that host',
+    });
   }
   return state;
 }
@@ -32,7 +38,9 @@ export async function catUnit(host: Host, unit: string): Promise<UnitFile[]> {
   const name = normalizeUnitName(unit);
   const r = await host.exec(['systemctl', 'cat', '--no-pager', name], { timeoutMs: COMMAND_TIMEOUT_MS });
   if (r.exitCode !== 0 && /no files found|not found|does not exist/i.test(r.stderr)) {
-    throw new ToolError('E_UNIT_NOT_FOUND', `${host.name}: unit ${name} not found`, { hint: 'check the name with `systemctl list-units --type=service` on that host' });
+    throw new ToolError('E_UNIT_NOT_FOUND', `${host.name}: unit ${name} not found`, {
+      hint: 'check the name with `systemctl list-units --type=service` on that host',
+    });
   }
   const files = splitCatOutput(expectOk(r).stdout);
   if (!files.length) throw new ToolError('E_UNIT_NOT_FOUND', `${host.name}: unit ${name} has no unit file`);
@@ -67,7 +75,9 @@ async function runJournalctl(host: Host, argv: string[], checkEmpty = false): Pr
     denied = JOURNAL_DENIED.test(probe.stdout + probe.stderr);
   }
   if (denied) {
-    throw new ToolError('E_NO_PERMISSION', `${host.name}: not allowed to read the system journal`, { hint: "connect as root, or add the ssh user to the 'systemd-journal' group" });
+    throw new ToolError('E_NO_PERMISSION', `${host.name}: not allowed to read the system journal`, {
+      hint: "connect as root, or add the ssh user to the 'systemd-journal' group",
+    });
   }
   return r.stdout;
 }
@@ -75,7 +85,11 @@ async function runJournalctl(host: Host, argv: string[], checkEmpty = false): Pr
 // The journal cursor of the unit's newest record (null when the unit has no records yet).
 export async function lastJournalCursor(host: Host, unit: string): Promise<string | null> {
   const name = normalizeUnitName(unit);
-  return parseJournalJson(await runJournalctl(host, ['journalctl', '-u', name, '-n', '1', '-o', 'json', '--no-pager'], true)).pop()?.cursor || null;
+  return (
+    parseJournalJson(
+      await runJournalctl(host, ['journalctl', '-u', name, '-n', '1', '-o', 'json', '--no-pager'], true),
+    ).pop()?.cursor || null
+  );
 }
 
 // The unit's journal records after a cursor (from the beginning of its journal when the cursor is null).
@@ -86,16 +100,32 @@ export async function readJournalAfter(host: Host, unit: string, cursor: string 
 }
 
 // The unit's journal since a time, as JSON records (for `spectune logs` and diagnosis).
-export async function readJournalSince(host: Host, unit: string, since: string, until?: string): Promise<JournalEntry[]> {
+export async function readJournalSince(
+  host: Host,
+  unit: string,
+  since: string,
+  until?: string,
+): Promise<JournalEntry[]> {
   const name = normalizeUnitName(unit);
-  const argv = ['journalctl', '-u', name, '-o', 'json', '--no-pager', `--since=${since}`, ...(until ? [`--until=${until}`] : [])];
+  const argv = [
+    'journalctl',
+    '-u',
+    name,
+    '-o',
+    'json',
+    '--no-pager',
+    `--since=${since}`,
+    ...(until ? [`--until=${until}`] : []),
+  ];
   return parseJournalJson(await runJournalctl(host, argv, true));
 }
 
 // Kernel messages since a time (OOM killer, NVRM Xid) as journal entries (kernel transport, time with its year);
 // none when the kernel log is not readable.
 export async function readKernelLog(host: Host, since: string): Promise<JournalEntry[]> {
-  const r = await host.exec(['journalctl', '-k', '-o', 'json', '--no-pager', `--since=${since}`], { timeoutMs: COMMAND_TIMEOUT_MS });
+  const r = await host.exec(['journalctl', '-k', '-o', 'json', '--no-pager', `--since=${since}`], {
+    timeoutMs: COMMAND_TIMEOUT_MS,
+  });
   return r.exitCode === 0 ? parseJournalJson(r.stdout) : [];
 }
 

@@ -16,7 +16,11 @@ export interface FileInForce {
 }
 
 /** A later, foreign drop-in that sets a key spectune's drop-in sets, with the value in force. */
-export interface Override { path: string; key: string; effective: string }
+export interface Override {
+  path: string;
+  key: string;
+  effective: string;
+}
 
 /** What is in force for a unit and whose it is. */
 export interface UnitView {
@@ -49,7 +53,12 @@ function effectiveValue(files: UnitFile[], key: string, setBy: UnitFile): string
     const names = Object.keys(effectiveEnvironment([setBy]));
     return names.map((n) => `${n}=${env[n] ?? ''}`).join(' ') || '(cleared)';
   }
-  return files.flatMap(parseUnitFile).filter((e) => e.section === 'Service' && e.key === key).pop()?.value ?? '(none)';
+  return (
+    files
+      .flatMap(parseUnitFile)
+      .filter((e) => e.section === 'Service' && e.key === key)
+      .pop()?.value ?? '(none)'
+  );
 }
 
 // Build the view of a unit from its `systemctl cat` files (already in systemd's order).
@@ -61,48 +70,104 @@ export function viewUnit(files: UnitFile[]): UnitView {
   if (lastOurs >= 0) {
     for (let i = lastOurs + 1; i < files.length; i++) {
       if (kinds[i].kind !== 'foreign') continue;
-      const keys = new Set(parseUnitFile(files[i]).filter((e) => e.section === 'Service').map((e) => e.key));
-      for (const key of SPECTUNE_KEYS) if (keys.has(key)) overrides.push({ path: files[i].path, key, effective: effectiveValue(files, key, files[i]) });
+      const keys = new Set(
+        parseUnitFile(files[i])
+          .filter((e) => e.section === 'Service')
+          .map((e) => e.key),
+      );
+      for (const key of SPECTUNE_KEYS)
+        if (keys.has(key))
+          overrides.push({ path: files[i].path, key, effective: effectiveValue(files, key, files[i]) });
     }
   }
-  const operator = effectiveListValue(files.filter((_, i) => !ours.includes(i)), 'Service', 'ExecStart')?.value ?? null;
+  const operator =
+    effectiveListValue(
+      files.filter((_, i) => !ours.includes(i)),
+      'Service',
+      'ExecStart',
+    )?.value ?? null;
   const inForce = effectiveListValue(files, 'Service', 'ExecStart')?.value ?? null;
-  const execDiff = lastOurs >= 0 ? unifiedDiff(flagLines(operator ?? ''), flagLines(inForce ?? ''), { from: 'ExecStart (operator\'s unit)', to: 'ExecStart (in force)' }) : '';
+  const execDiff =
+    lastOurs >= 0
+      ? unifiedDiff(flagLines(operator ?? ''), flagLines(inForce ?? ''), {
+          from: "ExecStart (operator's unit)",
+          to: 'ExecStart (in force)',
+        })
+      : '';
   return {
-    files: kinds, spectunePath: lastOurs >= 0 ? files[lastOurs].path : null, trial: ours.some((i) => kinds[i].kind === 'spectune-trial'),
-    overrides, operatorExecStart: operator, inForceExecStart: inForce, execDiff,
+    files: kinds,
+    spectunePath: lastOurs >= 0 ? files[lastOurs].path : null,
+    trial: ours.some((i) => kinds[i].kind === 'spectune-trial'),
+    overrides,
+    operatorExecStart: operator,
+    inForceExecStart: inForce,
+    execDiff,
   };
 }
 
 // Drop-ins that are not spectune's, sort after spectune's drop-in name (systemd applies them later) and set a key
 // spectune's drop-in sets: what would override a deploy, whether or not spectune's drop-in exists yet.
 export function laterForeignDropIns(files: UnitFile[], ourName = DROPIN_NAME): { path: string; keys: string[] }[] {
-  return files.slice(1).filter((f, i) => classify(f, i + 1) === 'foreign' && (f.path.split('/').pop() ?? '') > ourName).map((f) => {
-    const set = new Set(parseUnitFile(f).filter((e) => e.section === 'Service').map((e) => e.key));
-    return { path: f.path, keys: SPECTUNE_KEYS.filter((k) => set.has(k)) };
-  }).filter((x) => x.keys.length > 0);
+  return files
+    .slice(1)
+    .filter((f, i) => classify(f, i + 1) === 'foreign' && (f.path.split('/').pop() ?? '') > ourName)
+    .map((f) => {
+      const set = new Set(
+        parseUnitFile(f)
+          .filter((e) => e.section === 'Service')
+          .map((e) => e.key),
+      );
+      return { path: f.path, keys: SPECTUNE_KEYS.filter((k) => set.has(k)) };
+    })
+    .filter((x) => x.keys.length > 0);
 }
 
 // The changed flags of an ExecStart diff ("-x 1, +x 2"), for a one-line summary.
 export function summarizeExecDiff(diff: string): string {
-  const changed = diff.split('\n').slice(2).filter((l) => l.startsWith('-') || l.startsWith('+'));
+  const changed = diff
+    .split('\n')
+    .slice(2)
+    .filter((l) => l.startsWith('-') || l.startsWith('+'));
   return changed.length ? changed.join(', ') : 'no change to ExecStart';
 }
 
 // The view as text lines for status, doctor and plans.
 export function formatUnitView(v: UnitView): string[] {
-  const tag = (k: FileInForce['kind']) => (k === 'unit' ? 'unit file' : k === 'spectune' ? "spectune's drop-in" : k === 'spectune-trial' ? "spectune's trial drop-in: candidate in force (provisional)" : 'drop-in (not spectune\'s)');
-  const lines = ['  files in force (systemd order):', ...v.files.map((f, i) => `    ${i + 1}. ${f.path}  [${tag(f.kind)}]`)];
-  for (const o of v.overrides) lines.push(`  warning: ${o.path} (after spectune's drop-in) overrides ${o.key}; in force: ${o.key}=${o.effective}`);
+  const tag = (k: FileInForce['kind']) =>
+    k === 'unit'
+      ? 'unit file'
+      : k === 'spectune'
+        ? "spectune's drop-in"
+        : k === 'spectune-trial'
+          ? "spectune's trial drop-in: candidate in force (provisional)"
+          : "drop-in (not spectune's)";
+  const lines = [
+    '  files in force (systemd order):',
+    ...v.files.map((f, i) => `    ${i + 1}. ${f.path}  [${tag(f.kind)}]`),
+  ];
+  for (const o of v.overrides)
+    lines.push(`  warning: ${o.path} (after spectune's drop-in) overrides ${o.key}; in force: ${o.key}=${o.effective}`);
   if (v.spectunePath) {
-    lines.push(`  the unit file's own ExecStart is overridden by ${v.spectunePath}${v.execDiff ? '; diff against the operator\'s unit:' : ' (same command line)'}`);
-    if (v.execDiff) lines.push(...v.execDiff.trimEnd().split('\n').map((l) => `    ${l}`));
+    lines.push(
+      `  the unit file's own ExecStart is overridden by ${v.spectunePath}${v.execDiff ? "; diff against the operator's unit:" : ' (same command line)'}`,
+    );
+    if (v.execDiff)
+      lines.push(
+        ...v.execDiff
+          .trimEnd()
+          .split('\n')
+          .map((l) => `    ${l}`),
+      );
   }
   return lines;
 }
 
 /** A doctor judgement on what is in force. */
-export interface InForceJudgement { status: 'PASS' | 'WARN'; summary: string; fix: string | null }
+export interface InForceJudgement {
+  status: 'PASS' | 'WARN';
+  summary: string;
+  fix: string | null;
+}
 
 // Judge what is in force: a later foreign drop-in overriding spectune's keys, or spectune's drop-in overriding the unit.
 export function judgeInForce(v: UnitView, unit: string): InForceJudgement {
@@ -121,5 +186,9 @@ export function judgeInForce(v: UnitView, unit: string): InForceJudgement {
       fix: `keep it, or \`spectune rollback --to none\` to run the unit as written; \`spectune status\` shows the diff`,
     };
   }
-  return { status: 'PASS', summary: `no spectune drop-in: the unit runs as written (${v.files.length} file${v.files.length === 1 ? '' : 's'} in force)`, fix: null };
+  return {
+    status: 'PASS',
+    summary: `no spectune drop-in: the unit runs as written (${v.files.length} file${v.files.length === 1 ? '' : 's'} in force)`,
+    fix: null,
+  };
 }

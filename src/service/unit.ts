@@ -76,15 +76,23 @@ export function parseUnitFile(file: UnitFile): UnitEntry[] {
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
     while (line.endsWith('\\') && i + 1 < lines.length) line = `${line.slice(0, -1)} ${lines[++i].trim()}`;
     const sec = /^\[(.+)\]$/.exec(line);
-    if (sec) { section = sec[1]; continue; }
+    if (sec) {
+      section = sec[1];
+      continue;
+    }
     const eq = line.indexOf('=');
-    if (eq > 0) entries.push({ section, key: line.slice(0, eq).trim(), value: line.slice(eq + 1).trim(), source: file.path });
+    if (eq > 0)
+      entries.push({ section, key: line.slice(0, eq).trim(), value: line.slice(eq + 1).trim(), source: file.path });
   }
   return entries;
 }
 
 // The effective value of a list directive (ExecStart): an empty assignment resets, the last value wins.
-export function effectiveListValue(files: UnitFile[], section: string, key: string): { value: string; source: string } | null {
+export function effectiveListValue(
+  files: UnitFile[],
+  section: string,
+  key: string,
+): { value: string; source: string } | null {
   let found: { value: string; source: string } | null = null;
   for (const e of files.flatMap(parseUnitFile)) {
     if (e.section !== section || e.key !== key) continue;
@@ -98,7 +106,10 @@ export function effectiveEnvironment(files: UnitFile[]): Record<string, string> 
   const env: Record<string, string> = {};
   for (const e of files.flatMap(parseUnitFile)) {
     if (e.section !== 'Service' || e.key !== 'Environment') continue;
-    if (e.value === '') { for (const k of Object.keys(env)) delete env[k]; continue; }
+    if (e.value === '') {
+      for (const k of Object.keys(env)) delete env[k];
+      continue;
+    }
     for (const word of splitEnvironmentWords(e.value)) {
       const eq = word.indexOf('=');
       if (eq > 0) env[word.slice(0, eq)] = word.slice(eq + 1);
@@ -125,14 +136,18 @@ export interface DropInContent {
 // Refuse a value that would break out of its line in a unit file.
 export function assertSingleLine(what: string, value: string): void {
   if (/[\n\r\0]/.test(value)) {
-    throw new ToolError('E_UNSAFE_VALUE', `refusing ${what}: it contains a line break or NUL`, { hint: 'unit files are line based; remove the control characters' });
+    throw new ToolError('E_UNSAFE_VALUE', `refusing ${what}: it contains a line break or NUL`, {
+      hint: 'unit files are line based; remove the control characters',
+    });
   }
 }
 
 // Quote an Environment= word the way systemd reads it back ("KEY=value" in double quotes, escapes inside).
 function quoteEnvironmentWord(key: string, value: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
-    throw new ToolError('E_UNSAFE_VALUE', `refusing environment variable name ${JSON.stringify(key)}`, { hint: 'names are letters, digits and _' });
+    throw new ToolError('E_UNSAFE_VALUE', `refusing environment variable name ${JSON.stringify(key)}`, {
+      hint: 'names are letters, digits and _',
+    });
   }
   assertSingleLine(`the value of ${key}`, value);
   return `"${key}=${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%')}"`;
@@ -156,7 +171,9 @@ export function renderDropIn(content: DropInContent): string {
 // Read back spectune's own drop-in (so a new plan keeps its Environment/TimeoutStopSec unless changed).
 export function parseDropIn(file: UnitFile): DropInContent {
   const env = effectiveEnvironment([file]);
-  const stop = parseUnitFile(file).filter((e) => e.key === 'TimeoutStopSec').pop();
+  const stop = parseUnitFile(file)
+    .filter((e) => e.key === 'TimeoutStopSec')
+    .pop();
   const exec = effectiveListValue([file], 'Service', 'ExecStart');
   return { execStart: exec?.value ?? '', environment: env, timeoutStopSec: stop ? Number(stop.value) || null : null };
 }

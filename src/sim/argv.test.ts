@@ -5,15 +5,39 @@ import { loadProfile } from './profiles-io.js';
 
 describe('parseSglangArgs', () => {
   it('accepts --flag value, --flag=value, aliases, store_true and repeatable flags', () => {
-    const r = parseSglangArgs(['--tp', '2', '--mem-fraction-static=0.85', '--disable-cuda-graph', '--sim-fault', 'crash-after=3', '--sim-fault=hang-after=9', '--model', 'm']);
-    expect(r).toEqual({ ok: true, args: { tp_size: 2, mem_fraction_static: 0.85, disable_cuda_graph: true, sim_fault: ['crash-after=3', 'hang-after=9'], model_path: 'm' } });
+    const r = parseSglangArgs([
+      '--tp',
+      '2',
+      '--mem-fraction-static=0.85',
+      '--disable-cuda-graph',
+      '--sim-fault',
+      'crash-after=3',
+      '--sim-fault=hang-after=9',
+      '--model',
+      'm',
+    ]);
+    expect(r).toEqual({
+      ok: true,
+      args: {
+        tp_size: 2,
+        mem_fraction_static: 0.85,
+        disable_cuda_graph: true,
+        sim_fault: ['crash-after=3', 'hang-after=9'],
+        model_path: 'm',
+      },
+    });
   });
 
   it('accepts unambiguous prefixes as argparse does and rejects ambiguous ones', () => {
-    expect(parseSglangArgs(['--speculative-algo', 'EAGLE', '--disable-radix'])).toEqual({ ok: true, args: { speculative_algorithm: 'EAGLE', disable_radix_cache: true } });
+    expect(parseSglangArgs(['--speculative-algo', 'EAGLE', '--disable-radix'])).toEqual({
+      ok: true,
+      args: { speculative_algorithm: 'EAGLE', disable_radix_cache: true },
+    });
     const r = parseSglangArgs(['--speculative-draft', 'x']);
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.error).toMatch(/^ambiguous option: --speculative-draft could match --speculative-draft-model-path, --speculative-draft-model-revision$/);
+    expect(!r.ok && r.error).toMatch(
+      /^ambiguous option: --speculative-draft could match --speculative-draft-model-path, --speculative-draft-model-revision$/,
+    );
   });
 
   it.each([
@@ -21,7 +45,10 @@ describe('parseSglangArgs', () => {
     [['--port', 'x'], "argument --port: invalid int value: 'x'"],
     [['--port'], 'argument --port: expected one argument'],
     [['--port', '--tp', '2'], 'argument --port: expected one argument'],
-    [['--speculative-algorithm', 'MEDUSA'], "argument --speculative-algorithm: invalid choice: 'MEDUSA' (choose from 'EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE', 'NGRAM')"],
+    [
+      ['--speculative-algorithm', 'MEDUSA'],
+      "argument --speculative-algorithm: invalid choice: 'MEDUSA' (choose from 'EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE', 'NGRAM')",
+    ],
     [['--enable-metrics=yes'], "argument --enable-metrics: ignored explicit argument 'yes'"],
   ])('%j → %s', (argv, error) => {
     expect(parseSglangArgs(argv)).toEqual({ ok: false, error });
@@ -44,7 +71,10 @@ describe('planLaunch', () => {
   });
 
   it('parses faults and rejects unknown kinds', () => {
-    expect(parseFaults(['crash-after=2', 'cuda-oom-batch=8'])).toEqual({ ok: true, faults: { crash_after: 2, cuda_oom_batch: 8 } });
+    expect(parseFaults(['crash-after=2', 'cuda-oom-batch=8'])).toEqual({
+      ok: true,
+      faults: { crash_after: 2, cuda_oom_batch: 8 },
+    });
     expect(parseFaults(['explode=1']).ok).toBe(false);
     expect(parseFaults(['hang-after=0']).ok).toBe(false);
   });

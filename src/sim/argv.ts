@@ -112,7 +112,8 @@ export function renderUsage(): string {
   for (const [flag, spec] of Object.entries(FLAGS)) {
     if (seen.has(spec.dest)) continue;
     seen.add(spec.dest);
-    const meta = spec.type === 'bool' ? '' : ` ${spec.choices ? `{${spec.choices.join(',')}}` : spec.dest.toUpperCase()}`;
+    const meta =
+      spec.type === 'bool' ? '' : ` ${spec.choices ? `{${spec.choices.join(',')}}` : spec.dest.toUpperCase()}`;
     parts.push(`[${flag}${meta}]`);
   }
   const lines: string[] = [];
@@ -140,7 +141,9 @@ function convertValue(flag: string, spec: FlagSpec, raw: string): string | numbe
     return n;
   }
   if (spec.choices && !spec.choices.includes(raw)) {
-    return { error: `argument ${flag}: invalid choice: '${raw}' (choose from ${spec.choices.map((c) => `'${c}'`).join(', ')})` };
+    return {
+      error: `argument ${flag}: invalid choice: '${raw}' (choose from ${spec.choices.map((c) => `'${c}'`).join(', ')})`,
+    };
   }
   return raw;
 }
@@ -176,7 +179,8 @@ export function parseSglangArgs(argv: string[]): { ok: true; args: ParsedArgs } 
       continue;
     }
     const raw = eq > 0 ? tok.slice(eq + 1) : argv[++i];
-    if (raw === undefined || (eq < 0 && raw.startsWith('--'))) return { ok: false, error: `argument ${flag}: expected one argument` };
+    if (raw === undefined || (eq < 0 && raw.startsWith('--')))
+      return { ok: false, error: `argument ${flag}: expected one argument` };
     const value = convertValue(flag, spec, raw);
     if (typeof value === 'object') return { ok: false, error: value.error };
     if (spec.append) args[spec.dest] = [...((args[spec.dest] as string[] | undefined) ?? []), String(value)];

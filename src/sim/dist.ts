@@ -12,7 +12,13 @@ export function parseDistAddr(addr: string): { host: string; port: number } | nu
 
 // Rank 0: listen and resolve once `peers` other nodes connected; `onPeerLost` fires when one disconnects.
 // Everything is torn down when `signal` aborts.
-export function hostDistGroup(host: string, port: number, peers: number, onPeerLost: () => void, signal: AbortSignal): Promise<void> {
+export function hostDistGroup(
+  host: string,
+  port: number,
+  peers: number,
+  onPeerLost: () => void,
+  signal: AbortSignal,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const sockets: Socket[] = [];
     const server = createServer((sock) => {
@@ -21,17 +27,27 @@ export function hostDistGroup(host: string, port: number, peers: number, onPeerL
       sock.on('close', () => !signal.aborted && onPeerLost());
       if (sockets.length === peers) resolve();
     });
-    signal.addEventListener('abort', () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const s of sockets) s.destroy();
+        server.close();
+      },
+      { once: true },
+    );
     server.once('error', reject);
     server.listen(port, host);
   });
 }
 
 // Rank > 0: connect to rank 0, retrying until it listens; `onPeerLost` fires when the connection drops.
-export function joinDistGroup(host: string, port: number, retryScale: number, onPeerLost: () => void, signal: AbortSignal): Promise<void> {
+export function joinDistGroup(
+  host: string,
+  port: number,
+  retryScale: number,
+  onPeerLost: () => void,
+  signal: AbortSignal,
+): Promise<void> {
   return new Promise((resolve) => {
     const attempt = () => {
       if (signal.aborted) return;

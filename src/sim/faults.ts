@@ -1,6 +1,12 @@
 // Injected failures and multi-node peer loss, logged exactly as SGLang / PyTorch log them, then the process dies.
 import { RUNNING_SIGQUIT_MSG } from './log-format.js';
-import { formatGlogStamp, renderCudaOom, renderIllegalMemoryAccess, renderNcclWatchdog, renderWatchdogTimeout } from './traceback.js';
+import {
+  formatGlogStamp,
+  renderCudaOom,
+  renderIllegalMemoryAccess,
+  renderNcclWatchdog,
+  renderWatchdogTimeout,
+} from './traceback.js';
 import { hostDistGroup, joinDistGroup, parseDistAddr } from './dist.js';
 import type { SchedulerFault } from './scheduler.js';
 import type { RunState } from './server.js';
@@ -38,7 +44,13 @@ async function hangScheduler(st: RunState): Promise<void> {
 async function abortOnNcclTimeout(st: RunState): Promise<void> {
   const ms = NCCL_TIMEOUT_MS * st.plan.timeScale;
   if (!(await st.sleep(ms))) return;
-  const lines = renderNcclWatchdog(st.plan.nodeRank, 12_345, NCCL_TIMEOUT_MS, NCCL_TIMEOUT_MS + 81, formatGlogStamp(new Date()));
+  const lines = renderNcclWatchdog(
+    st.plan.nodeRank,
+    12_345,
+    NCCL_TIMEOUT_MS,
+    NCCL_TIMEOUT_MS + 81,
+    formatGlogStamp(new Date()),
+  );
   for (const l of lines) st.logger.raw(l);
   st.finish({ kind: 'signal', signal: 'SIGABRT' });
 }
@@ -67,13 +79,16 @@ export async function startDist(st: RunState, faults: FaultHandlers): Promise<vo
   if (!addr) throw new Error(`bad --dist-init-addr ${st.plan.distInitAddr}`);
   const abort = new AbortController();
   st.cleanups.push(() => abort.abort());
-  if (st.plan.nodeRank > 0) return joinDistGroup(addr.host, addr.port, st.plan.timeScale, faults.onPeerLost, abort.signal);
+  if (st.plan.nodeRank > 0)
+    return joinDistGroup(addr.host, addr.port, st.plan.timeScale, faults.onPeerLost, abort.signal);
   try {
     await hostDistGroup(addr.host, addr.port, st.plan.settings.nnodes - 1, faults.onPeerLost, abort.signal);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    st.logger.rank(`torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. ` +
-      `port: ${addr.port}, useIPv6: 0, code: -98, name: ${err.code ?? 'EADDRINUSE'}, message: address already in use`);
+    st.logger.rank(
+      `torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. ` +
+        `port: ${addr.port}, useIPv6: 0, code: -98, name: ${err.code ?? 'EADDRINUSE'}, message: address already in use`,
+    );
     st.finish({ kind: 'exit', code: 1 });
   }
 }

@@ -2,8 +2,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { logAccess, newRequestId, sendJson, type SimContext } from './http.js';
 import {
-  parseGenSpec, planLength, renderFinishReason, renderFullResponse, renderSse, renderStreamChunk, renderTokens, renderUsage,
-  type ApiKind, type GenSpec, type ResponseCtx,
+  parseGenSpec,
+  planLength,
+  renderFinishReason,
+  renderFullResponse,
+  renderSse,
+  renderStreamChunk,
+  renderTokens,
+  renderUsage,
+  type ApiKind,
+  type GenSpec,
+  type ResponseCtx,
 } from './openai.js';
 
 /** Largest request body accepted (bytes); prompts beyond this are a client bug, not a load test. */
@@ -22,15 +31,26 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 // POST /v1/chat/completions, /v1/completions and /generate.
-export async function handleGeneration(ctx: SimContext, kind: ApiKind, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleGeneration(
+  ctx: SimContext,
+  kind: ApiKind,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   let body: unknown;
   try {
     body = await readJson(req);
   } catch (e) {
-    return sendJson(ctx, req, res, 400, { object: 'error', message: `Invalid request body: ${(e as Error).message}`, type: 'BadRequestError', code: 400 });
+    return sendJson(ctx, req, res, 400, {
+      object: 'error',
+      message: `Invalid request body: ${(e as Error).message}`,
+      type: 'BadRequestError',
+      code: 400,
+    });
   }
   const parsed = parseGenSpec(kind, body);
-  if (!parsed.ok) return sendJson(ctx, req, res, 400, { object: 'error', message: parsed.error, type: 'BadRequestError', code: 400 });
+  if (!parsed.ok)
+    return sendJson(ctx, req, res, 400, { object: 'error', message: parsed.error, type: 'BadRequestError', code: 400 });
   const spec = parsed.spec;
   const rid = spec.rid ?? newRequestId();
   const plan = planLength(spec, rid);
@@ -43,7 +63,10 @@ export async function handleGeneration(ctx: SimContext, kind: ApiKind, req: Inco
     if (generated < plan.tokens) ctx.scheduler.abort(rid);
   });
   ctx.scheduler.submit({
-    rid, promptTokens: spec.promptTokens, targetTokens: plan.tokens, finishReason: plan.reason,
+    rid,
+    promptTokens: spec.promptTokens,
+    targetTokens: plan.tokens,
+    finishReason: plan.reason,
     internal: req.headers['x-spectune-sim-internal'] === '1',
     onTokens: (count, done) => {
       const text = renderTokens(generated, count);
@@ -74,13 +97,24 @@ function renderFinal(kind: ApiKind, rc: ResponseCtx, spec: GenSpec, reason: 'len
 
 function renderMeta(spec: GenSpec, reason: 'length' | 'stop' | null, p: Progress) {
   return {
-    id: p.rid, finish_reason: renderFinishReason(reason, p.generated), prompt_tokens: spec.promptTokens,
-    completion_tokens: p.generated, cached_tokens: 0, e2e_latency: p.e2e,
+    id: p.rid,
+    finish_reason: renderFinishReason(reason, p.generated),
+    prompt_tokens: spec.promptTokens,
+    completion_tokens: p.generated,
+    cached_tokens: 0,
+    e2e_latency: p.e2e,
   };
 }
 
 // Open an SSE response; returns the function that writes one burst (and the tail on the last one).
-function startStream(ctx: SimContext, req: IncomingMessage, res: ServerResponse, kind: ApiKind, rc: ResponseCtx, spec: GenSpec) {
+function startStream(
+  ctx: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  kind: ApiKind,
+  rc: ResponseCtx,
+  spec: GenSpec,
+) {
   logAccess(ctx, req, 200);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   let first = true;
@@ -94,7 +128,16 @@ function startStream(ctx: SimContext, req: IncomingMessage, res: ServerResponse,
       res.write(renderSse(renderStreamChunk(kind, rc, text, null, first)));
       if (finish) res.write(renderSse(renderStreamChunk(kind, rc, '', finish, false)));
       if (finish && spec.includeUsage) {
-        res.write(renderSse({ id: rc.id, object: kind === 'chat' ? 'chat.completion.chunk' : 'text_completion', created: rc.created, model: rc.model, choices: [], usage: renderUsage(spec.promptTokens, p.generated) }));
+        res.write(
+          renderSse({
+            id: rc.id,
+            object: kind === 'chat' ? 'chat.completion.chunk' : 'text_completion',
+            created: rc.created,
+            model: rc.model,
+            choices: [],
+            usage: renderUsage(spec.promptTokens, p.generated),
+          }),
+        );
       }
     }
     first = false;

@@ -1,5 +1,11 @@
 // Public API of the simulator: the pure model (capacity, speed, acceptance), profiles, and startSim.
-export { computeCapacity, computeStepMs, expectedAcceptLength, predictDecodeTokensPerSec, computeAcceptanceCurve } from './model.js';
+export {
+  computeCapacity,
+  computeStepMs,
+  expectedAcceptLength,
+  predictDecodeTokensPerSec,
+  computeAcceptanceCurve,
+} from './model.js';
 export type { Capacity, CapacityOk, CapacityFailure } from './model.js';
 export { resolveSettings, resolveSpeculative, DRAFT_TOKENS_ADJUSTED_MSG } from './settings.js';
 export type { SimSettings, SettingsInput, SpecSettings } from './settings.js';

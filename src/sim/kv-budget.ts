@@ -14,7 +14,10 @@ export interface KvReq {
 
 // One decode step's decay of the ratio toward its floor.
 export function decayNewTokenRatio(ratio: number): number {
-  return Math.max(NEW_TOKEN_RATIO.min, ratio - (NEW_TOKEN_RATIO.init - NEW_TOKEN_RATIO.min) / NEW_TOKEN_RATIO.decaySteps);
+  return Math.max(
+    NEW_TOKEN_RATIO.min,
+    ratio - (NEW_TOKEN_RATIO.init - NEW_TOKEN_RATIO.min) / NEW_TOKEN_RATIO.decaySteps,
+  );
 }
 
 // Tokens a request is expected to still need: its remaining output scaled by the ratio.
@@ -31,7 +34,9 @@ export function fitsInPool(running: KvReq[], cand: KvReq, ratio: number, maxToke
 
 // Requests to retract (SGLang: fewest outputs first, then longest prompt) so the next step's tokens fit.
 export function pickRetractions<T>(running: T[], view: (t: T) => KvReq, tokensPerStep: number, maxTokens: number): T[] {
-  const order = [...running].sort((a, b) => view(a).generated - view(b).generated || view(b).promptTokens - view(a).promptTokens);
+  const order = [...running].sort(
+    (a, b) => view(a).generated - view(b).generated || view(b).promptTokens - view(a).promptTokens,
+  );
   const keep = new Set(running);
   const out: T[] = [];
   const used = () => [...keep].reduce((a, r) => a + view(r).promptTokens + view(r).generated, 0);

@@ -28,7 +28,15 @@ export function formatUvicorn(message: string, level: 'INFO' | 'ERROR' | 'WARNIN
 
 // uvicorn's access-log message (the logger adds `INFO:     `).
 export function formatAccess(client: string, method: string, path: string, status: number): string {
-  const reason: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 503: 'Service Unavailable', 405: 'Method Not Allowed', 500: 'Internal Server Error' };
+  const reason: Record<number, string> = {
+    200: 'OK',
+    400: 'Bad Request',
+    401: 'Unauthorized',
+    404: 'Not Found',
+    503: 'Service Unavailable',
+    405: 'Method Not Allowed',
+    500: 'Internal Server Error',
+  };
   return `${client} - "${method} ${path} HTTP/1.1" ${status} ${reason[status] ?? ''}`.trimEnd();
 }
 
@@ -42,16 +50,20 @@ function reprValue(v: unknown): string {
 
 // `server_args=ServerArgs(...)`, logged once at start-up by engine._launch_subprocesses.
 export function formatServerArgs(fields: Record<string, unknown>): string {
-  const body = Object.entries(fields).map(([k, v]) => `${k}=${reprValue(v)}`).join(', ');
+  const body = Object.entries(fields)
+    .map(([k, v]) => `${k}=${reprValue(v)}`)
+    .join(', ');
   return `server_args=ServerArgs(${body})`;
 }
 
 // The scheduler's capacity line (recent versions, with available_gpu_mem).
 export function formatCapacityLine(cap: CapacityOk, s: SimSettings): string {
   const maxPrefill = s.chunkedPrefillSize > 0 ? s.chunkedPrefillSize * 2 : 16384;
-  return `max_total_num_tokens=${cap.maxTotalNumTokens}, chunked_prefill_size=${s.chunkedPrefillSize}, ` +
+  return (
+    `max_total_num_tokens=${cap.maxTotalNumTokens}, chunked_prefill_size=${s.chunkedPrefillSize}, ` +
     `max_prefill_tokens=${maxPrefill}, max_running_requests=${cap.maxRunningRequests}, ` +
-    `context_len=${s.contextLength}, available_gpu_mem=${cap.availableGpuMemGb.toFixed(2)} GB`;
+    `context_len=${s.contextLength}, available_gpu_mem=${cap.availableGpuMemGb.toFixed(2)} GB`
+  );
 }
 
 // Batch sizes SGLang captures CUDA graphs for, up to cuda_graph_max_bs.
@@ -76,14 +88,23 @@ export interface DecodeStats {
 // `Decode batch, ...` (scheduler_metrics_mixin.log_decode_stats), trailing ", " included as SGLang prints it.
 export function formatDecodeBatch(d: DecodeStats): string {
   let msg = `Decode batch, #running-req: ${d.running}, #token: ${d.tokens}, token usage: ${d.tokenUsage.toFixed(2)}, `;
-  if (d.acceptLen !== null) msg += `accept len: ${d.acceptLen.toFixed(2)}, accept rate: ${(d.acceptRate ?? 0).toFixed(2)}, `;
+  if (d.acceptLen !== null)
+    msg += `accept len: ${d.acceptLen.toFixed(2)}, accept rate: ${(d.acceptRate ?? 0).toFixed(2)}, `;
   return `${msg}cuda graph: True, gen throughput (token/s): ${d.genThroughput.toFixed(2)}, #queue-req: ${d.queued}, `;
 }
 
 // `Prefill batch, ...` (log_prefill_stats).
-export function formatPrefillBatch(newSeq: number, newTokens: number, tokenUsage: number, running: number, queued: number): string {
-  return `Prefill batch, #new-seq: ${newSeq}, #new-token: ${newTokens}, #cached-token: 0, token usage: ${tokenUsage.toFixed(2)}, ` +
-    `#running-req: ${running}, #queue-req: ${queued}, `;
+export function formatPrefillBatch(
+  newSeq: number,
+  newTokens: number,
+  tokenUsage: number,
+  running: number,
+  queued: number,
+): string {
+  return (
+    `Prefill batch, #new-seq: ${newSeq}, #new-token: ${newTokens}, #cached-token: 0, token usage: ${tokenUsage.toFixed(2)}, ` +
+    `#running-req: ${running}, #queue-req: ${queued}, `
+  );
 }
 
 /** What the per-request finish line reports. */
@@ -99,11 +120,19 @@ export interface FinishInfo {
 
 // The request logger's `Finish:` line, carrying the request id so a benchmark request is traceable.
 export function formatFinish(f: FinishInfo): string {
-  const reason = f.finishReason === 'length' ? `{'type': 'length', 'length': ${f.completionTokens}}` : `{'type': 'stop', 'matched': 151645}`;
-  const spec = f.specAcceptLength === null ? '' : `, 'spec_accept_length': ${f.specAcceptLength.toFixed(4)}, 'spec_verify_ct': ${f.specVerifyCt}`;
-  return `Finish: obj=GenerateReqInput(rid='${f.rid}'), out={'meta_info': {'id': '${f.rid}', 'finish_reason': ${reason}, ` +
+  const reason =
+    f.finishReason === 'length'
+      ? `{'type': 'length', 'length': ${f.completionTokens}}`
+      : `{'type': 'stop', 'matched': 151645}`;
+  const spec =
+    f.specAcceptLength === null
+      ? ''
+      : `, 'spec_accept_length': ${f.specAcceptLength.toFixed(4)}, 'spec_verify_ct': ${f.specVerifyCt}`;
+  return (
+    `Finish: obj=GenerateReqInput(rid='${f.rid}'), out={'meta_info': {'id': '${f.rid}', 'finish_reason': ${reason}, ` +
     `'prompt_tokens': ${f.promptTokens}, 'completion_tokens': ${f.completionTokens}, 'cached_tokens': 0${spec}, ` +
-    `'e2e_latency': ${f.e2eLatency.toFixed(4)}}}`;
+    `'e2e_latency': ${f.e2eLatency.toFixed(4)}}}`
+  );
 }
 
 // The SIGTERM watchdog's round line, with Python's list repr of the remaining ids.

@@ -8,7 +8,11 @@ export type LogSink = (text: string) => void;
 export class SimLogger {
   /** Every line written, for in-process inspection (bounded). */
   readonly lines: string[] = [];
-  constructor(private readonly sink: LogSink, private readonly tpSize: number, private readonly keep = 10_000) {}
+  constructor(
+    private readonly sink: LogSink,
+    private readonly tpSize: number,
+    private readonly keep = 10_000,
+  ) {}
 
   // One record from the main (tokenizer/http) process: `[time] message`.
   main(message: string): void {

@@ -60,7 +60,13 @@ export function computeCapacity(profile: SimProfile, settings: SimSettings): Cap
   const draftWeightsGb = settings.speculative ? m.draft_weights_gb / tp : 0;
   const availAfterWeightsGb = total - m.runtime_overhead_gb - weightsGb - draftWeightsGb;
   if (availAfterWeightsGb <= 0) {
-    return { ok: false, reason: 'weights_do_not_fit', shortByGb: -availAfterWeightsGb, availAfterWeightsGb, totalGpuMemGb: total };
+    return {
+      ok: false,
+      reason: 'weights_do_not_fit',
+      shortByGb: -availAfterWeightsGb,
+      availAfterWeightsGb,
+      totalGpuMemGb: total,
+    };
   }
   const cudaGraphGb = computeCudaGraphGb(profile, settings);
   const rest = availAfterWeightsGb - total * (1 - settings.memFractionStatic) - cudaGraphGb;
@@ -71,14 +77,30 @@ export function computeCapacity(profile: SimProfile, settings: SimSettings): Cap
   let tokens = Math.floor((kvCacheGb * GIB) / bytesPerToken / page) * page;
   if (settings.maxTotalTokens !== null) tokens = Math.min(tokens, settings.maxTotalTokens);
   if (rest <= 0 || tokens <= 0) {
-    return { ok: false, reason: 'not_enough_memory', shortByGb: Math.max(-rest, 0), availAfterWeightsGb, totalGpuMemGb: total };
+    return {
+      ok: false,
+      reason: 'not_enough_memory',
+      shortByGb: Math.max(-rest, 0),
+      availAfterWeightsGb,
+      totalGpuMemGb: total,
+    };
   }
   const maxStateSlots = computeStateSlots(profile, settings, statePoolGb);
   const maxRunningRequests = computeMaxRunningRequests(settings, tokens, maxStateSlots);
   const availableGpuMemGb = availAfterWeightsGb - kvCacheGb - statePoolGb - cudaGraphGb;
   return {
-    ok: true, maxTotalNumTokens: tokens, maxRunningRequests, availableGpuMemGb, totalGpuMemGb: total, availAfterWeightsGb,
-    weightsGb, draftWeightsGb, kvCacheGb, statePoolGb, cudaGraphGb, maxStateSlots,
+    ok: true,
+    maxTotalNumTokens: tokens,
+    maxRunningRequests,
+    availableGpuMemGb,
+    totalGpuMemGb: total,
+    availAfterWeightsGb,
+    weightsGb,
+    draftWeightsGb,
+    kvCacheGb,
+    statePoolGb,
+    cudaGraphGb,
+    maxStateSlots,
   };
 }
 
@@ -92,7 +114,10 @@ function computeStateSlots(profile: SimProfile, settings: SimSettings, poolGb: n
 
 // SGLang's rule: min(configured or max_total_num_tokens // 2, request pool size), bounded by state slots.
 function computeMaxRunningRequests(settings: SimSettings, tokens: number, stateSlots: number | null): number {
-  const pool = Math.min(Math.max(Math.floor((tokens / settings.contextLength) * REQ_POOL.perContext), REQ_POOL.min), REQ_POOL.max);
+  const pool = Math.min(
+    Math.max(Math.floor((tokens / settings.contextLength) * REQ_POOL.perContext), REQ_POOL.min),
+    REQ_POOL.max,
+  );
   let mrr = Math.min(settings.maxRunningRequests ?? Math.floor(tokens / 2), pool);
   if (stateSlots !== null) mrr = Math.min(mrr, stateSlots);
   return Math.max(mrr, 1);

@@ -30,7 +30,8 @@ type Body = Record<string, unknown>;
 function countPromptTokens(kind: ApiKind, body: Body): number {
   let chars = 0;
   if (kind === 'chat') {
-    for (const m of (body.messages as { content?: unknown }[] | undefined) ?? []) chars += JSON.stringify(m?.content ?? '').length + 8;
+    for (const m of (body.messages as { content?: unknown }[] | undefined) ?? [])
+      chars += JSON.stringify(m?.content ?? '').length + 8;
   } else {
     const p = kind === 'generate' ? (body.text ?? body.input_ids) : body.prompt;
     if (Array.isArray(p) && p.every((x) => typeof x === 'number')) return Math.max(1, p.length);
@@ -53,7 +54,9 @@ export function parseGenSpec(kind: ApiKind, body: unknown): { ok: true; spec: Ge
   const b = body as Body;
   if (kind === 'chat' && !Array.isArray(b.messages)) return { ok: false, error: 'messages is required' };
   const sp = (kind === 'generate' ? (b.sampling_params as Body | undefined) : b) ?? {};
-  const max = readInt(sp, kind === 'generate' ? 'max_new_tokens' : 'max_tokens') ?? (kind === 'chat' ? readInt(sp, 'max_completion_tokens') : undefined);
+  const max =
+    readInt(sp, kind === 'generate' ? 'max_new_tokens' : 'max_tokens') ??
+    (kind === 'chat' ? readInt(sp, 'max_completion_tokens') : undefined);
   const min = readInt(sp, kind === 'generate' ? 'min_new_tokens' : 'min_tokens');
   for (const v of [max, min]) if (typeof v === 'object') return { ok: false, error: v.error };
   const rid = typeof b.rid === 'string' ? b.rid : typeof b.user === 'string' ? b.user : null;
@@ -61,9 +64,14 @@ export function parseGenSpec(kind: ApiKind, body: unknown): { ok: true; spec: Ge
   return {
     ok: true,
     spec: {
-      kind, rid, promptTokens: countPromptTokens(kind, b),
-      maxTokens: Math.max(1, (max as number | undefined) ?? DEFAULT_MAX_TOKENS), minTokens: (min as number | undefined) ?? 0,
-      ignoreEos: sp.ignore_eos === true, stream: b.stream === true, includeUsage: so?.include_usage === true,
+      kind,
+      rid,
+      promptTokens: countPromptTokens(kind, b),
+      maxTokens: Math.max(1, (max as number | undefined) ?? DEFAULT_MAX_TOKENS),
+      minTokens: (min as number | undefined) ?? 0,
+      ignoreEos: sp.ignore_eos === true,
+      stream: b.stream === true,
+      includeUsage: so?.include_usage === true,
     },
   };
 }
@@ -102,11 +110,30 @@ export function renderSse(obj: unknown): string {
 }
 
 // A streaming chunk of /v1/chat/completions or /v1/completions.
-export function renderStreamChunk(kind: ApiKind, c: ResponseCtx, text: string, finish: string | null, first: boolean): unknown {
-  const choice = kind === 'chat'
-    ? { index: 0, delta: first ? { role: 'assistant', content: text } : { content: text }, logprobs: null, finish_reason: finish }
-    : { index: 0, text, logprobs: null, finish_reason: finish };
-  return { id: c.id, object: kind === 'chat' ? 'chat.completion.chunk' : 'text_completion', created: c.created, model: c.model, choices: [choice], usage: null };
+export function renderStreamChunk(
+  kind: ApiKind,
+  c: ResponseCtx,
+  text: string,
+  finish: string | null,
+  first: boolean,
+): unknown {
+  const choice =
+    kind === 'chat'
+      ? {
+          index: 0,
+          delta: first ? { role: 'assistant', content: text } : { content: text },
+          logprobs: null,
+          finish_reason: finish,
+        }
+      : { index: 0, text, logprobs: null, finish_reason: finish };
+  return {
+    id: c.id,
+    object: kind === 'chat' ? 'chat.completion.chunk' : 'text_completion',
+    created: c.created,
+    model: c.model,
+    choices: [choice],
+    usage: null,
+  };
 }
 
 // The usage object and the usage-only final chunk (stream_options.include_usage).
@@ -115,13 +142,31 @@ export function renderUsage(prompt: number, completion: number) {
 }
 
 // A complete (non-streaming) OpenAI response.
-export function renderFullResponse(kind: ApiKind, c: ResponseCtx, text: string, finish: string, prompt: number, completion: number): unknown {
-  const choice = kind === 'chat'
-    ? { index: 0, message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: null }, logprobs: null, finish_reason: finish, matched_stop: null }
-    : { index: 0, text, logprobs: null, finish_reason: finish, matched_stop: null };
+export function renderFullResponse(
+  kind: ApiKind,
+  c: ResponseCtx,
+  text: string,
+  finish: string,
+  prompt: number,
+  completion: number,
+): unknown {
+  const choice =
+    kind === 'chat'
+      ? {
+          index: 0,
+          message: { role: 'assistant', content: text, reasoning_content: null, tool_calls: null },
+          logprobs: null,
+          finish_reason: finish,
+          matched_stop: null,
+        }
+      : { index: 0, text, logprobs: null, finish_reason: finish, matched_stop: null };
   return {
-    id: c.id, object: kind === 'chat' ? 'chat.completion' : 'text_completion', created: c.created, model: c.model,
-    choices: [choice], usage: renderUsage(prompt, completion),
+    id: c.id,
+    object: kind === 'chat' ? 'chat.completion' : 'text_completion',
+    created: c.created,
+    model: c.model,
+    choices: [choice],
+    usage: renderUsage(prompt, completion),
   };
 }
 

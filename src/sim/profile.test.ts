@@ -11,7 +11,11 @@ function bestSteps(name: string): number {
   const p = loadProfile(name);
   let best = { steps: 0, tokS: 0 };
   for (let steps = 1; steps <= 10; steps++) {
-    const s = resolveSettings(p, { speculative_algorithm: 'EAGLE', speculative_num_steps: steps, speculative_eagle_topk: 1 });
+    const s = resolveSettings(p, {
+      speculative_algorithm: 'EAGLE',
+      speculative_num_steps: steps,
+      speculative_eagle_topk: 1,
+    });
     const tokS = predictDecodeTokensPerSec(p, s, 1);
     if (computeCapacity(p, s).ok && tokS > best.tokS) best = { steps, tokS };
   }
@@ -27,7 +31,8 @@ describe('profiles', () => {
   it('ships at least three valid profiles, the default among them', () => {
     const names = listProfiles();
     expect(names).toEqual(expect.arrayContaining(['qwen3.5-122b-a10b-2node', 'qwen3-8b-1gpu', 'llama-3.1-70b-4gpu']));
-    for (const n of names) expect(validateProfile(JSON.parse(readFileSync(join(profilesDir(), `${n}.json`), 'utf8'))).ok).toBe(true);
+    for (const n of names)
+      expect(validateProfile(JSON.parse(readFileSync(join(profilesDir(), `${n}.json`), 'utf8'))).ok).toBe(true);
   });
 
   it('the llama-style profile has its optimum at a different step count than the default', () => {

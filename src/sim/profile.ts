@@ -15,12 +15,16 @@ const StatePoolSchema = z.object({
 /** Everything the memory model needs; sizes are for the whole model unless marked per GPU. */
 const MemorySchema = z.object({
   weights_gb: positive.describe('target model weights, whole model, GB (split evenly over tp_size GPUs)'),
-  draft_weights_gb: nonNegative.describe('draft / MTP weights, whole model, GB (only loaded with speculative decoding)'),
+  draft_weights_gb: nonNegative.describe(
+    'draft / MTP weights, whole model, GB (only loaded with speculative decoding)',
+  ),
   kv_bytes_per_token: positive.describe('K+V bytes per token, all layers, whole model (split over tp_size)'),
   draft_kv_bytes_per_token: nonNegative.describe('draft model K+V bytes per token, whole model'),
   runtime_overhead_gb: nonNegative.describe('per-GPU memory taken by CUDA context, NCCL and activations'),
   cuda_graph_base_gb: nonNegative.describe('per-GPU CUDA graph memory independent of batch size'),
-  cuda_graph_gb_per_token: nonNegative.describe('per-GPU CUDA graph memory per captured token (cuda_graph_max_bs x tokens per request)'),
+  cuda_graph_gb_per_token: nonNegative.describe(
+    'per-GPU CUDA graph memory per captured token (cuda_graph_max_bs x tokens per request)',
+  ),
   state_pool: StatePoolSchema.optional().describe('hybrid models only: recurrent-state pool'),
 });
 
@@ -38,10 +42,16 @@ const TimingSchema = z.object({
 
 /** Acceptance of speculative drafts. */
 const SpeculativeSchema = z.object({
-  acceptance: z.array(fraction).min(1).describe('conditional acceptance rate of draft position 1, 2, ... given the previous ones were accepted'),
+  acceptance: z
+    .array(fraction)
+    .min(1)
+    .describe('conditional acceptance rate of draft position 1, 2, ... given the previous ones were accepted'),
   acceptance_tail: fraction.describe('conditional acceptance for positions beyond the list'),
   topk_exponent: nonNegative.describe('tree drafts: a position is rejected with (1-p)^(topk^topk_exponent)'),
-  algorithms: z.array(z.enum(['EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE'])).min(1).describe('algorithms this model supports'),
+  algorithms: z
+    .array(z.enum(['EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE']))
+    .min(1)
+    .describe('algorithms this model supports'),
 });
 
 /** Defaults SGLang would pick for this model and hardware when a flag is absent. */
@@ -55,9 +65,24 @@ const DefaultsSchema = z.object({
 
 /** Faults the profile injects by default (the --sim-fault flag adds or overrides). */
 export const FaultsSchema = z.object({
-  crash_after: z.number().int().positive().optional().describe('scheduler crashes (CUDA illegal memory access) after N finished requests'),
-  cuda_oom_batch: z.number().int().positive().optional().describe('torch.OutOfMemoryError when the running batch reaches N requests'),
-  hang_after: z.number().int().positive().optional().describe('scheduler stops after N finished requests; watchdog timeout follows'),
+  crash_after: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('scheduler crashes (CUDA illegal memory access) after N finished requests'),
+  cuda_oom_batch: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('torch.OutOfMemoryError when the running batch reaches N requests'),
+  hang_after: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('scheduler stops after N finished requests; watchdog timeout follows'),
 });
 
 /** One simulated model on one hardware setup. */
@@ -98,5 +123,9 @@ export function validateProfile(json: unknown): { ok: true; profile: SimProfile 
 // JSON Schema of the profile format, for editors (profiles/profile.schema.json is generated from this).
 export function renderProfileJsonSchema(): unknown {
   const schema = z.toJSONSchema(ProfileSchema, { io: 'input' }) as Record<string, unknown>;
-  return { ...schema, title: 'spectune sim profile', description: 'One simulated model on one hardware setup (see docs/sim.md).' };
+  return {
+    ...schema,
+    title: 'spectune sim profile',
+    description: 'One simulated model on one hardware setup (see docs/sim.md).',
+  };
 }

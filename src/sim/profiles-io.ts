@@ -26,7 +26,9 @@ export function loadProfile(nameOrPath: string = DEFAULT_PROFILE): SimProfile {
   const isPath = nameOrPath.includes('/') || nameOrPath.endsWith('.json');
   const file = isPath ? resolve(nameOrPath) : join(profilesDir(), `${nameOrPath}.json`);
   if (!existsSync(file)) {
-    throw new ToolError('E_FILE_NOT_FOUND', `simulator profile not found: ${nameOrPath}`, { hint: `shipped profiles: ${listProfiles().join(', ')}` });
+    throw new ToolError('E_FILE_NOT_FOUND', `simulator profile not found: ${nameOrPath}`, {
+      hint: `shipped profiles: ${listProfiles().join(', ')}`,
+    });
   }
   let json: unknown;
   try {
@@ -35,6 +37,9 @@ export function loadProfile(nameOrPath: string = DEFAULT_PROFILE): SimProfile {
     throw new ToolError('E_CONFIG_INVALID', `${file}: not valid JSON: ${(e as Error).message}`);
   }
   const r = validateProfile(json);
-  if (!r.ok) throw new ToolError('E_CONFIG_INVALID', `${file}: invalid profile: ${r.errors.join('; ')}`, { hint: 'see docs/sim.md and profiles/profile.schema.json' });
+  if (!r.ok)
+    throw new ToolError('E_CONFIG_INVALID', `${file}: invalid profile: ${r.errors.join('; ')}`, {
+      hint: 'see docs/sim.md and profiles/profile.schema.json',
+    });
   return r.profile;
 }

@@ -9,13 +9,26 @@ import { fitsInPool, pickRetractions, retractedRatio, NEW_TOKEN_RATIO, decayNewT
 // A scheduler on the default profile (steps=3) with a KV pool of `maxTokens`, logging into a string.
 function makeScheduler(maxTokens: number, maxRunning = 8) {
   const profile = loadProfile();
-  const settings = resolveSettings(profile, { speculative_algorithm: 'EAGLE', speculative_num_steps: 3, speculative_eagle_topk: 1 });
+  const settings = resolveSettings(profile, {
+    speculative_algorithm: 'EAGLE',
+    speculative_num_steps: 3,
+    speculative_eagle_topk: 1,
+  });
   const cap = computeCapacity(profile, settings) as CapacityOk;
   let log = '';
-  const logger = new SimLogger((t) => { log += t; }, 1);
+  const logger = new SimLogger((t) => {
+    log += t;
+  }, 1);
   const s = new Scheduler({
-    profile, settings, capacity: { ...cap, maxTotalNumTokens: maxTokens, maxRunningRequests: maxRunning }, logger,
-    now: () => performance.now(), seed: 1, decodeLogInterval: 1000, faults: {}, onFault: () => undefined,
+    profile,
+    settings,
+    capacity: { ...cap, maxTotalNumTokens: maxTokens, maxRunningRequests: maxRunning },
+    logger,
+    now: () => performance.now(),
+    seed: 1,
+    decodeLogInterval: 1000,
+    faults: {},
+    onFault: () => undefined,
   });
   return { s, log: () => log };
 }
@@ -24,7 +37,16 @@ function makeScheduler(maxTokens: number, maxRunning = 8) {
 function run(s: Scheduler, rid: string, promptTokens: number, targetTokens: number): Promise<number> {
   return new Promise((resolve) => {
     let got = 0;
-    const req: SimRequest = { rid, promptTokens, targetTokens, finishReason: 'length', onTokens: (n, done) => { got += n; if (done) resolve(got); } };
+    const req: SimRequest = {
+      rid,
+      promptTokens,
+      targetTokens,
+      finishReason: 'length',
+      onTokens: (n, done) => {
+        got += n;
+        if (done) resolve(got);
+      },
+    };
     s.submit(req);
   });
 }
@@ -34,7 +56,9 @@ describe('Scheduler KV pool', () => {
     const { s, log } = makeScheduler(600);
     const got = await Promise.all([1, 2, 3, 4].map((i) => run(s, `bench-${i}`, 4, 200)));
     expect(got).toEqual([200, 200, 200, 200]);
-    expect(log()).toMatch(/KV cache pool is full\. Retract requests\. #retracted_reqs: \d+, #new_token_ratio: \d\.\d{4} -> \d\.\d{4}/);
+    expect(log()).toMatch(
+      /KV cache pool is full\. Retract requests\. #retracted_reqs: \d+, #new_token_ratio: \d\.\d{4} -> \d\.\d{4}/,
+    );
     expect(s.usedTokens()).toBe(0);
   });
 
@@ -46,8 +70,12 @@ describe('Scheduler KV pool', () => {
 });
 
 describe('kv-budget', () => {
-  const req = (promptTokens: number, generated: number, targetTokens: number) => ({ promptTokens, generated, targetTokens });
-  it('admission reserves the running requests\' expected future tokens', () => {
+  const req = (promptTokens: number, generated: number, targetTokens: number) => ({
+    promptTokens,
+    generated,
+    targetTokens,
+  });
+  it("admission reserves the running requests' expected future tokens", () => {
     expect(fitsInPool([req(10, 0, 100)], req(10, 0, 100), 0.7, 160)).toBe(true);
     expect(fitsInPool([req(10, 0, 100)], req(10, 0, 100), 0.7, 150)).toBe(false);
   });

@@ -5,7 +5,15 @@ import type { SimSettings } from './settings.js';
 import { createRng, drawAccepted, drawJitter, nextUniform } from './sampler.js';
 import { formatDecodeBatch, formatFinish, formatPrefillBatch } from './log-format.js';
 import type { SimLogger } from './logger.js';
-import { decayNewTokenRatio, fitsInPool, type KvReq, formatRetract, NEW_TOKEN_RATIO, pickRetractions, retractedRatio } from './kv-budget.js';
+import {
+  decayNewTokenRatio,
+  fitsInPool,
+  type KvReq,
+  formatRetract,
+  NEW_TOKEN_RATIO,
+  pickRetractions,
+  retractedRatio,
+} from './kv-budget.js';
 
 /** One generation request inside the scheduler. */
 export interface SimRequest {
@@ -54,7 +62,6 @@ export interface SchedulerOptions {
 const MAX_LAG_MS = 2000;
 /** A late step catches up by shortening the next steps to no less than this share of their time (no token bursts). */
 const MIN_STEP_SHARE = 0.2;
-
 
 // Runs the batch loop on real timers; all request-visible timing comes from the pure model.
 export class Scheduler {
@@ -124,10 +131,13 @@ export class Scheduler {
     if (this.idle || this.nextAt < now - MAX_LAG_MS) this.nextAt = now;
     this.idle = false;
     this.nextAt = Math.max(this.nextAt + delayMs, now + delayMs * MIN_STEP_SHARE);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (!this.stopped) fn();
-    }, Math.max(0, this.nextAt - now));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        if (!this.stopped) fn();
+      },
+      Math.max(0, this.nextAt - now),
+    );
   }
 
   private tick(): void {
@@ -139,8 +149,11 @@ export class Scheduler {
     }
     this.retractIfFull();
     const oom = this.o.faults.cudaOomBatch;
-    if (oom !== undefined && this.running.length >= oom) return this.fail({ kind: 'cuda_oom', batch: this.running.length });
-    const ms = computeStepMs(this.o.profile, this.o.settings, this.running.length) * drawJitter(this.rng, this.o.profile.timing.jitter);
+    if (oom !== undefined && this.running.length >= oom)
+      return this.fail({ kind: 'cuda_oom', batch: this.running.length });
+    const ms =
+      computeStepMs(this.o.profile, this.o.settings, this.running.length) *
+      drawJitter(this.rng, this.o.profile.timing.jitter);
     this.schedule(ms, () => this.finishDecodeStep());
   }
 
@@ -149,8 +162,19 @@ export class Scheduler {
     const out: Running[] = [];
     while (this.queue.length && this.running.length < this.o.capacity.maxRunningRequests) {
       const req = this.queue[0];
-      const r = this.retracted.get(req.rid) ?? { req, generated: 0, verifyCt: 0, accepted: 0, u: this.rng(), startedAt: this.o.now() };
-      if (this.running.length && !fitsInPool(this.running.map(toKvReq), toKvReq(r), this.newTokenRatio, this.o.capacity.maxTotalNumTokens)) break;
+      const r = this.retracted.get(req.rid) ?? {
+        req,
+        generated: 0,
+        verifyCt: 0,
+        accepted: 0,
+        u: this.rng(),
+        startedAt: this.o.now(),
+      };
+      if (
+        this.running.length &&
+        !fitsInPool(this.running.map(toKvReq), toKvReq(r), this.newTokenRatio, this.o.capacity.maxTotalNumTokens)
+      )
+        break;
       this.queue.shift();
       this.retracted.delete(req.rid);
       this.running.push(r);
@@ -161,7 +185,12 @@ export class Scheduler {
 
   // Before a decode step: if the pool cannot take one more step's tokens, send requests back to the queue.
   private retractIfFull(): void {
-    const victims = pickRetractions(this.running, toKvReq, this.o.settings.speculative?.numDraftTokens ?? 1, this.o.capacity.maxTotalNumTokens);
+    const victims = pickRetractions(
+      this.running,
+      toKvReq,
+      this.o.settings.speculative?.numDraftTokens ?? 1,
+      this.o.capacity.maxTotalNumTokens,
+    );
     if (!victims.length) return;
     for (const v of victims) {
       this.running.splice(this.running.indexOf(v), 1);
@@ -177,7 +206,9 @@ export class Scheduler {
   private runPrefill(batch: Running[]): void {
     const tokens = batch.reduce((a, r) => a + r.req.promptTokens + r.generated, 0);
     const t = this.o.profile.timing;
-    this.o.logger.rank(formatPrefillBatch(batch.length, tokens, this.usage(), this.running.length - batch.length, this.queue.length));
+    this.o.logger.rank(
+      formatPrefillBatch(batch.length, tokens, this.usage(), this.running.length - batch.length, this.queue.length),
+    );
     this.schedule(t.target_step_ms + t.prefill_ms_per_token * tokens, () => {
       for (const r of batch) if (this.running.includes(r)) this.emit(r, 1);
       if (!this.stopped) this.tick();
@@ -216,11 +247,17 @@ export class Scheduler {
 
   private logFinish(r: Running): void {
     const spec = this.o.settings.speculative;
-    this.o.logger.main(formatFinish({
-      rid: r.req.rid, finishReason: r.req.finishReason, promptTokens: r.req.promptTokens, completionTokens: r.generated,
-      e2eLatency: (this.o.now() - r.startedAt) / 1000, specAcceptLength: spec ? r.accepted / Math.max(1, r.verifyCt) : null,
-      specVerifyCt: r.verifyCt,
-    }));
+    this.o.logger.main(
+      formatFinish({
+        rid: r.req.rid,
+        finishReason: r.req.finishReason,
+        promptTokens: r.req.promptTokens,
+        completionTokens: r.generated,
+        e2eLatency: (this.o.now() - r.startedAt) / 1000,
+        specAcceptLength: spec ? r.accepted / Math.max(1, r.verifyCt) : null,
+        specVerifyCt: r.verifyCt,
+      }),
+    );
   }
 
   // Count a served request and fire the request-count faults.
@@ -248,10 +285,17 @@ export class Scheduler {
     const spec = this.o.settings.speculative;
     this.lastAcceptLen = this.interval.verify ? this.interval.accepted / this.interval.verify : 0;
     const acceptRate = spec ? this.lastAcceptLen / spec.numDraftTokens : null;
-    this.o.logger.rank(formatDecodeBatch({
-      running: this.running.length, tokens: this.usedTokens(), tokenUsage: this.usage(),
-      acceptLen: spec ? this.lastAcceptLen : null, acceptRate, genThroughput: this.lastGenThroughput, queued: this.queue.length,
-    }));
+    this.o.logger.rank(
+      formatDecodeBatch({
+        running: this.running.length,
+        tokens: this.usedTokens(),
+        tokenUsage: this.usage(),
+        acceptLen: spec ? this.lastAcceptLen : null,
+        acceptRate,
+        genThroughput: this.lastGenThroughput,
+        queued: this.queue.length,
+      }),
+    );
     this.interval = { tokens: 0, since: now, accepted: 0, verify: 0 };
   }
 }

@@ -67,7 +67,10 @@ export function startSim(argv: string[], opts: StartSimOptions = {}): SimHandle 
   if (!planned.ok) throw new ToolError('E_SIM_ARGS', renderArgError(planned.error));
   const plan = planned.plan;
   if (plan.settings.nnodes > 1 && !parseDistAddr(plan.distInitAddr ?? '')) {
-    throw new ToolError('E_SIM_ARGS', renderArgError(`--dist-init-addr HOST:PORT is required when --nnodes > 1 (got ${plan.distInitAddr ?? 'none'})`));
+    throw new ToolError(
+      'E_SIM_ARGS',
+      renderArgError(`--dist-init-addr HOST:PORT is required when --nnodes > 1 (got ${plan.distInitAddr ?? 'none'})`),
+    );
   }
   const logger = new SimLogger(opts.sink ?? ((t) => process.stdout.write(t)), plan.settings.tpSize);
   return launch(plan, profile, logger);
@@ -84,7 +87,13 @@ function launch(plan: LaunchPlan, profile: SimProfile, logger: SimLogger): SimHa
   const ready = new Promise<void>((r) => (resolveReady = r));
   const held: Buffer[] = [];
   const st: RunState = {
-    plan, profile, logger, ctx: null, timers: new Set(), closed: false, cleanups: [],
+    plan,
+    profile,
+    logger,
+    ctx: null,
+    timers: new Set(),
+    closed: false,
+    cleanups: [],
     finish: (e) => {
       if (st.closed) return;
       st.closed = true;
@@ -94,42 +103,83 @@ function launch(plan: LaunchPlan, profile: SimProfile, logger: SimLogger): SimHa
       held.length = 0;
       resolveExit(e);
     },
-    sleep: (ms) => new Promise((r) => {
-      if (st.closed) return r(false);
-      const t = setTimeout(() => { st.timers.delete(t); r(!st.closed); }, ms);
-      st.timers.add(t);
-    }),
+    sleep: (ms) =>
+      new Promise((r) => {
+        if (st.closed) return r(false);
+        const t = setTimeout(() => {
+          st.timers.delete(t);
+          r(!st.closed);
+        }, ms);
+        st.timers.add(t);
+      }),
   };
   const onAllocate = (gb: number) => {
     if (plan.holdMemory) held.push(Buffer.alloc(Math.ceil(gb * HOLD_MIB_PER_GB) * 1024 * 1024, 1));
   };
   const drain = createDrain(st);
-  void runLaunch(st, onAllocate, (p) => { port = p; resolveListening(p); }, resolveReady, drain.install)
-    .catch((e) => { logger.main(`spectune sim internal error: ${(e as Error).stack ?? e}`); st.finish({ kind: 'exit', code: 1 }); });
+  void runLaunch(
+    st,
+    onAllocate,
+    (p) => {
+      port = p;
+      resolveListening(p);
+    },
+    resolveReady,
+    drain.install,
+  ).catch((e) => {
+    logger.main(`spectune sim internal error: ${(e as Error).stack ?? e}`);
+    st.finish({ kind: 'exit', code: 1 });
+  });
   return {
-    get port() { return port; }, listening, ready, exited, logger,
+    get port() {
+      return port;
+    },
+    listening,
+    ready,
+    exited,
+    logger,
     sigterm: drain.sigterm,
-    close: async () => { st.finish({ kind: 'exit', code: 0 }); await exited; },
+    close: async () => {
+      st.finish({ kind: 'exit', code: 0 });
+      await exited;
+    },
   };
 }
 
 // The launch sequence: banner, start-up, then (rank 0) HTTP, warm-up and readiness.
-async function runLaunch(st: RunState, onAllocate: (gb: number) => void, onListening: (p: number) => void, onReady: () => void, installSigterm: () => void): Promise<void> {
+async function runLaunch(
+  st: RunState,
+  onAllocate: (gb: number) => void,
+  onListening: (p: number) => void,
+  onReady: () => void,
+  installSigterm: () => void,
+): Promise<void> {
   const { plan, profile, logger } = st;
   logLaunch({ plan, logger, profile });
   const capacity = computeCapacity(profile, plan.settings);
   const faults = createFaultHandlers(st);
   const loadMs = profile.timing.load_seconds * 1000 * plan.timeScale;
   const res = await runStartup({
-    plan, profile, capacity, logger, onAllocate, now: () => performance.now(),
-    wait: (share) => st.sleep(share * loadMs), joinDist: () => startDist(st, faults),
+    plan,
+    profile,
+    capacity,
+    logger,
+    onAllocate,
+    now: () => performance.now(),
+    wait: (share) => st.sleep(share * loadMs),
+    joinDist: () => startDist(st, faults),
   });
   if (res.kind === 'closed') return;
   if (res.kind === 'not_enough_memory') return st.finish({ kind: 'exit', code: 1 });
   if (plan.nodeRank > 0) return; // non-zero ranks serve no HTTP; they live until rank 0 goes away
   st.ctx = createContext(st, res.capacity, faults.onSchedulerFault);
-  const server = createServer((req, res2) => { void handleRequest(st.ctx!, req, res2).catch(() => res2.destroy()); });
-  st.cleanups.push(() => { server.close(); server.closeAllConnections(); });
+  const server = createServer((req, res2) => {
+    void handleRequest(st.ctx!, req, res2).catch(() => res2.destroy());
+  });
+  st.cleanups.push(() => {
+    server.close();
+    server.closeAllConnections();
+  });
   const bound = await listen(st, server);
   if (bound === null) return;
   onListening(bound);
@@ -143,13 +193,33 @@ async function runLaunch(st: RunState, onAllocate: (gb: number) => void, onListe
 function createContext(st: RunState, capacity: CapacityOk, onFault: (f: SchedulerFault) => void): SimContext {
   const { plan, profile, logger } = st;
   const scheduler = new Scheduler({
-    profile, settings: plan.settings, capacity, logger, now: () => performance.now(), seed: plan.seed,
-    decodeLogInterval: plan.decodeLogInterval, faults: { crashAfter: plan.faults.crash_after, cudaOomBatch: plan.faults.cuda_oom_batch, hangAfter: plan.faults.hang_after },
+    profile,
+    settings: plan.settings,
+    capacity,
+    logger,
+    now: () => performance.now(),
+    seed: plan.seed,
+    decodeLogInterval: plan.decodeLogInterval,
+    faults: {
+      crashAfter: plan.faults.crash_after,
+      cudaOomBatch: plan.faults.cuda_oom_batch,
+      hangAfter: plan.faults.hang_after,
+    },
     onFault,
   });
   return {
-    status: 'starting', logger, scheduler, profile, settings: plan.settings, capacity, serverArgs: plan.serverArgs,
-    modelPath: plan.modelPath, servedModelName: plan.servedModelName, apiKey: plan.apiKey, timeScale: plan.timeScale, startedAt: Date.now(),
+    status: 'starting',
+    logger,
+    scheduler,
+    profile,
+    settings: plan.settings,
+    capacity,
+    serverArgs: plan.serverArgs,
+    modelPath: plan.modelPath,
+    servedModelName: plan.servedModelName,
+    apiKey: plan.apiKey,
+    timeScale: plan.timeScale,
+    startedAt: Date.now(),
     unhealthy: false,
   };
 }
@@ -162,7 +232,12 @@ function listen(st: RunState, server: Server): Promise<number | null> {
   logger.uvicorn('Application startup complete.');
   return new Promise((resolve) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
-      logger.main(formatUvicorn(e.code === 'EADDRINUSE' ? renderAddressInUse(plan.host, plan.port) : `[Errno] ${e.message}`, 'ERROR'));
+      logger.main(
+        formatUvicorn(
+          e.code === 'EADDRINUSE' ? renderAddressInUse(plan.host, plan.port) : `[Errno] ${e.message}`,
+          'ERROR',
+        ),
+      );
       logger.uvicorn('Waiting for application shutdown.');
       logger.uvicorn('Application shutdown complete.');
       st.finish({ kind: 'exit', code: 1 });
@@ -171,7 +246,9 @@ function listen(st: RunState, server: Server): Promise<number | null> {
     server.listen(plan.port, plan.host, () => {
       const addr = server.address();
       const port = typeof addr === 'object' && addr ? addr.port : plan.port;
-      logger.uvicorn(`Uvicorn running on http://${plan.host.includes(':') ? `[${plan.host}]` : plan.host}:${port} (Press CTRL+C to quit)`);
+      logger.uvicorn(
+        `Uvicorn running on http://${plan.host.includes(':') ? `[${plan.host}]` : plan.host}:${port} (Press CTRL+C to quit)`,
+      );
       resolve(port);
     });
   });
@@ -192,7 +269,10 @@ async function warmUp(st: RunState, port: number, installSigterm: () => void): P
   }
   installSigterm();
   if (st.plan.skipWarmup || st.closed) return;
-  const body = JSON.stringify({ text: 'The capital city of France is', sampling_params: { temperature: 0, max_new_tokens: 8 } });
+  const body = JSON.stringify({
+    text: 'The capital city of France is',
+    sampling_params: { temperature: 0, max_new_tokens: 8 },
+  });
   const r = await fetch(`${base}/generate`, { method: 'POST', headers, body }).catch((e: Error) => e);
   if (!(r instanceof Response) || !r.ok) {
     if (st.closed) return;

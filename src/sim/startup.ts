@@ -5,13 +5,23 @@ import type { LaunchPlan } from './options.js';
 import type { SimLogger } from './logger.js';
 import { DRAFT_TOKENS_ADJUSTED_MSG } from './settings.js';
 import {
-  formatCapacityLine, formatServerArgs, LAUNCH_SIGQUIT_MSG, listCaptureBatchSizes, SIM_BANNER,
+  formatCapacityLine,
+  formatServerArgs,
+  LAUNCH_SIGQUIT_MSG,
+  listCaptureBatchSizes,
+  SIM_BANNER,
 } from './log-format.js';
 import { renderNotEnoughMemory } from './traceback.js';
 
 /** Share of the profile's load time spent in each phase (the rest goes to uvicorn start and warm-up). */
 export const PHASES = {
-  initDist: 0.03, loadWeights: 0.6, loadDraft: 0.06, kvAlloc: 0.02, captureGraph: 0.08, captureDraft: 0.07, capacity: 0.02,
+  initDist: 0.03,
+  loadWeights: 0.6,
+  loadDraft: 0.06,
+  kvAlloc: 0.02,
+  captureGraph: 0.08,
+  captureDraft: 0.07,
+  capacity: 0.02,
 } as const;
 
 /** What start-up needs from its caller. */
@@ -57,8 +67,11 @@ export async function runStartup(d: StartupDeps): Promise<StartupResult> {
   if (!(await d.wait(PHASES.loadWeights))) return { kind: 'closed' };
   const weights = profile.memory.weights_gb / plan.settings.tpSize;
   d.onAllocate(weights);
-  logger.rank(`Load weight end. elapsed=${((d.now() - t0) / 1000).toFixed(2)} s, type=${profile.model.architecture}, ` +
-    `dtype=${profile.model.dtype}, avail mem=${formatGb(total - weights)} GB, mem usage=${formatGb(weights)} GB.`, rank);
+  logger.rank(
+    `Load weight end. elapsed=${((d.now() - t0) / 1000).toFixed(2)} s, type=${profile.model.architecture}, ` +
+      `dtype=${profile.model.dtype}, avail mem=${formatGb(total - weights)} GB, mem usage=${formatGb(weights)} GB.`,
+    rank,
+  );
   if (plan.settings.speculative && !(await loadDraft(d, total - weights))) return { kind: 'closed' };
   if (!(await d.wait(PHASES.kvAlloc))) return { kind: 'closed' };
   if (!cap.ok) {
@@ -81,8 +94,11 @@ async function loadDraft(d: StartupDeps, avail: number): Promise<boolean> {
   const t0 = d.now();
   if (!(await d.wait(PHASES.loadDraft))) return false;
   d.onAllocate(draft);
-  d.logger.rank(`Load weight end. elapsed=${((d.now() - t0) / 1000).toFixed(2)} s, type=${d.profile.model.architecture.replace(/ForConditionalGeneration|ForCausalLM/, '')}ForCausalLMMTP, ` +
-    `dtype=${d.profile.model.dtype}, avail mem=${formatGb(avail - draft)} GB, mem usage=${formatGb(draft)} GB.`, d.plan.nodeRank);
+  d.logger.rank(
+    `Load weight end. elapsed=${((d.now() - t0) / 1000).toFixed(2)} s, type=${d.profile.model.architecture.replace(/ForConditionalGeneration|ForCausalLM/, '')}ForCausalLMMTP, ` +
+      `dtype=${d.profile.model.dtype}, avail mem=${formatGb(avail - draft)} GB, mem usage=${formatGb(draft)} GB.`,
+    d.plan.nodeRank,
+  );
   return true;
 }
 
@@ -90,7 +106,10 @@ async function loadDraft(d: StartupDeps, avail: number): Promise<boolean> {
 function logPools(d: StartupDeps, cap: CapacityOk): void {
   const r = d.plan.nodeRank;
   if (cap.maxStateSlots !== null) d.logger.rank(formatMambaLine(d, cap.maxStateSlots), r);
-  d.logger.rank(`KV Cache is allocated. #tokens: ${cap.maxTotalNumTokens}, K size: ${formatGb(cap.kvCacheGb / 2)} GB, V size: ${formatGb(cap.kvCacheGb / 2)} GB`, r);
+  d.logger.rank(
+    `KV Cache is allocated. #tokens: ${cap.maxTotalNumTokens}, K size: ${formatGb(cap.kvCacheGb / 2)} GB, V size: ${formatGb(cap.kvCacheGb / 2)} GB`,
+    r,
+  );
   d.logger.rank(`Memory pool end. avail mem=${formatGb(cap.availableGpuMemGb + cap.cudaGraphGb)} GB`, r);
 }
 
@@ -99,7 +118,8 @@ function formatMambaLine(d: StartupDeps, slots: number): string {
   const sp = d.profile.memory.state_pool!;
   const spec = d.plan.settings.speculative;
   const stateGb = (slots * sp.state_mb_per_request) / 1024;
-  let line = `Mamba Cache is allocated. max_mamba_cache_size: ${slots}, conv_state size: ${formatGb(stateGb * CONV_SHARE)}GB, ` +
+  let line =
+    `Mamba Cache is allocated. max_mamba_cache_size: ${slots}, conv_state size: ${formatGb(stateGb * CONV_SHARE)}GB, ` +
     `ssm_state size: ${formatGb(stateGb * (1 - CONV_SHARE))}GB `;
   if (spec) {
     const interGb = (slots * spec.numDraftTokens * sp.mb_per_draft_token) / 1024;
@@ -117,17 +137,24 @@ async function captureGraphs(d: StartupDeps, cap: CapacityOk): Promise<boolean> 
   const targetShare = s.speculative ? 0.6 : 1;
   const stages: [string, number, number][] = [['cuda graph', PHASES.captureGraph, cap.cudaGraphGb * targetShare]];
   if (s.speculative) {
-    stages.push(['draft cuda graph', PHASES.captureDraft * 0.7, cap.cudaGraphGb * 0.3], ['draft extend cuda graph', PHASES.captureDraft * 0.3, cap.cudaGraphGb * 0.1]);
+    stages.push(
+      ['draft cuda graph', PHASES.captureDraft * 0.7, cap.cudaGraphGb * 0.3],
+      ['draft extend cuda graph', PHASES.captureDraft * 0.3, cap.cudaGraphGb * 0.1],
+    );
   }
   let avail = before;
   for (const [name, share, mem] of stages) {
     d.logger.rank(`Capture ${name} begin. This can take up to several minutes. avail mem=${formatGb(avail)} GB`, r);
-    if (name === 'cuda graph') d.logger.rank(`Capture cuda graph bs [${listCaptureBatchSizes(s.cudaGraphMaxBs).join(', ')}]`, r);
+    if (name === 'cuda graph')
+      d.logger.rank(`Capture cuda graph bs [${listCaptureBatchSizes(s.cudaGraphMaxBs).join(', ')}]`, r);
     const t0 = d.now();
     if (!(await d.wait(share))) return false;
     d.onAllocate(mem);
     avail -= mem;
-    d.logger.rank(`Capture ${name} end. Time elapsed: ${((d.now() - t0) / 1000).toFixed(2)} s. mem usage=${formatGb(mem)} GB. avail mem=${formatGb(avail)} GB.`, r);
+    d.logger.rank(
+      `Capture ${name} end. Time elapsed: ${((d.now() - t0) / 1000).toFixed(2)} s. mem usage=${formatGb(mem)} GB. avail mem=${formatGb(avail)} GB.`,
+      r,
+    );
   }
   return true;
 }

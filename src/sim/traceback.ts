@@ -14,11 +14,29 @@ function renderFrame(file: string, line: number, fn: string, code: string, caret
 // Frames from the scheduler process entry down to ModelRunner construction (seed: tp_worker.py:258 → :341).
 function schedulerInitFrames(): string[] {
   return [
-    ...renderFrame('managers/scheduler.py', 2996, 'run_scheduler_process', 'scheduler = Scheduler(', '                ^^^^^^^^^^'),
+    ...renderFrame(
+      'managers/scheduler.py',
+      2996,
+      'run_scheduler_process',
+      'scheduler = Scheduler(',
+      '                ^^^^^^^^^^',
+    ),
     ...renderFrame('managers/scheduler.py', 348, '__init__', 'self.init_model_worker()'),
-    ...renderFrame('managers/scheduler.py', 517, 'init_model_worker', 'self.tp_worker = TpModelWorker(', '                     ^^^^^^^^^^^^^^'),
+    ...renderFrame(
+      'managers/scheduler.py',
+      517,
+      'init_model_worker',
+      'self.tp_worker = TpModelWorker(',
+      '                     ^^^^^^^^^^^^^^',
+    ),
     ...renderFrame('managers/tp_worker.py', 258, '__init__', 'self._init_model_runner()'),
-    ...renderFrame('managers/tp_worker.py', 341, '_init_model_runner', 'self._model_runner = ModelRunner(', '                         ^^^^^^^^^^^^'),
+    ...renderFrame(
+      'managers/tp_worker.py',
+      341,
+      '_init_model_runner',
+      'self._model_runner = ModelRunner(',
+      '                         ^^^^^^^^^^^^',
+    ),
   ];
 }
 
@@ -29,9 +47,19 @@ export function renderNotEnoughMemory(): string {
     ...schedulerInitFrames(),
     ...renderFrame('model_executor/model_runner.py', 374, '__init__', 'self.initialize(min_per_gpu_memory)'),
     ...renderFrame('model_executor/model_runner.py', 551, 'initialize', 'self.init_memory_pool('),
-    ...renderFrame('model_executor/model_runner_kv_cache_mixin.py', 412, 'init_memory_pool', 'self.max_total_num_tokens = self.profile_max_num_token(total_gpu_memory)',
-      '                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^'),
-    ...renderFrame('model_executor/model_runner_kv_cache_mixin.py', 118, 'profile_max_num_token', 'raise RuntimeError('),
+    ...renderFrame(
+      'model_executor/model_runner_kv_cache_mixin.py',
+      412,
+      'init_memory_pool',
+      'self.max_total_num_tokens = self.profile_max_num_token(total_gpu_memory)',
+      '                               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+    ),
+    ...renderFrame(
+      'model_executor/model_runner_kv_cache_mixin.py',
+      118,
+      'profile_max_num_token',
+      'raise RuntimeError(',
+    ),
     `RuntimeError: ${NOT_ENOUGH_MEMORY_MSG}`,
   ].join('\n');
 }
@@ -40,9 +68,27 @@ export function renderNotEnoughMemory(): string {
 function forwardFrames(): string[] {
   return [
     ...renderFrame('managers/scheduler.py', 3003, 'run_scheduler_process', 'scheduler.event_loop_overlap()'),
-    ...renderFrame('managers/scheduler.py', 1089, 'event_loop_overlap', 'batch_result = self.run_batch(batch)', '                   ^^^^^^^^^^^^^^^^^^^^'),
-    ...renderFrame('managers/scheduler.py', 2161, 'run_batch', 'batch_result = self.model_worker.forward_batch_generation(', '                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^'),
-    ...renderFrame('speculative/eagle_worker.py', 309, 'forward_batch_generation', 'logits_output, verify_output, model_worker_batch, _ = self.verify(', '                                                            ^^^^^^^^^^^^'),
+    ...renderFrame(
+      'managers/scheduler.py',
+      1089,
+      'event_loop_overlap',
+      'batch_result = self.run_batch(batch)',
+      '                   ^^^^^^^^^^^^^^^^^^^^',
+    ),
+    ...renderFrame(
+      'managers/scheduler.py',
+      2161,
+      'run_batch',
+      'batch_result = self.model_worker.forward_batch_generation(',
+      '                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+    ),
+    ...renderFrame(
+      'speculative/eagle_worker.py',
+      309,
+      'forward_batch_generation',
+      'logits_output, verify_output, model_worker_batch, _ = self.verify(',
+      '                                                            ^^^^^^^^^^^^',
+    ),
   ];
 }
 
@@ -51,7 +97,13 @@ export function renderIllegalMemoryAccess(): string {
   return [
     'Scheduler hit an exception: Traceback (most recent call last):',
     ...forwardFrames(),
-    ...renderFrame('speculative/eagle_worker.py', 702, 'verify', 'res: EagleVerifyOutput = spec_info.verify(', '                            ^^^^^^^^^^^^^^^^^'),
+    ...renderFrame(
+      'speculative/eagle_worker.py',
+      702,
+      'verify',
+      'res: EagleVerifyOutput = spec_info.verify(',
+      '                            ^^^^^^^^^^^^^^^^^',
+    ),
     'RuntimeError: CUDA error: an illegal memory access was encountered',
     'CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.',
     'For debugging consider passing CUDA_LAUNCH_BLOCKING=1',
@@ -64,7 +116,13 @@ export function renderCudaOom(tryGib: number, totalGib: number, freeMib: number,
   return [
     'Scheduler hit an exception: Traceback (most recent call last):',
     ...forwardFrames(),
-    ...renderFrame('model_executor/model_runner.py', 1893, 'forward_extend', 'return self.model.forward(', '           ^^^^^^^^^^^^^^^^^^'),
+    ...renderFrame(
+      'model_executor/model_runner.py',
+      1893,
+      'forward_extend',
+      'return self.model.forward(',
+      '           ^^^^^^^^^^^^^^^^^^',
+    ),
     `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${tryGib.toFixed(2)} GiB. GPU 0 has a total capacity of ` +
       `${totalGib.toFixed(2)} GiB of which ${freeMib.toFixed(2)} MiB is free. Including non-PyTorch memory, this process has ` +
       `${inUseGib.toFixed(2)} GiB memory in use. Of the allocated memory ${(inUseGib - 1.2).toFixed(2)} GiB is allocated by PyTorch, ` +
@@ -80,7 +138,13 @@ export function renderWatchdogTimeout(timeoutS: number): string {
 }
 
 // PyTorch ProcessGroupNCCL's watchdog lines for a collective that never completed (peer node died).
-export function renderNcclWatchdog(rank: number, seq: number, timeoutMs: number, ranMs: number, glogStamp: string): string[] {
+export function renderNcclWatchdog(
+  rank: number,
+  seq: number,
+  timeoutMs: number,
+  ranMs: number,
+  glogStamp: string,
+): string[] {
   const p = `[rank${rank}]:[E${glogStamp} ProcessGroupNCCL.cpp:629]`;
   const work = `WorkNCCL(SeqNum=${seq}, OpType=ALLREDUCE, NumelIn=2048, NumelOut=2048, Timeout(ms)=${timeoutMs})`;
   return [

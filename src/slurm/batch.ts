@@ -14,20 +14,42 @@ export interface BatchItem {
 }
 
 /** The search as a batch needs it: the runner's propose(history). */
-export type ProposeFn = (history: TrialRecord[]) => { config: TuneConfig; reason: string; confirmProbe: boolean } | null;
+export type ProposeFn = (
+  history: TrialRecord[],
+) => { config: TuneConfig; reason: string; confirmProbe: boolean } | null;
 
 // The objective a pending candidate is assumed to reach: the best measured so far (1 before any measurement).
 function lieValue(history: readonly TrialRecord[], goal: 'maximize' | 'minimize'): number {
-  const vals = history.filter((t) => t.status === 'ok' && t.objective !== null && t.constraintsOk !== false).map((t) => t.objective as number);
+  const vals = history
+    .filter((t) => t.status === 'ok' && t.objective !== null && t.constraintsOk !== false)
+    .map((t) => t.objective as number);
   if (!vals.length) return 1;
   return goal === 'maximize' ? Math.max(...vals) : Math.min(...vals);
 }
 
 // A pending candidate as a finished record the search can read.
-function liedRecord(index: number, item: BatchItem, objective: number, kind: TrialRecord['kind'] = 'search'): TrialRecord {
+function liedRecord(
+  index: number,
+  item: BatchItem,
+  objective: number,
+  kind: TrialRecord['kind'] = 'search',
+): TrialRecord {
   return {
-    index, kind, config: item.config, status: 'ok', reason: item.reason, objective, constraintsOk: true, violations: [], runs: [],
-    verdict: null, prediction: null, capacity: null, restarts: 0, startedAt: 0, endedAt: 0,
+    index,
+    kind,
+    config: item.config,
+    status: 'ok',
+    reason: item.reason,
+    objective,
+    constraintsOk: true,
+    violations: [],
+    runs: [],
+    verdict: null,
+    prediction: null,
+    capacity: null,
+    restarts: 0,
+    startedAt: 0,
+    endedAt: 0,
   };
 }
 
@@ -36,13 +58,21 @@ export const LIE_GAIN = 0.25;
 
 // Up to `size` distinct candidates to run at once. `baseline` (no baseline measured yet) is the first item, entered
 // as measured for the proposals after it.
-export function proposeBatch(propose: ProposeFn, history: readonly TrialRecord[], size: number, goal: 'maximize' | 'minimize', baseline: BatchItem | null = null): BatchItem[] {
+export function proposeBatch(
+  propose: ProposeFn,
+  history: readonly TrialRecord[],
+  size: number,
+  goal: 'maximize' | 'minimize',
+  baseline: BatchItem | null = null,
+): BatchItem[] {
   const out: BatchItem[] = baseline ? [baseline] : [];
   const base = lieValue(history, goal);
   const lie = (i: number) => (goal === 'maximize' ? base * (1 + LIE_GAIN) ** i : base / (1 + LIE_GAIN) ** i);
   const next = history.reduce((m, t) => Math.max(m, t.index + 1), 0);
   while (out.length < size) {
-    const lies = out.map((it, i) => liedRecord(next + i, it, lie(baseline && i === 0 ? 0 : i + 1), baseline && i === 0 ? 'baseline' : 'search'));
+    const lies = out.map((it, i) =>
+      liedRecord(next + i, it, lie(baseline && i === 0 ? 0 : i + 1), baseline && i === 0 ? 'baseline' : 'search'),
+    );
     const p = propose([...history, ...lies]);
     if (!p || out.some((it) => configKey(it.config) === configKey(p.config))) break;
     out.push(p);

@@ -44,8 +44,21 @@ function startTrial(st: State, kind: TrialKind, config: TuneConfig, reason: stri
   const { deps, campaignId, onEvent } = st.ctx;
   const index = st.trials.reduce((m, t) => Math.max(m, t.index + 1), 0);
   const rec: TrialRecord = {
-    index, kind, config, status: 'running', reason, objective: null, constraintsOk: null, violations: [], runs: [], verdict: null,
-    prediction: null, capacity: null, restarts: 0, startedAt: deps.now(), endedAt: null,
+    index,
+    kind,
+    config,
+    status: 'running',
+    reason,
+    objective: null,
+    constraintsOk: null,
+    violations: [],
+    runs: [],
+    verdict: null,
+    prediction: null,
+    capacity: null,
+    restarts: 0,
+    startedAt: deps.now(),
+    endedAt: null,
   };
   st.trials = [...st.trials, rec];
   deps.store.saveTrial(campaignId, rec);
@@ -59,14 +72,32 @@ function endTrial(st: State, rec: TrialRecord): void {
   const done = { ...rec, endedAt: deps.now() };
   st.trials = st.trials.map((t) => (t.index === rec.index ? done : t));
   deps.store.saveTrial(campaignId, done);
-  const status = done.status === 'ok' && done.constraintsOk === false ? 'violates' : done.status === 'ok' || done.status === 'failed' || done.status === 'infeasible' ? done.status : 'skipped';
-  onEvent({ type: 'trial:end', ts: deps.now(), trial: trialNumber(done.index), status, objective: done.objective, verdict: done.verdict, violations: done.violations });
+  const status =
+    done.status === 'ok' && done.constraintsOk === false
+      ? 'violates'
+      : done.status === 'ok' || done.status === 'failed' || done.status === 'infeasible'
+        ? done.status
+        : 'skipped';
+  onEvent({
+    type: 'trial:end',
+    ts: deps.now(),
+    trial: trialNumber(done.index),
+    status,
+    objective: done.objective,
+    verdict: done.verdict,
+    violations: done.violations,
+  });
 }
 
 // Node factors from the baseline measured on several nodes: each node's objective over their mean (pure). Spreads
 // within the noise margin are noise, not node speed: dividing by them would only add noise, so none is returned.
-export function nodeFactors(baselines: { node: string | null; objective: number | null }[], noiseMargin: number): Map<string, number> {
-  const ok = baselines.filter((b): b is { node: string; objective: number } => b.node !== null && b.objective !== null && b.objective > 0);
+export function nodeFactors(
+  baselines: { node: string | null; objective: number | null }[],
+  noiseMargin: number,
+): Map<string, number> {
+  const ok = baselines.filter(
+    (b): b is { node: string; objective: number } => b.node !== null && b.objective !== null && b.objective > 0,
+  );
   if (ok.length < 2) return new Map();
   const mean = ok.reduce((s, b) => s + b.objective, 0) / ok.length;
   const factors = new Map(ok.map((b) => [b.node, b.objective / mean]));
@@ -80,13 +111,19 @@ async function runBatch(st: State, items: { kind: TrialKind; item: BatchItem }[]
   const settled = await Promise.allSettled(recs.map((rec, i) => runJobTrial(st.ctx, rec, places[i])));
   const rejected = settled.find((s) => s.status === 'rejected');
   const results = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-  const baselineRuns = [...st.trials, ...results.map((r) => r.rec)].find((t) => t.kind === 'baseline' && t.status === 'ok')?.runs ?? null;
+  const baselineRuns =
+    [...st.trials, ...results.map((r) => r.rec)].find((t) => t.kind === 'baseline' && t.status === 'ok')?.runs ?? null;
   const scored = results.map((r) => ({ ...r, rec: scoreTrial(r.rec, st.ctx.spec, baselineRuns) }));
   const calibration = scored.filter((r) => r.rec.kind === 'baseline');
   if (calibration.length > 1) {
-    st.factors = nodeFactors(calibration.map((r) => ({ node: r.node, objective: r.rec.objective })), st.ctx.spec.noiseMargin);
+    st.factors = nodeFactors(
+      calibration.map((r) => ({ node: r.node, objective: r.rec.objective })),
+      st.ctx.spec.noiseMargin,
+    );
     const shown = [...st.factors].map(([n, f]) => `${n} x${f.toFixed(3)}`).join(', ');
-    const message = shown ? `node speeds from the baseline on every node: ${shown}; objectives are divided by them` : `the baseline measured alike on every node (within the ${(st.ctx.spec.noiseMargin * 100).toFixed(0)}% noise margin): no node correction`;
+    const message = shown
+      ? `node speeds from the baseline on every node: ${shown}; objectives are divided by them`
+      : `the baseline measured alike on every node (within the ${(st.ctx.spec.noiseMargin * 100).toFixed(0)}% noise margin): no node correction`;
     st.ctx.onEvent({ type: 'log', ts: st.ctx.deps.now(), level: 'info', message });
   }
   for (const r of scored) {
@@ -123,18 +160,33 @@ async function searchPhase(st: State): Promise<void> {
     const size = await batchSize(st);
     if (needBaseline) {
       // The baseline on every node of the batch at once: one trial's wall time, and the node factors.
-      const item = { config: spec.baseline, reason: 'baseline: the operator\'s command line', confirmProbe: false };
-      const tagged = Array.from({ length: size }, (_, i) => ({ kind: 'baseline' as TrialKind, item: i ? { ...item, reason: `${item.reason} (node calibration)` } : item }));
+      const item = { config: spec.baseline, reason: "baseline: the operator's command line", confirmProbe: false };
+      const tagged = Array.from({ length: size }, (_, i) => ({
+        kind: 'baseline' as TrialKind,
+        item: i ? { ...item, reason: `${item.reason} (node calibration)` } : item,
+      }));
       await runBatch(st, tagged, await placeBatch(st, size));
       continue;
     }
     if (!settled.some((t) => t.kind === 'baseline' && t.status === 'ok')) {
       const failed = settled.find((t) => t.kind === 'baseline');
-      throw new ToolError('E_SERVICE_FAILED', `the baseline job failed: ${failed?.verdict?.summary ?? failed?.violations.join('; ') ?? 'no result'}`, {
-        hint: 'fix target.slurm.command (or the request: mem, partition, time) first; spectune diagnose --slurm-job ID shows why a job died',
-      });
+      throw new ToolError(
+        'E_SERVICE_FAILED',
+        `the baseline job failed: ${failed?.verdict?.summary ?? failed?.violations.join('; ') ?? 'no result'}`,
+        {
+          hint: 'fix target.slurm.command (or the request: mem, partition, time) first; spectune diagnose --slurm-job ID shows why a job died',
+        },
+      );
     }
-    const items = proposeBatch((h) => { const p = deps.propose(h); return p ? { ...p, confirmProbe: p.confirmProbe === true } : null; }, searchHistory(settled), size, spec.objective.goal);
+    const items = proposeBatch(
+      (h) => {
+        const p = deps.propose(h);
+        return p ? { ...p, confirmProbe: p.confirmProbe === true } : null;
+      },
+      searchHistory(settled),
+      size,
+      spec.objective.goal,
+    );
     if (!items.length) return;
     const places = await placeBatch(st, size);
     const tagged = items.map((item) => ({ kind: 'search' as TrialKind, item }));
@@ -151,7 +203,8 @@ async function searchPhase(st: State): Promise<void> {
 
 // What the search reads: one baseline (the node calibration runs repeat it) and no confirmations (they never steer it).
 function searchHistory(settled: TrialRecord[]): TrialRecord[] {
-  const first = settled.find((t) => t.kind === 'baseline' && t.status === 'ok') ?? settled.find((t) => t.kind === 'baseline');
+  const first =
+    settled.find((t) => t.kind === 'baseline' && t.status === 'ok') ?? settled.find((t) => t.kind === 'baseline');
   return settled.filter((t) => t.kind === 'search' || t === first);
 }
 
@@ -160,13 +213,31 @@ function searchHistory(settled: TrialRecord[]): TrialRecord[] {
 function earlyConfirmation(st: State, places: Placement[]): { item: BatchItem; at: Placement; slot: number } | null {
   const { spec } = st.ctx;
   if (!spec.confirmElsewhere) return null;
-  const w = findBest(st.trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(st.trials, spec.objective.goal));
+  const w = findBest(
+    st.trials,
+    { goal: spec.objective.goal, noiseMargin: spec.noiseMargin },
+    findDisqualified(st.trials, spec.objective.goal),
+  );
   const last = w?.trials[w.trials.length - 1];
-  if (!w || !last || last.kind === 'baseline' || st.trials.some((t) => t.kind === 'soak' && configKey(t.config) === w.key)) return null;
+  if (
+    !w ||
+    !last ||
+    last.kind === 'baseline' ||
+    st.trials.some((t) => t.kind === 'soak' && configKey(t.config) === w.key)
+  )
+    return null;
   const wonOn = st.nodes.get(last.index) ?? null;
   const slot = places.findIndex((p) => p.node !== null && p.node !== wonOn);
   if (slot < 0) return null;
-  return { item: { config: w.config, reason: `confirm trial ${trialNumber(last.index)} on another node than ${wonOn ?? '?'} (a node idle in this batch)`, confirmProbe: false }, at: places[slot], slot };
+  return {
+    item: {
+      config: w.config,
+      reason: `confirm trial ${trialNumber(last.index)} on another node than ${wonOn ?? '?'} (a node idle in this batch)`,
+      confirmProbe: false,
+    },
+    at: places[slot],
+    slot,
+  };
 }
 
 // The endgame: confirm the winner on another node (a failed confirmation disqualifies it; the next best is confirmed).
@@ -174,11 +245,20 @@ async function confirmPhase(st: State): Promise<{ best: TrialRecord | null; why:
   const { spec } = st.ctx;
   for (;;) {
     const step = decideNextStep({
-      trials: st.trials, budget: spec.budget, elapsedMs: 0, objective: spec.objective, noiseMargin: spec.noiseMargin, propose: () => null,
+      trials: st.trials,
+      budget: spec.budget,
+      elapsedMs: 0,
+      objective: spec.objective,
+      noiseMargin: spec.noiseMargin,
+      propose: () => null,
     });
     if (step.kind === 'finish') return { best: step.best, why: step.why, note: step.winnerNote };
     if (step.kind !== 'soak' || !spec.confirmElsewhere) {
-      const w = findBest(st.trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(st.trials, spec.objective.goal));
+      const w = findBest(
+        st.trials,
+        { goal: spec.objective.goal, noiseMargin: spec.noiseMargin },
+        findDisqualified(st.trials, spec.objective.goal),
+      );
       return { best: w ? w.trials[w.trials.length - 1] : null, why: 'search converged', note: w?.why ?? null };
     }
     const wonOn = st.nodes.get(step.of) ?? null;
@@ -200,8 +280,18 @@ async function reconcileJobs(st: State): Promise<void> {
     const job = await deps.client.readJob(jobId);
     const live = job !== null && LIVE_STATES.has(job.state);
     if (live) await endJob(deps.client, jobId, planJobEnd(0, killWaitSec), killWaitSec, spec.pollMs);
-    deps.store.updateJob(campaignId, jobId, { state: live ? 'CANCELLED' : job?.state ?? 'UNKNOWN', ended: true });
-    onEvent({ type: 'slurm:job', ts: deps.now(), trial: null, jobId, node: job?.nodes[0] ?? null, state: live ? 'cancelled' : job?.stateText ?? 'gone', message: live ? 'left running by the interrupted campaign: cancelled (its trial is redone)' : 'left by the interrupted campaign: already ended' });
+    deps.store.updateJob(campaignId, jobId, { state: live ? 'CANCELLED' : (job?.state ?? 'UNKNOWN'), ended: true });
+    onEvent({
+      type: 'slurm:job',
+      ts: deps.now(),
+      trial: null,
+      jobId,
+      node: job?.nodes[0] ?? null,
+      state: live ? 'cancelled' : (job?.stateText ?? 'gone'),
+      message: live
+        ? 'left running by the interrupted campaign: cancelled (its trial is redone)'
+        : 'left by the interrupted campaign: already ended',
+    });
   }
 }
 
@@ -215,32 +305,91 @@ async function sweep(st: State): Promise<void> {
 }
 
 // One-line summary of the campaign.
-function summarize(best: TrialRecord | null, baseline: TrialRecord | null, why: string, note: string | null, n: number, parallel: number, wallMs: number, confirmedOn: string | null): string {
-  const cfg = best ? Object.entries(best.config).map(([k, v]) => `${k}=${v}`).join(' ') : '';
-  const gain = best?.objective && baseline?.objective ? ` (${(((best.objective / baseline.objective) - 1) * 100).toFixed(1)}% vs baseline)` : '';
-  const head = best && best.objective !== null ? `best ${cfg}: ${best.objective.toFixed(1)}${gain}${note ? ` — ${note}` : ''}${confirmedOn ? `; confirmed on ${confirmedOn}` : ''}` : 'no winner';
+function summarize(
+  best: TrialRecord | null,
+  baseline: TrialRecord | null,
+  why: string,
+  note: string | null,
+  n: number,
+  parallel: number,
+  wallMs: number,
+  confirmedOn: string | null,
+): string {
+  const cfg = best
+    ? Object.entries(best.config)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')
+    : '';
+  const gain =
+    best?.objective && baseline?.objective
+      ? ` (${((best.objective / baseline.objective - 1) * 100).toFixed(1)}% vs baseline)`
+      : '';
+  const head =
+    best && best.objective !== null
+      ? `best ${cfg}: ${best.objective.toFixed(1)}${gain}${note ? ` — ${note}` : ''}${confirmedOn ? `; confirmed on ${confirmedOn}` : ''}`
+      : 'no winner';
   return `${why}; ${head}; ${n} trials as Slurm jobs, up to ${parallel} at once, ${(wallMs / 1000).toFixed(1)} s`;
 }
 
 // Run (or resume) a Slurm campaign.
-export async function runSlurmCampaign(deps: SlurmCampaignDeps, given: SlurmCampaignSpec, opts: SlurmCampaignOptions, onEvent: EventSink, signal?: AbortSignal): Promise<SlurmCampaignResult> {
+export async function runSlurmCampaign(
+  deps: SlurmCampaignDeps,
+  given: SlurmCampaignSpec,
+  opts: SlurmCampaignOptions,
+  onEvent: EventSink,
+  signal?: AbortSignal,
+): Promise<SlurmCampaignResult> {
   const t0 = deps.now();
   const cluster = await deps.client.readConfig();
-  const stored = deps.store.openCampaign({ resume: opts.resume, name: given.name, spec: { ...given, jobFor: undefined, urlFor: undefined }, now: t0 });
+  const stored = deps.store.openCampaign({
+    resume: opts.resume,
+    name: given.name,
+    spec: { ...given, jobFor: undefined, urlFor: undefined },
+    now: t0,
+  });
   // Job names carry the campaign id, so a resume finds this campaign's jobs in squeue even when the store missed one.
   const spec: SlurmCampaignSpec = { ...given, jobPrefix: `${given.jobPrefix}-c${stored.id}` };
   const { trials, interrupted } = reconcileTrials(stored.trials);
   const ctx: JobTrialContext = { deps, spec, campaignId: stored.id, killWaitSec: cluster.killWaitSec, onEvent, signal };
   const st: State = { ctx, trials, nodes: new Map(), factors: new Map() };
-  const result = (status: SlurmCampaignResult['status'], best: TrialRecord | null, why: string, note: string | null): SlurmCampaignResult => {
+  const result = (
+    status: SlurmCampaignResult['status'],
+    best: TrialRecord | null,
+    why: string,
+    note: string | null,
+  ): SlurmCampaignResult => {
     const baseline = st.trials.find((t) => t.kind === 'baseline' && t.status === 'ok') ?? null;
-    const confirm = best ? st.trials.filter((t) => t.kind === 'soak' && t.status === 'ok' && JSON.stringify(t.config) === JSON.stringify(best.config)).pop() : undefined;
+    const confirm = best
+      ? st.trials
+          .filter(
+            (t) => t.kind === 'soak' && t.status === 'ok' && JSON.stringify(t.config) === JSON.stringify(best.config),
+          )
+          .pop()
+      : undefined;
     const wallMs = deps.now() - t0;
     return {
-      campaignId: stored.id, status, best, baseline, trials: st.trials, restarts: st.trials.reduce((s, t) => s + t.restarts, 0), winnerNote: note,
-      deployed: best ? scriptFor(spec, best, { node: null, exclude: [] }) : null, bestPerConcurrency: findBestPerConcurrency(st.trials),
-      summary: summarize(best, baseline, why, note, st.trials.length, spec.parallel, wallMs, confirm ? st.nodes.get(confirm.index) ?? null : null),
-      nodes: Object.fromEntries(st.nodes), wallMs, parallel: spec.parallel,
+      campaignId: stored.id,
+      status,
+      best,
+      baseline,
+      trials: st.trials,
+      restarts: st.trials.reduce((s, t) => s + t.restarts, 0),
+      winnerNote: note,
+      deployed: best ? scriptFor(spec, best, { node: null, exclude: [] }) : null,
+      bestPerConcurrency: findBestPerConcurrency(st.trials),
+      summary: summarize(
+        best,
+        baseline,
+        why,
+        note,
+        st.trials.length,
+        spec.parallel,
+        wallMs,
+        confirm ? (st.nodes.get(confirm.index) ?? null) : null,
+      ),
+      nodes: Object.fromEntries(st.nodes),
+      wallMs,
+      parallel: spec.parallel,
     };
   };
   try {
@@ -248,14 +397,27 @@ export async function runSlurmCampaign(deps: SlurmCampaignDeps, given: SlurmCamp
       for (const t of interrupted) deps.store.saveTrial(stored.id, { ...t, status: 'discarded', endedAt: deps.now() });
       await reconcileJobs(st);
       st.nodes = deps.store.jobNodes(stored.id);
-      const raw = st.trials.filter((t) => t.kind === 'baseline' && t.status === 'ok').map((t) => ({ node: st.nodes.get(t.index) ?? null, objective: evaluateObjective(t.runs, spec.objective) }));
+      const raw = st.trials
+        .filter((t) => t.kind === 'baseline' && t.status === 'ok')
+        .map((t) => ({ node: st.nodes.get(t.index) ?? null, objective: evaluateObjective(t.runs, spec.objective) }));
       st.factors = nodeFactors(raw, spec.noiseMargin);
     }
     await searchPhase(st);
     const end = await confirmPhase(st);
     const out = result(end.best ? 'done' : 'no-winner', end.best, end.why, end.note);
-    deps.store.finishCampaign(stored.id, { bestTrial: end.best?.index ?? null, summary: out.summary, now: deps.now(), endState: null });
-    onEvent({ type: 'campaign:end', ts: deps.now(), campaignId: stored.id, bestConfig: end.best?.config ?? null, summary: out.summary });
+    deps.store.finishCampaign(stored.id, {
+      bestTrial: end.best?.index ?? null,
+      summary: out.summary,
+      now: deps.now(),
+      endState: null,
+    });
+    onEvent({
+      type: 'campaign:end',
+      ts: deps.now(),
+      campaignId: stored.id,
+      bestConfig: end.best?.config ?? null,
+      summary: out.summary,
+    });
     return out;
   } catch (e) {
     if (!signal?.aborted) throw e;
@@ -263,8 +425,17 @@ export async function runSlurmCampaign(deps: SlurmCampaignDeps, given: SlurmCamp
       st.trials = st.trials.map((x) => (x.index === t.index ? { ...x, status: 'discarded' } : x));
       deps.store.saveTrial(stored.id, { ...t, status: 'discarded', endedAt: deps.now() });
     }
-    const w = findBest(st.trials, { goal: spec.objective.goal, noiseMargin: spec.noiseMargin }, findDisqualified(st.trials, spec.objective.goal));
-    const out = result('interrupted', w ? w.trials[w.trials.length - 1] : null, 'interrupted; run with --resume to continue', w?.why ?? null);
+    const w = findBest(
+      st.trials,
+      { goal: spec.objective.goal, noiseMargin: spec.noiseMargin },
+      findDisqualified(st.trials, spec.objective.goal),
+    );
+    const out = result(
+      'interrupted',
+      w ? w.trials[w.trials.length - 1] : null,
+      'interrupted; run with --resume to continue',
+      w?.why ?? null,
+    );
     return out;
   } finally {
     await sweep(st);

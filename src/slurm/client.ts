@@ -3,7 +3,13 @@
 import { ToolError } from '../errors.js';
 import { expectOk, type Host } from '../host/index.js';
 import {
-  parseSacct, parseScontrolConfig, parseScontrolJob, parseSinfoNodes, parseSqueue, SACCT_FIELDS, SQUEUE_FORMAT,
+  parseSacct,
+  parseScontrolConfig,
+  parseScontrolJob,
+  parseSinfoNodes,
+  parseSqueue,
+  SACCT_FIELDS,
+  SQUEUE_FORMAT,
 } from './parse.js';
 import { parseSbatchOutput, sbatchArgv } from './script.js';
 import type { SlurmClusterConfig, SlurmJob } from './types.js';
@@ -11,7 +17,15 @@ import type { SlurmClusterConfig, SlurmJob } from './types.js';
 /** Slurm commands answer in well under this; a slower controller is reported, not waited on forever. */
 const COMMAND_TIMEOUT_MS = 30_000;
 /** States in which a job holds (or is about to hold) its node. */
-export const LIVE_STATES: ReadonlySet<string> = new Set(['PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'SUSPENDED', 'REQUEUED', 'RESIZING']);
+export const LIVE_STATES: ReadonlySet<string> = new Set([
+  'PENDING',
+  'CONFIGURING',
+  'RUNNING',
+  'COMPLETING',
+  'SUSPENDED',
+  'REQUEUED',
+  'RESIZING',
+]);
 /** Node states sinfo prints for a node a new job can start on at once. */
 const FREE_NODE_STATES = new Set(['idle']);
 
@@ -40,7 +54,9 @@ export interface SlurmClient {
 async function run(host: Host, argv: string[], input?: string): Promise<string> {
   const r = await host.exec(argv, { timeoutMs: COMMAND_TIMEOUT_MS, ...(input === undefined ? {} : { input }) });
   if (r.exitCode === 127) {
-    throw new ToolError('E_REMOTE_COMMAND', `${host.name}: ${argv[0]} not found`, { hint: 'point target.slurm.login (or --host) at a Slurm login host with the client tools (sbatch, squeue, sacct, scontrol)' });
+    throw new ToolError('E_REMOTE_COMMAND', `${host.name}: ${argv[0]} not found`, {
+      hint: 'point target.slurm.login (or --host) at a Slurm login host with the client tools (sbatch, squeue, sacct, scontrol)',
+    });
   }
   return expectOk(r, argv.slice(0, 2).join(' ')).stdout;
 }
@@ -51,8 +67,20 @@ export function createSlurmClient(host: Host): SlurmClient {
     host,
     readConfig: async () => parseScontrolConfig(await run(host, ['scontrol', 'show', 'config'])),
     async listFreeNodes(partition) {
-      const out = await run(host, ['sinfo', '--noheader', '--Node', '--format=%n|%t', ...(partition ? [`--partition=${partition}`] : [])]);
-      return [...new Set(parseSinfoNodes(out).filter((n) => FREE_NODE_STATES.has(n.state)).map((n) => n.node))];
+      const out = await run(host, [
+        'sinfo',
+        '--noheader',
+        '--Node',
+        '--format=%n|%t',
+        ...(partition ? [`--partition=${partition}`] : []),
+      ]);
+      return [
+        ...new Set(
+          parseSinfoNodes(out)
+            .filter((n) => FREE_NODE_STATES.has(n.state))
+            .map((n) => n.node),
+        ),
+      ];
     },
     submit: async (script) => parseSbatchOutput(await run(host, sbatchArgv(), script)),
     async readJob(jobId) {
@@ -62,17 +90,28 @@ export function createSlurmClient(host: Host): SlurmClient {
       return client.readAccounting(jobId);
     },
     async readAccounting(jobId) {
-      const r = await host.exec(['sacct', '--jobs', jobId, '--parsable2', '--allocations', `--format=${SACCT_FIELDS.join(',')}`], { timeoutMs: COMMAND_TIMEOUT_MS });
+      const r = await host.exec(
+        ['sacct', '--jobs', jobId, '--parsable2', '--allocations', `--format=${SACCT_FIELDS.join(',')}`],
+        { timeoutMs: COMMAND_TIMEOUT_MS },
+      );
       if (r.exitCode !== 0) return null;
       return parseSacct(r.stdout).find((j) => j.jobId === jobId) ?? null;
     },
     async listLiveJobs(prefix) {
       const out = await run(host, ['squeue', '--noheader', '--me', `--format=${SQUEUE_FORMAT}|%j`]);
-      return out.split('\n').filter((l) => l.trim()).map((l) => ({ row: parseSqueue(l)[0], name: l.split('|')[4] ?? '' }))
-        .filter((x) => x.name.startsWith(prefix)).map((x) => ({ jobId: x.row.jobId, state: x.row.state, nodes: x.row.nodes }));
+      return out
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => ({ row: parseSqueue(l)[0], name: l.split('|')[4] ?? '' }))
+        .filter((x) => x.name.startsWith(prefix))
+        .map((x) => ({ jobId: x.row.jobId, state: x.row.state, nodes: x.row.nodes }));
     },
-    async signal(jobId, sig) { await run(host, ['scancel', `--signal=${sig}`, '--full', jobId]); },
-    async cancel(jobId) { await run(host, ['scancel', jobId]); },
+    async signal(jobId, sig) {
+      await run(host, ['scancel', `--signal=${sig}`, '--full', jobId]);
+    },
+    async cancel(jobId) {
+      await run(host, ['scancel', jobId]);
+    },
     async readOutput(path) {
       try {
         return await host.readFile(path);

@@ -16,24 +16,35 @@ function verdictOf(c: string, from: 'sacct' | 'scontrol', cancelledByUs: boolean
 }
 
 describe('real Slurm job records', () => {
-  it.each(['sacct', 'scontrol'] as const)('from %s: OOM, time limit, KillWait cut and cancel each get their own verdict', (from) => {
-    const oom = verdictOf('oom', from).verdict;
-    expect([oom.class, oom.detail, oom.confidence]).toEqual(['host_oom_kill', 'slurm_cgroup_oom', 'high']);
-    expect(oom.evidence.some((e) => /Detected 1 oom-kill event\(s\) in StepId=\d+\.batch/.test(e.text))).toBe(true);
-    const to = verdictOf('timeout', from).verdict;
-    expect([to.class, to.detail, to.confidence]).toEqual(['external_kill', 'slurm_time_limit', 'high']);
-    const drain = verdictOf('cancel-drain', from).verdict;
-    expect([drain.class, drain.detail, drain.confidence]).toEqual(['stop_timeout', 'slurm_killwait', 'high']);
-    expect(drain.evidence.map((e) => e.text)).toContain('SIGTERM: draining 16 requests');
-    const cancel = verdictOf('cancel', from).verdict;
-    expect([cancel.class, cancel.detail]).toEqual(['external_kill', 'slurm_cancel']);
-    expect(verdictOf('cancel', from, true).verdict.class).toBe('clean_stop');
-  });
+  it.each(['sacct', 'scontrol'] as const)(
+    'from %s: OOM, time limit, KillWait cut and cancel each get their own verdict',
+    (from) => {
+      const oom = verdictOf('oom', from).verdict;
+      expect([oom.class, oom.detail, oom.confidence]).toEqual(['host_oom_kill', 'slurm_cgroup_oom', 'high']);
+      expect(oom.evidence.some((e) => /Detected 1 oom-kill event\(s\) in StepId=\d+\.batch/.test(e.text))).toBe(true);
+      const to = verdictOf('timeout', from).verdict;
+      expect([to.class, to.detail, to.confidence]).toEqual(['external_kill', 'slurm_time_limit', 'high']);
+      const drain = verdictOf('cancel-drain', from).verdict;
+      expect([drain.class, drain.detail, drain.confidence]).toEqual(['stop_timeout', 'slurm_killwait', 'high']);
+      expect(drain.evidence.map((e) => e.text)).toContain('SIGTERM: draining 16 requests');
+      const cancel = verdictOf('cancel', from).verdict;
+      expect([cancel.class, cancel.detail]).toEqual(['external_kill', 'slurm_cancel']);
+      expect(verdictOf('cancel', from, true).verdict.class).toBe('clean_stop');
+    },
+  );
   it('reads exit codes, nodes and output paths as Slurm wrote them', () => {
     expect(parseSacct(read('cancel-drain', 'sacct.txt'))[0].exit).toEqual({ code: 0, signal: 9 });
-    expect(parseSacct(read('oom', 'sacct.txt'))[0]).toMatchObject({ state: 'OUT_OF_MEMORY', exit: { code: 0, signal: 125 } });
+    expect(parseSacct(read('oom', 'sacct.txt'))[0]).toMatchObject({
+      state: 'OUT_OF_MEMORY',
+      exit: { code: 0, signal: 125 },
+    });
     expect(parseSacct(read('two-node', 'sacct.txt'))[0].nodes).toEqual(['sl2', 'sl3']);
-    expect(parseScontrolJob(read('cancel-drain', 'scontrol.txt'))).toMatchObject({ state: 'CANCELLED', exit: { code: 0, signal: 9 }, nodes: ['sl3'], stdout: expect.stringMatching(/cancel-drain\.out$/) });
+    expect(parseScontrolJob(read('cancel-drain', 'scontrol.txt'))).toMatchObject({
+      state: 'CANCELLED',
+      exit: { code: 0, signal: 9 },
+      nodes: ['sl3'],
+      stdout: expect.stringMatching(/cancel-drain\.out$/),
+    });
     const done = verdictOf('completed', 'sacct').verdict;
     expect(done.crashed ?? false).toBe(false);
   });

@@ -27,8 +27,13 @@ export interface JobEndPlan {
 // A drain that fits the cluster: within KillWait a plain scancel is enough; a longer drain is signalled first and
 // waited for, so Slurm's SIGKILL after KillWait never cuts it (that cut is the stop timeout diagnose reports).
 export function planJobEnd(drainSec: number, killWaitSec: number): JobEndPlan {
-  if (drainSec <= killWaitSec) return { signalFirst: false, drainSec: 0, why: `drain (${drainSec}s) fits KillWait=${killWaitSec}s: scancel` };
-  return { signalFirst: true, drainSec, why: `drain (${drainSec}s) is longer than KillWait=${killWaitSec}s: SIGTERM first, wait up to ${drainSec}s, then scancel` };
+  if (drainSec <= killWaitSec)
+    return { signalFirst: false, drainSec: 0, why: `drain (${drainSec}s) fits KillWait=${killWaitSec}s: scancel` };
+  return {
+    signalFirst: true,
+    drainSec,
+    why: `drain (${drainSec}s) is longer than KillWait=${killWaitSec}s: SIGTERM first, wait up to ${drainSec}s, then scancel`,
+  };
 }
 
 /** Where a started job serves. */
@@ -38,7 +43,11 @@ export interface StartedJob {
 }
 
 // Wait until the job runs (its node known) or ends first; null job = Slurm forgot it.
-export async function waitForStart(client: SlurmClient, jobId: string, o: { timeoutMs: number; signal?: AbortSignal; pollMs?: number }): Promise<StartedJob | { ended: SlurmJob | null; reason: string }> {
+export async function waitForStart(
+  client: SlurmClient,
+  jobId: string,
+  o: { timeoutMs: number; signal?: AbortSignal; pollMs?: number },
+): Promise<StartedJob | { ended: SlurmJob | null; reason: string }> {
   const until = Date.now() + o.timeoutMs;
   let last: SlurmJob | null = null;
   while (Date.now() < until) {
@@ -46,10 +55,14 @@ export async function waitForStart(client: SlurmClient, jobId: string, o: { time
     last = await client.readJob(jobId);
     if (!last) return { ended: null, reason: `job ${jobId} is unknown to scontrol and sacct` };
     if (last.state === 'RUNNING' && last.nodes.length) return { job: last, node: last.nodes[0] };
-    if (!LIVE_STATES.has(last.state)) return { ended: last, reason: `job ${jobId} ended before it ran: ${last.stateText}` };
+    if (!LIVE_STATES.has(last.state))
+      return { ended: last, reason: `job ${jobId} ended before it ran: ${last.stateText}` };
     await sleep(o.pollMs ?? POLL_MS, undefined, { signal: o.signal });
   }
-  return { ended: null, reason: `job ${jobId} did not start within ${Math.round(o.timeoutMs / 1000)}s (${last?.state ?? '?'}${last?.reason ? `, ${last.reason}` : ''})` };
+  return {
+    ended: null,
+    reason: `job ${jobId} did not start within ${Math.round(o.timeoutMs / 1000)}s (${last?.state ?? '?'}${last?.reason ? `, ${last.reason}` : ''})`,
+  };
 }
 
 // Whether the engine answers its health path now.
@@ -67,21 +80,38 @@ async function isHealthy(url: string): Promise<boolean> {
 export type ReadyOutcome = { ready: true; elapsedMs: number } | { ready: false; reason: string; fatal: string | null };
 
 // Wait for the engine to answer, failing fast on a fatal line in the output or the job ending.
-export async function waitForEngine(client: SlurmClient, jobId: string, o: { url: string; outputPath: string; engine: EngineName; timeoutMs: number; signal?: AbortSignal; pollMs?: number }): Promise<ReadyOutcome> {
+export async function waitForEngine(
+  client: SlurmClient,
+  jobId: string,
+  o: { url: string; outputPath: string; engine: EngineName; timeoutMs: number; signal?: AbortSignal; pollMs?: number },
+): Promise<ReadyOutcome> {
   const t0 = Date.now();
   for (let i = 0; Date.now() - t0 < o.timeoutMs; i++) {
     o.signal?.throwIfAborted();
     if (await isHealthy(o.url)) return { ready: true, elapsedMs: Date.now() - t0 };
     if (i % 4 === 3) {
       const job = await client.readJob(jobId);
-      if (job && !LIVE_STATES.has(job.state)) return { ready: false, reason: `job ${jobId} ended while starting: ${job.stateText}`, fatal: null };
+      if (job && !LIVE_STATES.has(job.state))
+        return { ready: false, reason: `job ${jobId} ended while starting: ${job.stateText}`, fatal: null };
       const out = await client.readOutput(o.outputPath);
-      const fatal = out?.split('\n').map((l) => ({ l, hit: findFatalLine(l, o.engine) })).find((x) => x.hit && !x.hit.ruleId.startsWith('slurm.'));
-      if (fatal) return { ready: false, reason: `fatal line in the job output: ${fatal.l.trim().slice(0, 200)}`, fatal: fatal.l };
+      const fatal = out
+        ?.split('\n')
+        .map((l) => ({ l, hit: findFatalLine(l, o.engine) }))
+        .find((x) => x.hit && !x.hit.ruleId.startsWith('slurm.'));
+      if (fatal)
+        return {
+          ready: false,
+          reason: `fatal line in the job output: ${fatal.l.trim().slice(0, 200)}`,
+          fatal: fatal.l,
+        };
     }
     await sleep(o.pollMs ?? POLL_MS, undefined, { signal: o.signal });
   }
-  return { ready: false, reason: `the engine did not answer ${o.url} within ${Math.round(o.timeoutMs / 1000)}s`, fatal: null };
+  return {
+    ready: false,
+    reason: `the engine did not answer ${o.url} within ${Math.round(o.timeoutMs / 1000)}s`,
+    fatal: null,
+  };
 }
 
 // Wait until the job is no longer live; returns its last record.
@@ -97,7 +127,13 @@ async function waitEnded(client: SlurmClient, jobId: string, sec: number, pollMs
 }
 
 // End a job by the plan; never aborted by Ctrl-C (a half-ended job is what must not happen).
-export async function endJob(client: SlurmClient, jobId: string, plan: JobEndPlan, killWaitSec: number, pollMs = POLL_MS): Promise<{ drained: boolean; job: SlurmJob | null }> {
+export async function endJob(
+  client: SlurmClient,
+  jobId: string,
+  plan: JobEndPlan,
+  killWaitSec: number,
+  pollMs = POLL_MS,
+): Promise<{ drained: boolean; job: SlurmJob | null }> {
   const now = await client.readJob(jobId);
   if (!now || !LIVE_STATES.has(now.state)) return { drained: true, job: now };
   if (plan.signalFirst) {
@@ -111,14 +147,30 @@ export async function endJob(client: SlurmClient, jobId: string, plan: JobEndPla
 }
 
 // The record, output and verdict of a job (any job: `spectune diagnose --slurm-job`, or a trial's end).
-export async function readJobVerdict(client: SlurmClient, jobId: string, o: { killWaitSec: number | null; cancelledByUs: boolean | null; engine?: EngineName; outputPath?: string }): Promise<{ job: SlurmJob; output: string | null; verdict: Verdict; diagnosis: Diagnosis } | null> {
+export async function readJobVerdict(
+  client: SlurmClient,
+  jobId: string,
+  o: { killWaitSec: number | null; cancelledByUs: boolean | null; engine?: EngineName; outputPath?: string },
+): Promise<{ job: SlurmJob; output: string | null; verdict: Verdict; diagnosis: Diagnosis } | null> {
   const live = await client.readJob(jobId);
   const acct = await client.readAccounting(jobId);
-  const job = acct && live && !LIVE_STATES.has(acct.state) ? { ...acct, exit: live.exit ?? acct.exit, stdout: live.stdout, reason: live.reason } : live ?? acct;
+  const job =
+    acct && live && !LIVE_STATES.has(acct.state)
+      ? { ...acct, exit: live.exit ?? acct.exit, stdout: live.stdout, reason: live.reason }
+      : (live ?? acct);
   if (!job) return null;
   const path = o.outputPath ?? job.stdout;
   const output = path ? await client.readOutput(path.replace(/%j/g, jobId)) : null;
-  const d = diagnoseSlurmJob({ job, output, killWaitSec: o.killWaitSec, cancelledByUs: o.cancelledByUs, engine: o.engine });
-  const diagnosis: Diagnosis = { ...(d.engine ?? { rootException: null, timeline: [], lifetimes: [] }), verdict: d.verdict };
+  const d = diagnoseSlurmJob({
+    job,
+    output,
+    killWaitSec: o.killWaitSec,
+    cancelledByUs: o.cancelledByUs,
+    engine: o.engine,
+  });
+  const diagnosis: Diagnosis = {
+    ...(d.engine ?? { rootException: null, timeline: [], lifetimes: [] }),
+    verdict: d.verdict,
+  };
   return { job, output, verdict: d.verdict, diagnosis };
 }

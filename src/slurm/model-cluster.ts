@@ -77,9 +77,21 @@ function modelRun(tps: number): BenchRun {
   const s = { mean: tps, p50: tps, p90: tps, p99: tps };
   const lat = { mean: 1000 / tps, p50: 1000 / tps, p90: 1000 / tps, p99: 1000 / tps };
   return {
-    concurrency: 1, rate: null, requests: { ok: 4, failed: 0 }, durationMs: 1000, outputTokensPerSec: tps, requestsPerSec: 1, ttftMs: lat, itlMs: lat,
-    e2eMs: lat, decodeTokensPerSec: s, acceptLength: null, usageFromServer: true,
-    errors: { connect: 0, httpStatus: 0, firstTokenTimeout: 0, stall: 0, endedEarly: 0, other: 0 }, engine: { before: null, after: null }, stoppedEarly: null,
+    concurrency: 1,
+    rate: null,
+    requests: { ok: 4, failed: 0 },
+    durationMs: 1000,
+    outputTokensPerSec: tps,
+    requestsPerSec: 1,
+    ttftMs: lat,
+    itlMs: lat,
+    e2eMs: lat,
+    decodeTokensPerSec: s,
+    acceptLength: null,
+    usageFromServer: true,
+    errors: { connect: 0, httpStatus: 0, firstTokenTimeout: 0, stall: 0, endedEarly: 0, other: 0 },
+    engine: { before: null, after: null },
+    stoppedEarly: null,
   };
 }
 
@@ -112,7 +124,19 @@ export async function createModelCluster(o: ModelClusterOptions): Promise<ModelC
   };
   const toJob = (j: ModelJob): SlurmJob => {
     const s = stateOf(j);
-    return { jobId: j.id, name: j.name, state: s.state, stateText: s.text, exit: { code: Number(s.exit.split(':')[0]), signal: Number(s.exit.split(':')[1]) }, nodes: j.node ? [j.node] : [], reason: null, stdout: j.output, start: null, end: null, stepEnd: null };
+    return {
+      jobId: j.id,
+      name: j.name,
+      state: s.state,
+      stateText: s.text,
+      exit: { code: Number(s.exit.split(':')[0]), signal: Number(s.exit.split(':')[1]) },
+      nodes: j.node ? [j.node] : [],
+      reason: null,
+      stdout: j.output,
+      start: null,
+      end: null,
+      stepEnd: null,
+    };
   };
   const live = (j: ModelJob) => !['COMPLETED', 'CANCELLED', 'FAILED', 'TIMEOUT'].includes(stateOf(j).state);
   const server: Server = createServer((req, res) => {
@@ -123,24 +147,59 @@ export async function createModelCluster(o: ModelClusterOptions): Promise<ModelC
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const host: Host = { name: 'model-login', exec: async () => { throw new Error('model cluster: no commands'); }, readFile: async () => '', writeFile: async () => {}, close: async () => {} };
+  const host: Host = {
+    name: 'model-login',
+    exec: async () => {
+      throw new Error('model cluster: no commands');
+    },
+    readFile: async () => '',
+    writeFile: async () => {},
+    close: async () => {},
+  };
   const client: SlurmClient = {
     host,
-    readConfig: async (): Promise<SlurmClusterConfig> => ({ killWaitSec: o.killWaitSec, accounting: true, clusterName: 'model' }),
-    async listFreeNodes() { tick(); return o.nodes.filter((n) => !busy(n)); },
+    readConfig: async (): Promise<SlurmClusterConfig> => ({
+      killWaitSec: o.killWaitSec,
+      accounting: true,
+      clusterName: 'model',
+    }),
+    async listFreeNodes() {
+      tick();
+      return o.nodes.filter((n) => !busy(n));
+    },
     async submit(script) {
       const id = String(nextId++);
       const output = (opt(script, 'output') ?? '/tmp/%j.out').replace(/%j/g, id);
       jobs.set(id, {
-        id, name: opt(script, 'job-name') ?? 'job', script, nodelist: opt(script, 'nodelist'), exclude: (opt(script, 'exclude') ?? '').split(',').filter(Boolean),
-        port: Number(/^export SPECTUNE_PORT=(\d+)$/m.exec(script)?.[1] ?? 0), output, config: readConfig(script), node: null, submittedAt: now(),
-        runningAt: null, endedAt: null, final: null, lines: [],
+        id,
+        name: opt(script, 'job-name') ?? 'job',
+        script,
+        nodelist: opt(script, 'nodelist'),
+        exclude: (opt(script, 'exclude') ?? '').split(',').filter(Boolean),
+        port: Number(/^export SPECTUNE_PORT=(\d+)$/m.exec(script)?.[1] ?? 0),
+        output,
+        config: readConfig(script),
+        node: null,
+        submittedAt: now(),
+        runningAt: null,
+        endedAt: null,
+        final: null,
+        lines: [],
       });
       return id;
     },
-    readJob: async (id) => { const j = jobs.get(id); return j ? toJob(j) : null; },
-    readAccounting: async (id) => { const j = jobs.get(id); return j ? { ...toJob(j), stdout: null } : null; },
-    listLiveJobs: async (prefix) => [...jobs.values()].filter((j) => j.name.startsWith(prefix) && live(j)).map((j) => ({ jobId: j.id, state: stateOf(j).state, nodes: j.node ? [j.node] : [] })),
+    readJob: async (id) => {
+      const j = jobs.get(id);
+      return j ? toJob(j) : null;
+    },
+    readAccounting: async (id) => {
+      const j = jobs.get(id);
+      return j ? { ...toJob(j), stdout: null } : null;
+    },
+    listLiveJobs: async (prefix) =>
+      [...jobs.values()]
+        .filter((j) => j.name.startsWith(prefix) && live(j))
+        .map((j) => ({ jobId: j.id, state: stateOf(j).state, nodes: j.node ? [j.node] : [] })),
     async signal(id, sig) {
       const j = jobs.get(id);
       if (!j || !live(j) || j.final) return;
@@ -151,7 +210,11 @@ export async function createModelCluster(o: ModelClusterOptions): Promise<ModelC
     async cancel(id) {
       const j = jobs.get(id);
       if (!j || !live(j)) return;
-      if (j.node === null) { j.final = { state: 'CANCELLED', exit: '0:0', text: 'CANCELLED by 0' }; j.endedAt = now(); return; }
+      if (j.node === null) {
+        j.final = { state: 'CANCELLED', exit: '0:0', text: 'CANCELLED by 0' };
+        j.endedAt = now();
+        return;
+      }
       j.lines.push(`slurmstepd-${j.node}: error: *** JOB ${j.id} ON ${j.node} CANCELLED AT ${stamp()} ***`);
       if (j.final) return;
       const cut = o.drainMs > o.killWaitSec * 1000;
@@ -159,10 +222,14 @@ export async function createModelCluster(o: ModelClusterOptions): Promise<ModelC
       j.final = { state: 'CANCELLED', exit: cut ? '0:9' : '0:15', text: 'CANCELLED by 0' };
       j.endedAt = now() + Math.min(o.drainMs, o.killWaitSec * 1000);
     },
-    readOutput: async (path) => { const j = [...jobs.values()].find((x) => x.output === path); return j ? `${j.lines.join('\n')}\n` : null; },
+    readOutput: async (path) => {
+      const j = [...jobs.values()].find((x) => x.output === path);
+      return j ? `${j.lines.join('\n')}\n` : null;
+    },
   };
   return {
-    client, jobs,
+    client,
+    jobs,
     urlFor: (node, port) => `${base}/${node}/${port}`,
     benchFor(url) {
       const [, node, port] = /\/([^/]+)\/(\d+)$/.exec(url) ?? [];

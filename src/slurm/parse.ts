@@ -3,11 +3,37 @@
 import type { SlurmClusterConfig, SlurmExit, SlurmJob, SlurmState } from './types.js';
 
 const STATES: ReadonlySet<string> = new Set([
-  'PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'SUSPENDED', 'REQUEUED', 'RESIZING', 'COMPLETED', 'FAILED', 'CANCELLED',
-  'TIMEOUT', 'OUT_OF_MEMORY', 'NODE_FAIL', 'PREEMPTED', 'BOOT_FAIL', 'DEADLINE',
+  'PENDING',
+  'CONFIGURING',
+  'RUNNING',
+  'COMPLETING',
+  'SUSPENDED',
+  'REQUEUED',
+  'RESIZING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TIMEOUT',
+  'OUT_OF_MEMORY',
+  'NODE_FAIL',
+  'PREEMPTED',
+  'BOOT_FAIL',
+  'DEADLINE',
 ]);
 /** squeue/scontrol short forms of states. */
-const SHORT: Record<string, SlurmState> = { PD: 'PENDING', R: 'RUNNING', CG: 'COMPLETING', CF: 'CONFIGURING', CD: 'COMPLETED', F: 'FAILED', CA: 'CANCELLED', TO: 'TIMEOUT', OOM: 'OUT_OF_MEMORY', NF: 'NODE_FAIL', PR: 'PREEMPTED' };
+const SHORT: Record<string, SlurmState> = {
+  PD: 'PENDING',
+  R: 'RUNNING',
+  CG: 'COMPLETING',
+  CF: 'CONFIGURING',
+  CD: 'COMPLETED',
+  F: 'FAILED',
+  CA: 'CANCELLED',
+  TO: 'TIMEOUT',
+  OOM: 'OUT_OF_MEMORY',
+  NF: 'NODE_FAIL',
+  PR: 'PREEMPTED',
+};
 
 // The state word of "CANCELLED by 0", "RUNNING", "OUT_OF_ME+" (sacct's truncation) or a short form.
 export function parseState(text: string): SlurmState {
@@ -31,10 +57,16 @@ export function expandHostlist(text: string): string[] {
   const out: string[] = [];
   for (const part of t.match(/[^,[]+(?:\[[^\]]*\])?[^,]*/g) ?? []) {
     const m = /^([^[]*)\[([^\]]*)\](.*)$/.exec(part);
-    if (!m) { out.push(part); continue; }
+    if (!m) {
+      out.push(part);
+      continue;
+    }
     for (const r of m[2].split(',')) {
       const [a, b] = r.split('-');
-      if (b === undefined) { out.push(`${m[1]}${a}${m[3]}`); continue; }
+      if (b === undefined) {
+        out.push(`${m[1]}${a}${m[3]}`);
+        continue;
+      }
       for (let i = Number(a); i <= Number(b); i++) out.push(`${m[1]}${String(i).padStart(a.length, '0')}${m[3]}`);
     }
   }
@@ -43,7 +75,10 @@ export function expandHostlist(text: string): string[] {
 
 // Rows of `--parsable2` output with a header line, keyed by the header's field names.
 export function parseParsable2(text: string): Record<string, string>[] {
-  const lines = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '');
   if (lines.length === 0) return [];
   const head = lines[0].split('|');
   return lines.slice(1).map((l) => {
@@ -62,16 +97,27 @@ const timeOrNull = (t: string | undefined) => (t && !/^(Unknown|None|)$/.test(t)
 // or timed-out job (real 22.05 records, test/fixtures/slurm): the batch step's row carries the signal, so it is used.
 export function parseSacct(text: string): SlurmJob[] {
   const rows = parseParsable2(text);
-  return rows.filter((r) => /^\d+$/.test(r.JobID ?? '')).map((r) => {
-    const own = parseExit(r.ExitCode);
-    const step = rows.find((x) => x.JobID === `${r.JobID}.batch`);
-    const batch = parseExit(step?.ExitCode);
-    const exit = own && (own.code !== 0 || own.signal !== 0) ? own : batch ?? own;
-    return {
-      jobId: r.JobID, name: r.JobName ?? '', state: parseState(r.State ?? ''), stateText: r.State ?? '', exit,
-      nodes: expandHostlist(r.NodeList ?? ''), reason: null, stdout: null, start: timeOrNull(r.Start), end: timeOrNull(r.End), stepEnd: timeOrNull(step?.End),
-    };
-  });
+  return rows
+    .filter((r) => /^\d+$/.test(r.JobID ?? ''))
+    .map((r) => {
+      const own = parseExit(r.ExitCode);
+      const step = rows.find((x) => x.JobID === `${r.JobID}.batch`);
+      const batch = parseExit(step?.ExitCode);
+      const exit = own && (own.code !== 0 || own.signal !== 0) ? own : (batch ?? own);
+      return {
+        jobId: r.JobID,
+        name: r.JobName ?? '',
+        state: parseState(r.State ?? ''),
+        stateText: r.State ?? '',
+        exit,
+        nodes: expandHostlist(r.NodeList ?? ''),
+        reason: null,
+        stdout: null,
+        start: timeOrNull(r.Start),
+        end: timeOrNull(r.End),
+        stepEnd: timeOrNull(step?.End),
+      };
+    });
 }
 
 // `scontrol show job -o` (one line per job) or the multi-line form: Key=Value pairs. A value runs to the next " Key=".
@@ -87,9 +133,17 @@ export function parseScontrolJob(text: string): SlurmJob | null {
   if (!/JobId=\d+/.test(text)) return null;
   const kv = parseKeyValues(text);
   return {
-    jobId: kv.JobId, name: kv.JobName ?? '', state: parseState(kv.JobState ?? ''), stateText: kv.JobState ?? '', exit: parseExit(kv.ExitCode),
-    nodes: expandHostlist(kv.NodeList ?? ''), reason: kv.Reason && kv.Reason !== 'None' ? kv.Reason : null, stdout: kv.StdOut ?? null,
-    start: timeOrNull(kv.StartTime), end: timeOrNull(kv.EndTime), stepEnd: null,
+    jobId: kv.JobId,
+    name: kv.JobName ?? '',
+    state: parseState(kv.JobState ?? ''),
+    stateText: kv.JobState ?? '',
+    exit: parseExit(kv.ExitCode),
+    nodes: expandHostlist(kv.NodeList ?? ''),
+    reason: kv.Reason && kv.Reason !== 'None' ? kv.Reason : null,
+    stdout: kv.StdOut ?? null,
+    start: timeOrNull(kv.StartTime),
+    end: timeOrNull(kv.EndTime),
+    stepEnd: null,
   };
 }
 
@@ -102,24 +156,41 @@ export function parseScontrolConfig(text: string): SlurmClusterConfig {
   }
   const kill = /^(\d+)/.exec(kv.KillWait ?? '');
   const storage = kv.AccountingStorageType ?? '';
-  return { killWaitSec: kill ? Number(kill[1]) : 30, accounting: storage !== '' && storage !== 'accounting_storage/none', clusterName: kv.ClusterName ?? null };
+  return {
+    killWaitSec: kill ? Number(kill[1]) : 30,
+    accounting: storage !== '' && storage !== 'accounting_storage/none',
+    clusterName: kv.ClusterName ?? null,
+  };
 }
 
 /** The squeue fields spectune asks for: id, state, nodes, reason. */
 export const SQUEUE_FORMAT = '%i|%T|%N|%r';
 
 // Rows of `squeue --noheader --format=%i|%T|%N|%r`.
-export function parseSqueue(text: string): { jobId: string; state: SlurmState; nodes: string[]; reason: string | null }[] {
-  return text.split('\n').filter((l) => l.trim()).map((l) => {
-    const [jobId, state, nodes, reason] = l.split('|');
-    return { jobId: jobId.trim(), state: parseState(state ?? ''), nodes: expandHostlist(nodes ?? ''), reason: reason && reason !== 'None' ? reason.trim() : null };
-  });
+export function parseSqueue(
+  text: string,
+): { jobId: string; state: SlurmState; nodes: string[]; reason: string | null }[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [jobId, state, nodes, reason] = l.split('|');
+      return {
+        jobId: jobId.trim(),
+        state: parseState(state ?? ''),
+        nodes: expandHostlist(nodes ?? ''),
+        reason: reason && reason !== 'None' ? reason.trim() : null,
+      };
+    });
 }
 
 // `sinfo --noheader --format=%n|%t`: nodes and their short state (idle, mix, alloc, drain, down...).
 export function parseSinfoNodes(text: string): { node: string; state: string }[] {
-  return text.split('\n').filter((l) => l.trim()).map((l) => {
-    const [node, state] = l.split('|');
-    return { node: node.trim(), state: (state ?? '').trim().replace(/[*~#!%$@^-]+$/, '') };
-  });
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [node, state] = l.split('|');
+      return { node: node.trim(), state: (state ?? '').trim().replace(/[*~#!%$@^-]+$/, '') };
+    });
 }

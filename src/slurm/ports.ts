@@ -8,16 +8,28 @@ import type { TrialJobSpec } from './types.js';
 
 /** Benchmarks one endpoint (a trial job's node and port). */
 export interface SlurmBenchPort {
-  run(phase: 'warmup' | 'bench' | 'soak', onEvent: EventSink, signal?: AbortSignal): Promise<{ runs: BenchRun[]; samples: RequestSample[] }>;
+  run(
+    phase: 'warmup' | 'bench' | 'soak',
+    onEvent: EventSink,
+    signal?: AbortSignal,
+  ): Promise<{ runs: BenchRun[]; samples: RequestSample[] }>;
 }
 
 /** The campaign store (the tuner's store port) plus the jobs by id. */
 export interface SlurmStorePort {
-  openCampaign(opts: { resume: boolean; name: string; spec: unknown; now: number }): { id: number; activeMs: number; trials: TrialRecord[]; resumed: boolean };
+  openCampaign(opts: { resume: boolean; name: string; spec: unknown; now: number }): {
+    id: number;
+    activeMs: number;
+    trials: TrialRecord[];
+    resumed: boolean;
+  };
   markActive(campaignId: number, now: number): void;
   saveTrial(campaignId: number, trial: TrialRecord): void;
   saveSamples(campaignId: number, trialIndex: number, samples: RequestSample[]): void;
-  finishCampaign(campaignId: number, result: { bestTrial: number | null; summary: string; now: number; endState?: null }): void;
+  finishCampaign(
+    campaignId: number,
+    result: { bestTrial: number | null; summary: string; now: number; endState?: null },
+  ): void;
   recordJob(campaignId: number, trialIndex: number, jobId: string): void;
   updateJob(campaignId: number, jobId: string, u: { node?: string | null; state?: string; ended?: boolean }): void;
   /** Jobs not yet recorded as ended (a campaign killed mid-way left them). */

@@ -15,23 +15,31 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 // A bad value in the slurm section: one line naming the field and how to fix it.
 function bad(field: string, value: unknown, want: string): ToolError {
-  return new ToolError('E_CONFIG_INVALID', `target.slurm.${field}: ${JSON.stringify(value)} is not ${want}`, { hint: `set target.slurm.${field} to ${want}` });
+  return new ToolError('E_CONFIG_INVALID', `target.slurm.${field}: ${JSON.stringify(value)} is not ${want}`, {
+    hint: `set target.slurm.${field} to ${want}`,
+  });
 }
 
 // Check every value that lands in a #SBATCH line (a newline or space there would change the job).
 export function checkJobSpec(s: TrialJobSpec): void {
   if (!SAFE_NAME.test(s.name)) throw bad('jobName', s.name, 'a name of letters, digits and ._:+-');
   if (s.partition !== null && !SAFE_NAME.test(s.partition)) throw bad('partition', s.partition, 'a partition name');
-  for (const n of [...(s.nodelist ? [s.nodelist] : []), ...s.exclude]) if (!SAFE_NAME.test(n)) throw bad('nodes', n, 'a node name');
+  for (const n of [...(s.nodelist ? [s.nodelist] : []), ...s.exclude])
+    if (!SAFE_NAME.test(n)) throw bad('nodes', n, 'a node name');
   if (!SAFE_MEM.test(s.mem)) throw bad('mem', s.mem, 'a memory request such as "4G" or "800M"');
-  if (!Number.isInteger(s.timeLimitMin) || s.timeLimitMin < 1) throw bad('timeLimit', s.timeLimitMin, 'a whole number of minutes >= 1');
-  if (s.gpusPerNode !== null && (!Number.isInteger(s.gpusPerNode) || s.gpusPerNode < 1)) throw bad('gpusPerTrial', s.gpusPerNode, 'a whole number >= 1');
-  if (s.cpusPerTask !== null && (!Number.isInteger(s.cpusPerTask) || s.cpusPerTask < 1)) throw bad('cpusPerTask', s.cpusPerTask, 'a whole number >= 1');
+  if (!Number.isInteger(s.timeLimitMin) || s.timeLimitMin < 1)
+    throw bad('timeLimit', s.timeLimitMin, 'a whole number of minutes >= 1');
+  if (s.gpusPerNode !== null && (!Number.isInteger(s.gpusPerNode) || s.gpusPerNode < 1))
+    throw bad('gpusPerTrial', s.gpusPerNode, 'a whole number >= 1');
+  if (s.cpusPerTask !== null && (!Number.isInteger(s.cpusPerTask) || s.cpusPerTask < 1))
+    throw bad('cpusPerTask', s.cpusPerTask, 'a whole number >= 1');
   if (!SAFE_PATH.test(s.output)) throw bad('output', s.output, 'a path of letters, digits and ._/%+- (%j = job id)');
   if (s.chdir !== null && !SAFE_PATH.test(s.chdir)) throw bad('chdir', s.chdir, 'a directory path');
   if (!Number.isInteger(s.port) || s.port < 1 || s.port > 65535) throw bad('port', s.port, 'a TCP port');
-  if (!s.command.trim() || s.command.includes('\n')) throw bad('command', s.command, 'the engine command line on one line');
-  if (s.nodes === 2 && (!s.rank1Command || s.rank1Command.includes('\n'))) throw bad('rank1Command', s.rank1Command, 'the rank-1 command line on one line (a two-node job needs one)');
+  if (!s.command.trim() || s.command.includes('\n'))
+    throw bad('command', s.command, 'the engine command line on one line');
+  if (s.nodes === 2 && (!s.rank1Command || s.rank1Command.includes('\n')))
+    throw bad('rank1Command', s.rank1Command, 'the rank-1 command line on one line (a two-node job needs one)');
   for (const k of Object.keys(s.env)) if (!ENV_NAME.test(k)) throw bad('env', k, 'an environment variable name');
 }
 
@@ -39,19 +47,34 @@ export function checkJobSpec(s: TrialJobSpec): void {
 function headerLines(s: TrialJobSpec): string[] {
   const opt = (k: string, v: string | number | null) => (v === null ? [] : [`#SBATCH --${k}=${v}`]);
   return [
-    ...opt('job-name', s.name), ...opt('partition', s.partition), ...opt('nodes', s.nodes), ...opt('ntasks-per-node', 1),
-    ...opt('nodelist', s.nodelist), ...opt('exclude', s.exclude.length ? s.exclude.join(',') : null),
-    ...opt('gpus-per-node', s.gpusPerNode), ...opt('cpus-per-task', s.cpusPerTask), ...opt('mem', s.mem),
-    ...opt('time', s.timeLimitMin), ...opt('output', s.output), ...opt('chdir', s.chdir),
+    ...opt('job-name', s.name),
+    ...opt('partition', s.partition),
+    ...opt('nodes', s.nodes),
+    ...opt('ntasks-per-node', 1),
+    ...opt('nodelist', s.nodelist),
+    ...opt('exclude', s.exclude.length ? s.exclude.join(',') : null),
+    ...opt('gpus-per-node', s.gpusPerNode),
+    ...opt('cpus-per-task', s.cpusPerTask),
+    ...opt('mem', s.mem),
+    ...opt('time', s.timeLimitMin),
+    ...opt('output', s.output),
+    ...opt('chdir', s.chdir),
   ];
 }
 
 // The body: environment, a marker line spectune reads back (node and port), then the engine (exec, so Slurm's
 // signals reach it directly) or one srun over both nodes for a two-node job.
 function bodyLines(s: TrialJobSpec): string[] {
-  const env = [`export SPECTUNE_PORT=${s.port}`, ...Object.entries(s.env).map(([k, v]) => `export ${k}=${quoteArg(v)}`)];
+  const env = [
+    `export SPECTUNE_PORT=${s.port}`,
+    ...Object.entries(s.env).map(([k, v]) => `export ${k}=${quoteArg(v)}`),
+  ];
   if (s.nodes === 1) {
-    return [...env, 'echo "spectune: job $SLURM_JOB_ID rank 0 on $(hostname) port $SPECTUNE_PORT"', `exec ${s.command}`];
+    return [
+      ...env,
+      'echo "spectune: job $SLURM_JOB_ID rank 0 on $(hostname) port $SPECTUNE_PORT"',
+      `exec ${s.command}`,
+    ];
   }
   const ranks = `if [ "$SLURM_PROCID" = 0 ]; then ${s.command}; else ${s.rank1Command}; fi`;
   const task = `echo "spectune: job $SLURM_JOB_ID rank $SLURM_PROCID on $(hostname) port $SPECTUNE_PORT"; ${ranks}`;
@@ -77,6 +100,11 @@ export function sbatchArgv(): string[] {
 // The job id out of `sbatch --parsable` output.
 export function parseSbatchOutput(stdout: string): string {
   const m = /^(\d+)(?:_\d+)?(?:;\S+)?\s*$/m.exec(stdout.trim());
-  if (!m) throw new ToolError('E_REMOTE_COMMAND', `sbatch printed no job id: ${JSON.stringify(stdout.trim().slice(0, 200))}`, { hint: 'run the printed sbatch script by hand on the login host to see why' });
+  if (!m)
+    throw new ToolError(
+      'E_REMOTE_COMMAND',
+      `sbatch printed no job id: ${JSON.stringify(stdout.trim().slice(0, 200))}`,
+      { hint: 'run the printed sbatch script by hand on the login host to see why' },
+    );
   return m[1];
 }

@@ -33,11 +33,20 @@ export interface JobTrialResult {
 
 // The sbatch script of a trial on a placement.
 export function scriptFor(spec: SlurmCampaignSpec, rec: TrialRecord, at: Placement): string {
-  return buildSbatchScript({ ...spec.jobFor(rec.config, rec.index), name: `${spec.jobPrefix}-t${trialNumber(rec.index)}`, nodelist: at.node, exclude: at.exclude });
+  return buildSbatchScript({
+    ...spec.jobFor(rec.config, rec.index),
+    name: `${spec.jobPrefix}-t${trialNumber(rec.index)}`,
+    nodelist: at.node,
+    exclude: at.exclude,
+  });
 }
 
 // Score a measured trial (objective, constraints against the baseline's runs); failed trials pass through.
-export function scoreTrial(rec: TrialRecord, spec: Pick<SlurmCampaignSpec, 'objective' | 'constraints'>, baselineRuns: TrialRecord['runs'] | null): TrialRecord {
+export function scoreTrial(
+  rec: TrialRecord,
+  spec: Pick<SlurmCampaignSpec, 'objective' | 'constraints'>,
+  baselineRuns: TrialRecord['runs'] | null,
+): TrialRecord {
   if (rec.status !== 'ok') return rec;
   const violations = checkConstraints(rec.runs, spec.constraints, rec.kind === 'baseline' ? rec.runs : baselineRuns);
   const objective = evaluateObjective(rec.runs, spec.objective);
@@ -51,8 +60,10 @@ export function scoreTrial(rec: TrialRecord, spec: Pick<SlurmCampaignSpec, 'obje
 export async function runJobTrial(ctx: JobTrialContext, rec: TrialRecord, at: Placement): Promise<JobTrialResult> {
   const { deps, spec, onEvent, signal, campaignId } = ctx;
   const n = trialNumber(rec.index);
-  const ev = (jobId: string, node: string | null, state: string, message: string) => onEvent({ type: 'slurm:job', ts: deps.now(), trial: n, jobId, node, state, message });
-  const phase = (p: 'deploy' | 'wait-ready' | 'warmup' | 'bench' | 'soak' | 'diagnose') => onEvent({ type: 'trial:phase', ts: deps.now(), trial: n, phase: p, expectedMs: null });
+  const ev = (jobId: string, node: string | null, state: string, message: string) =>
+    onEvent({ type: 'slurm:job', ts: deps.now(), trial: n, jobId, node, state, message });
+  const phase = (p: 'deploy' | 'wait-ready' | 'warmup' | 'bench' | 'soak' | 'diagnose') =>
+    onEvent({ type: 'trial:phase', ts: deps.now(), trial: n, phase: p, expectedMs: null });
   const job = spec.jobFor(rec.config, rec.index);
   phase('deploy');
   const jobId = await deps.client.submit(scriptFor(spec, rec, at));
@@ -63,7 +74,11 @@ export async function runJobTrial(ctx: JobTrialContext, rec: TrialRecord, at: Pl
   let failure: string | null = null;
   let endedAs = { state: 'ended', why: '' };
   try {
-    const started = await waitForStart(deps.client, jobId, { timeoutMs: spec.startTimeoutMs, signal, pollMs: spec.pollMs });
+    const started = await waitForStart(deps.client, jobId, {
+      timeoutMs: spec.startTimeoutMs,
+      signal,
+      pollMs: spec.pollMs,
+    });
     if ('ended' in started) failure = started.reason;
     else {
       node = started.node;
@@ -71,7 +86,14 @@ export async function runJobTrial(ctx: JobTrialContext, rec: TrialRecord, at: Pl
       ev(jobId, node, 'RUNNING', `engine starting on port ${job.port}`);
       phase('wait-ready');
       const url = spec.urlFor(node, job.port);
-      const ready = await waitForEngine(deps.client, jobId, { url: `${url}${spec.healthPath}`, outputPath: job.output.replace(/%j/g, jobId), engine: spec.engine, timeoutMs: spec.readyTimeoutMs, signal, pollMs: spec.pollMs });
+      const ready = await waitForEngine(deps.client, jobId, {
+        url: `${url}${spec.healthPath}`,
+        outputPath: job.output.replace(/%j/g, jobId),
+        engine: spec.engine,
+        timeoutMs: spec.readyTimeoutMs,
+        signal,
+        pollMs: spec.pollMs,
+      });
       if (!ready.ready) failure = ready.reason;
       else {
         const bench = deps.benchFor(url);
@@ -90,19 +112,36 @@ export async function runJobTrial(ctx: JobTrialContext, rec: TrialRecord, at: Pl
     failure = `benchmark failed: ${(e as Error).message}`;
   } finally {
     const plan = failure ? planJobEnd(0, ctx.killWaitSec) : planJobEnd(spec.drainSec, ctx.killWaitSec);
-    const ended = await endJob(deps.client, jobId, plan, ctx.killWaitSec, spec.pollMs).catch(() => ({ drained: false, job: null }));
+    const ended = await endJob(deps.client, jobId, plan, ctx.killWaitSec, spec.pollMs).catch(() => ({
+      drained: false,
+      job: null,
+    }));
     deps.store.updateJob(campaignId, jobId, { state: ended.job?.state ?? 'ENDED', ended: true });
     endedAs = { state: ended.job?.stateText ?? 'ended', why: plan.why };
   }
   phase('diagnose');
-  const diag = await readJobVerdict(deps.client, jobId, { killWaitSec: ctx.killWaitSec, cancelledByUs: true, engine: spec.engine, outputPath: job.output.replace(/%j/g, jobId) }).catch(() => null);
-  ev(jobId, node, endedAs.state, `${endedAs.why}${diag ? `; verdict: ${diag.verdict.class}${diag.verdict.detail ? `/${diag.verdict.detail}` : ''}` : ''}`);
+  const diag = await readJobVerdict(deps.client, jobId, {
+    killWaitSec: ctx.killWaitSec,
+    cancelledByUs: true,
+    engine: spec.engine,
+    outputPath: job.output.replace(/%j/g, jobId),
+  }).catch(() => null);
+  ev(
+    jobId,
+    node,
+    endedAs.state,
+    `${endedAs.why}${diag ? `; verdict: ${diag.verdict.class}${diag.verdict.detail ? `/${diag.verdict.detail}` : ''}` : ''}`,
+  );
   if (diag?.verdict.class === 'stop_timeout') {
     onEvent({ type: 'log', ts: deps.now(), level: 'warn', message: `trial ${n}: ${diag.verdict.summary}` });
   }
   if (failure) {
     if (diag) onEvent({ type: 'diagnosis', ts: deps.now(), verdict: diag.verdict });
-    return { rec: { ...rec, status: 'failed', violations: [failure], verdict: diag?.verdict ?? null, restarts: 1 }, node, jobId };
+    return {
+      rec: { ...rec, status: 'failed', violations: [failure], verdict: diag?.verdict ?? null, restarts: 1 },
+      node,
+      jobId,
+    };
   }
   return { rec: out, node, jobId };
 }

@@ -2,9 +2,23 @@
 
 /** Slurm job states as sacct and scontrol print them (the base word; "CANCELLED by 0" is CANCELLED). */
 export type SlurmState =
-  | 'PENDING' | 'CONFIGURING' | 'RUNNING' | 'COMPLETING' | 'SUSPENDED' | 'REQUEUED' | 'RESIZING'
-  | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMEOUT' | 'OUT_OF_MEMORY' | 'NODE_FAIL' | 'PREEMPTED'
-  | 'BOOT_FAIL' | 'DEADLINE' | 'UNKNOWN';
+  | 'PENDING'
+  | 'CONFIGURING'
+  | 'RUNNING'
+  | 'COMPLETING'
+  | 'SUSPENDED'
+  | 'REQUEUED'
+  | 'RESIZING'
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'CANCELLED'
+  | 'TIMEOUT'
+  | 'OUT_OF_MEMORY'
+  | 'NODE_FAIL'
+  | 'PREEMPTED'
+  | 'BOOT_FAIL'
+  | 'DEADLINE'
+  | 'UNKNOWN';
 
 /** A job's exit as Slurm writes it, "code:signal" (0:9 = killed by SIGKILL). */
 export interface SlurmExit {

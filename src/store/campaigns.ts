@@ -53,8 +53,18 @@ export interface Campaign {
 }
 
 interface CampaignRow {
-  id: number; name: string; status: CampaignStatus; engine: EngineName; config_json: string; baseline_json: string | null;
-  best_trial_id: number | null; summary: string | null; end_state_json?: string | null; created_at: string; updated_at: string; finished_at: string | null;
+  id: number;
+  name: string;
+  status: CampaignStatus;
+  engine: EngineName;
+  config_json: string;
+  baseline_json: string | null;
+  best_trial_id: number | null;
+  summary: string | null;
+  end_state_json?: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
 }
 
 // Whether a campaign's config snapshot marks it as run on the simulated engine.
@@ -65,25 +75,43 @@ function isSimulatedConfig(config: unknown): boolean {
 // Row → domain object.
 function toCampaign(r: CampaignRow): Campaign {
   return {
-    id: r.id, name: r.name, status: r.status, engine: r.engine, config: fromJson(r.config_json) ?? {},
-    baseline: fromJson(r.baseline_json), bestTrialId: r.best_trial_id, summary: r.summary, simulated: isSimulatedConfig(fromJson(r.config_json)), endState: fromJson(r.end_state_json ?? null),
-    createdAt: r.created_at, updatedAt: r.updated_at, finishedAt: r.finished_at,
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    engine: r.engine,
+    config: fromJson(r.config_json) ?? {},
+    baseline: fromJson(r.baseline_json),
+    bestTrialId: r.best_trial_id,
+    summary: r.summary,
+    simulated: isSimulatedConfig(fromJson(r.config_json)),
+    endState: fromJson(r.end_state_json ?? null),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    finishedAt: r.finished_at,
   };
 }
 
 // Start a campaign; the config snapshot is stored redacted.
-export function createCampaign(db: Db, input: { name: string; engine: EngineName; config: unknown; baseline?: EngineSettings; ts?: string }): Campaign {
+export function createCampaign(
+  db: Db,
+  input: { name: string; engine: EngineName; config: unknown; baseline?: EngineSettings; ts?: string },
+): Campaign {
   const ts = isoNow(input.ts);
-  const info = db.prepare(
-    `INSERT INTO campaigns (name, status, engine, config_json, baseline_json, created_at, updated_at) VALUES (?, 'running', ?, ?, ?, ?, ?)`,
-  ).run(toText(input.name), input.engine, toJson(input.config), toJsonOrNull(input.baseline), ts, ts);
+  const info = db
+    .prepare(
+      `INSERT INTO campaigns (name, status, engine, config_json, baseline_json, created_at, updated_at) VALUES (?, 'running', ?, ?, ?, ?, ?)`,
+    )
+    .run(toText(input.name), input.engine, toJson(input.config), toJsonOrNull(input.baseline), ts, ts);
   return getCampaign(db, Number(info.lastInsertRowid));
 }
 
 // Read one campaign or fail with E_CAMPAIGN_NOT_FOUND.
 export function getCampaign(db: Db, id: number): Campaign {
   const row = db.prepare('SELECT * FROM campaigns WHERE id = ?').get(id) as CampaignRow | undefined;
-  if (!row) throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no campaign ${id} in the store`, { hint: 'run `spectune report` without an id for the latest' });
+  if (!row)
+    throw new ToolError('E_CAMPAIGN_NOT_FOUND', `no campaign ${id} in the store`, {
+      hint: 'run `spectune report` without an id for the latest',
+    });
   return toCampaign(row);
 }
 
@@ -100,26 +128,36 @@ const STARTED = `EXISTS (SELECT 1 FROM trials t WHERE t.campaign_id = c.id) AND 
 
 // Whether a campaign has a trial with a result (measured, failed or refused).
 export function campaignRan(db: Db, id: number): boolean {
-  return Boolean(db.prepare(`SELECT 1 FROM trials t WHERE t.campaign_id = ? AND t.state IN ('measured', 'failed', 'infeasible')`).get(id));
+  return Boolean(
+    db
+      .prepare(`SELECT 1 FROM trials t WHERE t.campaign_id = ? AND t.state IN ('measured', 'failed', 'infeasible')`)
+      .get(id),
+  );
 }
 
 // The most recent campaign that started a trial (optionally of one name), or null: a campaign that died before its
 // first trial (still "running" with no trial, or marked never started) must not hide the one that ran.
 export function latestStartedCampaign(db: Db, name?: string): Campaign | null {
-  const row = db.prepare(
-    `SELECT * FROM campaigns c WHERE ${STARTED} AND (? IS NULL OR c.name = ?) ORDER BY c.id DESC LIMIT 1`,
-  ).get(name ?? null, name ?? null) as CampaignRow | undefined;
+  const row = db
+    .prepare(`SELECT * FROM campaigns c WHERE ${STARTED} AND (? IS NULL OR c.name = ?) ORDER BY c.id DESC LIMIT 1`)
+    .get(name ?? null, name ?? null) as CampaignRow | undefined;
   return row ? toCampaign(row) : null;
 }
 
 // Mark the campaigns after `afterId` (of one name, or all) that never started a trial and are not marked yet as
 // aborted "never started: …"; returns their ids.
-export function markNeverStarted(db: Db, opts: { afterId: number; name?: string; why?: string; ts?: string }): number[] {
-  const rows = db.prepare(
-    `SELECT id FROM campaigns c WHERE c.id > ? AND c.status IN ('running', 'interrupted') AND (? IS NULL OR c.name = ?)
+export function markNeverStarted(
+  db: Db,
+  opts: { afterId: number; name?: string; why?: string; ts?: string },
+): number[] {
+  const rows = db
+    .prepare(
+      `SELECT id FROM campaigns c WHERE c.id > ? AND c.status IN ('running', 'interrupted') AND (? IS NULL OR c.name = ?)
        AND NOT EXISTS (SELECT 1 FROM trials t WHERE t.campaign_id = c.id) ORDER BY c.id`,
-  ).all(opts.afterId, opts.name ?? null, opts.name ?? null) as { id: number }[];
-  for (const r of rows) updateCampaign(db, r.id, { status: 'aborted', summary: opts.why ?? NEVER_STARTED, ts: opts.ts });
+    )
+    .all(opts.afterId, opts.name ?? null, opts.name ?? null) as { id: number }[];
+  for (const r of rows)
+    updateCampaign(db, r.id, { status: 'aborted', summary: opts.why ?? NEVER_STARTED, ts: opts.ts });
   return rows.map((r) => r.id);
 }
 
@@ -130,16 +168,32 @@ export function listCampaigns(db: Db): Campaign[] {
 
 // Update status, baseline, best trial, summary or end state.
 export function updateCampaign(
-  db: Db, id: number,
-  patch: { status?: CampaignStatus; baseline?: EngineSettings; bestTrialId?: number | null; summary?: string; endState?: CampaignEndState | null; ts?: string },
+  db: Db,
+  id: number,
+  patch: {
+    status?: CampaignStatus;
+    baseline?: EngineSettings;
+    bestTrialId?: number | null;
+    summary?: string;
+    endState?: CampaignEndState | null;
+    ts?: string;
+  },
 ): Campaign {
   const cur = getCampaign(db, id);
   const ts = isoNow(patch.ts);
   const status = patch.status ?? cur.status;
-  const finished = status === 'done' || status === 'aborted' ? cur.finishedAt ?? ts : null;
-  db.prepare('UPDATE campaigns SET status = ?, baseline_json = ?, best_trial_id = ?, summary = ?, end_state_json = ?, updated_at = ?, finished_at = ? WHERE id = ?').run(
-    status, toJsonOrNull(patch.baseline ?? cur.baseline), patch.bestTrialId === undefined ? cur.bestTrialId : patch.bestTrialId,
-    toText(patch.summary ?? cur.summary), toJsonOrNull(patch.endState === undefined ? cur.endState : patch.endState), ts, finished, id,
+  const finished = status === 'done' || status === 'aborted' ? (cur.finishedAt ?? ts) : null;
+  db.prepare(
+    'UPDATE campaigns SET status = ?, baseline_json = ?, best_trial_id = ?, summary = ?, end_state_json = ?, updated_at = ?, finished_at = ? WHERE id = ?',
+  ).run(
+    status,
+    toJsonOrNull(patch.baseline ?? cur.baseline),
+    patch.bestTrialId === undefined ? cur.bestTrialId : patch.bestTrialId,
+    toText(patch.summary ?? cur.summary),
+    toJsonOrNull(patch.endState === undefined ? cur.endState : patch.endState),
+    ts,
+    finished,
+    id,
   );
   return getCampaign(db, id);
 }

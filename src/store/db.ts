@@ -15,7 +15,9 @@ export function migrate(db: Db, migrations: Migration[] = MIGRATIONS): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   const latest = migrations.length ? migrations[migrations.length - 1].version : 0;
   if (current > latest) {
-    throw new ToolError('E_STORE', `store schema version ${current} is newer than this spectune (${latest})`, { hint: 'upgrade spectune' });
+    throw new ToolError('E_STORE', `store schema version ${current} is newer than this spectune (${latest})`, {
+      hint: 'upgrade spectune',
+    });
   }
   for (const m of migrations) {
     if (m.version <= current) continue;
@@ -34,7 +36,10 @@ export function openStore(path: string): Db {
     db = new Database(path);
   } catch (e) {
     if (isDiskFullError(e, path)) throw storeFullError(path, e);
-    throw new ToolError('E_STORE', `cannot open store ${path}: ${(e as Error).message}`, { hint: 'check the store path in the config and its directory permissions', cause: e });
+    throw new ToolError('E_STORE', `cannot open store ${path}: ${(e as Error).message}`, {
+      hint: 'check the store path in the config and its directory permissions',
+      cause: e,
+    });
   }
   try {
     db.pragma('journal_mode = WAL');

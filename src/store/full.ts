@@ -19,12 +19,26 @@ export interface DiskFacts {
 export function describeDisk(path: string): DiskFacts | null {
   try {
     let dir = resolve(dirname(path));
-    try { dir = realpathSync(dir); } catch { /* not there yet: judge by the name */ }
-    const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' ')).filter((f) => f.length >= 3)
+    try {
+      dir = realpathSync(dir);
+    } catch {
+      /* not there yet: judge by the name */
+    }
+    const mounts = readFileSync('/proc/self/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '))
+      .filter((f) => f.length >= 3)
       .map(([, mnt, type]) => ({ mount: mnt.replace(/\\040/g, ' '), type }));
-    const best = mounts.filter((m) => dir === m.mount || dir.startsWith(m.mount === '/' ? '/' : `${m.mount}/`)).sort((a, b) => b.mount.length - a.mount.length)[0];
+    const best = mounts
+      .filter((m) => dir === m.mount || dir.startsWith(m.mount === '/' ? '/' : `${m.mount}/`))
+      .sort((a, b) => b.mount.length - a.mount.length)[0];
     const st = statfsSync(dir);
-    return { mount: best?.mount ?? '/', fsType: best?.type ?? 'unknown', freeBytes: st.bavail * st.bsize, totalBytes: st.blocks * st.bsize };
+    return {
+      mount: best?.mount ?? '/',
+      fsType: best?.type ?? 'unknown',
+      freeBytes: st.bavail * st.bsize,
+      totalBytes: st.blocks * st.bsize,
+    };
   } catch {
     return null;
   }
@@ -53,18 +67,25 @@ function formatBytes(n: number): string {
 export function storeFullError(path: string, cause: unknown): ToolError {
   const d = describeDisk(path);
   const where = d ? ` (${d.mount}, ${d.fsType}: ${formatBytes(d.freeBytes)} free of ${formatBytes(d.totalBytes)})` : '';
-  return new ToolError('E_STORE_FULL', `store ${path}: the disk is full${where}; nothing was lost, the store is consistent`, {
-    hint: `free space on ${d?.mount ?? `the disk of ${path}`} (or point store: in spectune.yaml at another disk), then run spectune tune --resume`,
-    cause,
-  });
+  return new ToolError(
+    'E_STORE_FULL',
+    `store ${path}: the disk is full${where}; nothing was lost, the store is consistent`,
+    {
+      hint: `free space on ${d?.mount ?? `the disk of ${path}`} (or point store: in spectune.yaml at another disk), then run spectune tune --resume`,
+      cause,
+    },
+  );
 }
 
 /** SQLite's and the file system's ways of saying the store cannot be written (not a full disk), in words. */
 const UNWRITABLE: [RegExp, string][] = [
   [/^SQLITE_READONLY/, 'read-only (SQLITE_READONLY: the file, its directory or the file system refuses writes)'],
   [/^SQLITE_CANTOPEN/, 'cannot open its journal (SQLITE_CANTOPEN: its directory refuses new files?)'],
-  [/^SQLITE_PERM$/, 'permission denied (SQLITE_PERM)'], [/^SQLITE_IOERR/, 'input/output error'],
-  [/^EACCES$/, 'permission denied (EACCES)'], [/^EROFS$/, 'read-only file system (EROFS)'], [/^EPERM$/, 'operation not permitted (EPERM)'],
+  [/^SQLITE_PERM$/, 'permission denied (SQLITE_PERM)'],
+  [/^SQLITE_IOERR/, 'input/output error'],
+  [/^EACCES$/, 'permission denied (EACCES)'],
+  [/^EROFS$/, 'read-only file system (EROFS)'],
+  [/^EPERM$/, 'operation not permitted (EPERM)'],
 ];
 
 // A store that became unwritable mid-run (chmod, a read-only remount): one E_LOCAL_STATE line, or null when it is not that.
@@ -73,7 +94,8 @@ export function storeUnwritableError(e: unknown, path: string): ToolError | null
   const hit = typeof code === 'string' ? UNWRITABLE.find(([re]) => re.test(code)) : undefined;
   if (!hit) return null;
   return new ToolError('E_LOCAL_STATE', `store ${path}: cannot write it: ${hit[1]}`, {
-    hint: `make ${path} and its directory writable for this user (or point store: in spectune.yaml elsewhere), then run spectune tune --resume`, cause: e,
+    hint: `make ${path} and its directory writable for this user (or point store: in spectune.yaml elsewhere), then run spectune tune --resume`,
+    cause: e,
   });
 }
 
@@ -89,10 +111,17 @@ export function rethrowStoreError(e: unknown, path: string): never {
 export function guardDiskFull<T extends object>(port: T, path: string): T {
   const out = {} as Record<string, unknown>;
   for (const [k, v] of Object.entries(port)) {
-    if (typeof v !== 'function') { out[k] = v; continue; }
+    if (typeof v !== 'function') {
+      out[k] = v;
+      continue;
+    }
     out[k] = (...args: unknown[]) => {
       let r: unknown;
-      try { r = (v as (...a: unknown[]) => unknown).apply(port, args); } catch (e) { rethrowStoreError(e, path); }
+      try {
+        r = (v as (...a: unknown[]) => unknown).apply(port, args);
+      } catch (e) {
+        rethrowStoreError(e, path);
+      }
       return r instanceof Promise ? r.catch((e: unknown) => rethrowStoreError(e, path)) : r;
     };
   }

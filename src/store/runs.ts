@@ -13,7 +13,9 @@ export interface RunSegment {
 // Open a segment when the tuner starts or resumes a campaign.
 export function recordRunStart(db: Db, campaignId: number, ts?: string): RunSegment {
   const t = isoNow(ts);
-  const info = db.prepare('INSERT INTO run_segments (campaign_id, started_at, last_active_at) VALUES (?, ?, ?)').run(campaignId, t, t);
+  const info = db
+    .prepare('INSERT INTO run_segments (campaign_id, started_at, last_active_at) VALUES (?, ?, ?)')
+    .run(campaignId, t, t);
   return { id: Number(info.lastInsertRowid), campaignId, startedAt: t, lastActiveAt: t };
 }
 
@@ -24,7 +26,13 @@ export function touchRun(db: Db, id: number, ts?: string): void {
 
 // The segments of a campaign, oldest first.
 export function listRunSegments(db: Db, campaignId: number): RunSegment[] {
-  const rows = db.prepare('SELECT id, campaign_id, started_at, last_active_at FROM run_segments WHERE campaign_id = ? ORDER BY id').all(campaignId) as
-    { id: number; campaign_id: number; started_at: string; last_active_at: string }[];
-  return rows.map((r) => ({ id: r.id, campaignId: r.campaign_id, startedAt: r.started_at, lastActiveAt: r.last_active_at }));
+  const rows = db
+    .prepare('SELECT id, campaign_id, started_at, last_active_at FROM run_segments WHERE campaign_id = ? ORDER BY id')
+    .all(campaignId) as { id: number; campaign_id: number; started_at: string; last_active_at: string }[];
+  return rows.map((r) => ({
+    id: r.id,
+    campaignId: r.campaign_id,
+    startedAt: r.started_at,
+    lastActiveAt: r.last_active_at,
+  }));
 }

@@ -18,7 +18,10 @@ const TRANSITIONS: Record<TrialState, TrialState[]> = {
   planned: ['deploying', 'running', 'failed', 'infeasible', 'skipped'],
   deploying: ['running', 'failed', 'infeasible', 'skipped'],
   running: ['measured', 'failed', 'skipped'],
-  measured: [], failed: [], infeasible: [], skipped: [],
+  measured: [],
+  failed: [],
+  infeasible: [],
+  skipped: [],
 };
 
 /** A stored trial. */
@@ -45,10 +48,25 @@ export interface Trial {
 }
 
 interface TrialRow {
-  id: number; campaign_id: number; seq: number; config_id: number | null; params_json: string; purpose: string; reason: string;
-  state: TrialState; objective: number | null; constraints_ok: number | null; constraint_notes_json: string | null;
-  capacity_json: string | null; prediction_json: string | null; prediction_wrong: number | null; engine_version: string | null;
-  error: string | null; started_at: string; updated_at: string; finished_at: string | null;
+  id: number;
+  campaign_id: number;
+  seq: number;
+  config_id: number | null;
+  params_json: string;
+  purpose: string;
+  reason: string;
+  state: TrialState;
+  objective: number | null;
+  constraints_ok: number | null;
+  constraint_notes_json: string | null;
+  capacity_json: string | null;
+  prediction_json: string | null;
+  prediction_wrong: number | null;
+  engine_version: string | null;
+  error: string | null;
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
 }
 
 // SQLite integer → boolean | null.
@@ -57,11 +75,25 @@ const bool = (v: number | null): boolean | null => (v === null ? null : v !== 0)
 // Row → domain object.
 function toTrial(r: TrialRow): Trial {
   return {
-    id: r.id, campaignId: r.campaign_id, seq: r.seq, configId: r.config_id, params: fromJson(r.params_json) ?? {},
-    purpose: r.purpose, reason: r.reason, state: r.state, objective: r.objective, constraintsOk: bool(r.constraints_ok),
-    constraintNotes: fromJson(r.constraint_notes_json) ?? [], capacity: fromJson(r.capacity_json), prediction: fromJson(r.prediction_json),
-    predictionWrong: bool(r.prediction_wrong), engineVersion: r.engine_version, error: r.error,
-    startedAt: r.started_at, updatedAt: r.updated_at, finishedAt: r.finished_at,
+    id: r.id,
+    campaignId: r.campaign_id,
+    seq: r.seq,
+    configId: r.config_id,
+    params: fromJson(r.params_json) ?? {},
+    purpose: r.purpose,
+    reason: r.reason,
+    state: r.state,
+    objective: r.objective,
+    constraintsOk: bool(r.constraints_ok),
+    constraintNotes: fromJson(r.constraint_notes_json) ?? [],
+    capacity: fromJson(r.capacity_json),
+    prediction: fromJson(r.prediction_json),
+    predictionWrong: bool(r.prediction_wrong),
+    engineVersion: r.engine_version,
+    error: r.error,
+    startedAt: r.started_at,
+    updatedAt: r.updated_at,
+    finishedAt: r.finished_at,
   };
 }
 
@@ -87,17 +119,43 @@ export interface TrialStartInput {
 export function recordTrialStart(db: Db, input: TrialStartInput): Trial {
   const ts = isoNow(input.ts);
   return db.transaction(() => {
-    const next = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM trials WHERE campaign_id = ?').get(input.campaignId) as { n: number };
+    const next = db
+      .prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM trials WHERE campaign_id = ?')
+      .get(input.campaignId) as { n: number };
     let configId: number | null = null;
     if (input.config) {
       const c = input.config;
-      configId = Number(db.prepare('INSERT INTO configs (campaign_id, params_json, settings_json, exec_start, dropin, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(input.campaignId, toJson(input.params), toJsonOrNull(c.settings), toText(c.execStart), toText(c.dropin), ts).lastInsertRowid);
+      configId = Number(
+        db
+          .prepare(
+            'INSERT INTO configs (campaign_id, params_json, settings_json, exec_start, dropin, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          )
+          .run(
+            input.campaignId,
+            toJson(input.params),
+            toJsonOrNull(c.settings),
+            toText(c.execStart),
+            toText(c.dropin),
+            ts,
+          ).lastInsertRowid,
+      );
     }
-    const info = db.prepare(
-      `INSERT INTO trials (campaign_id, seq, config_id, params_json, purpose, reason, state, prediction_json, started_at, updated_at)
+    const info = db
+      .prepare(
+        `INSERT INTO trials (campaign_id, seq, config_id, params_json, purpose, reason, state, prediction_json, started_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, 'planned', ?, ?, ?)`,
-    ).run(input.campaignId, next.n, configId, toJson(input.params), input.purpose, toText(input.reason), toJsonOrNull(input.prediction), ts, ts);
+      )
+      .run(
+        input.campaignId,
+        next.n,
+        configId,
+        toJson(input.params),
+        input.purpose,
+        toText(input.reason),
+        toJsonOrNull(input.prediction),
+        ts,
+        ts,
+      );
     return getTrial(db, Number(info.lastInsertRowid));
   })();
 }
@@ -112,7 +170,9 @@ export function getTrial(db: Db, id: number): Trial {
 // Check a state change against the state machine.
 function assertTransition(t: Trial, to: TrialState): void {
   if (!TRANSITIONS[t.state].includes(to)) {
-    throw new ToolError('E_STORE', `trial ${t.id} cannot go from ${t.state} to ${to}`, { hint: 'a finished trial is never rewritten' });
+    throw new ToolError('E_STORE', `trial ${t.id} cannot go from ${t.state} to ${to}`, {
+      hint: 'a finished trial is never rewritten',
+    });
   }
 }
 
@@ -148,8 +208,17 @@ export function recordTrialResult(db: Db, id: number, r: TrialResultInput): Tria
       `UPDATE trials SET state = ?, objective = ?, constraints_ok = ?, constraint_notes_json = ?, capacity_json = ?, engine_version = ?,
        prediction_wrong = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?`,
     ).run(
-      r.state, r.objective ?? null, r.constraintsOk == null ? null : Number(r.constraintsOk), toJsonOrNull(r.constraintNotes),
-      toJsonOrNull(r.capacity), toText(r.engineVersion), r.predictionWrong == null ? null : Number(r.predictionWrong), toText(r.error), ts, ts, id,
+      r.state,
+      r.objective ?? null,
+      r.constraintsOk == null ? null : Number(r.constraintsOk),
+      toJsonOrNull(r.constraintNotes),
+      toJsonOrNull(r.capacity),
+      toText(r.engineVersion),
+      r.predictionWrong == null ? null : Number(r.predictionWrong),
+      toText(r.error),
+      ts,
+      ts,
+      id,
     );
     if (r.runs?.length) insertBenchRuns(db, id, r.runs);
     if (r.samples?.length) insertSamples(db, id, r.samples);
@@ -160,14 +229,18 @@ export function recordTrialResult(db: Db, id: number, r: TrialResultInput): Tria
 
 // All trials of a campaign in order.
 export function listTrials(db: Db, campaignId: number): Trial[] {
-  return (db.prepare('SELECT * FROM trials WHERE campaign_id = ? ORDER BY seq').all(campaignId) as TrialRow[]).map(toTrial);
+  return (db.prepare('SELECT * FROM trials WHERE campaign_id = ? ORDER BY seq').all(campaignId) as TrialRow[]).map(
+    toTrial,
+  );
 }
 
 // The trial that was in flight when spectune stopped (planned, deploying or running), or null.
 export function findUnfinishedTrial(db: Db, campaignId: number): Trial | null {
-  const row = db.prepare(
-    `SELECT * FROM trials WHERE campaign_id = ? AND state IN ('planned', 'deploying', 'running') ORDER BY seq DESC LIMIT 1`,
-  ).get(campaignId) as TrialRow | undefined;
+  const row = db
+    .prepare(
+      `SELECT * FROM trials WHERE campaign_id = ? AND state IN ('planned', 'deploying', 'running') ORDER BY seq DESC LIMIT 1`,
+    )
+    .get(campaignId) as TrialRow | undefined;
   return row ? toTrial(row) : null;
 }
 
@@ -175,7 +248,13 @@ export function findUnfinishedTrial(db: Db, campaignId: number): Trial | null {
 export function getTrialConfig(db: Db, trial: Trial): (ConfigSnapshot & { params: EngineSettings }) | null {
   if (trial.configId === null) return null;
   const r = db.prepare('SELECT * FROM configs WHERE id = ?').get(trial.configId) as
-    { params_json: string; settings_json: string | null; exec_start: string | null; dropin: string | null } | undefined;
+    | { params_json: string; settings_json: string | null; exec_start: string | null; dropin: string | null }
+    | undefined;
   if (!r) return null;
-  return { params: fromJson(r.params_json) ?? {}, settings: fromJson(r.settings_json) ?? undefined, execStart: r.exec_start ?? undefined, dropin: r.dropin ?? undefined };
+  return {
+    params: fromJson(r.params_json) ?? {},
+    settings: fromJson(r.settings_json) ?? undefined,
+    execStart: r.exec_start ?? undefined,
+    dropin: r.dropin ?? undefined,
+  };
 }

@@ -35,14 +35,20 @@ export function collectCandidates(trials: TrialRecord[], disqualified: ReadonlyS
     if (!disqualified.has(k)) byKey.set(k, [...(byKey.get(k) ?? []), t]);
   }
   return [...byKey.entries()].map(([key, ts]) => ({
-    key, config: ts[0].config, trials: ts,
+    key,
+    config: ts[0].config,
+    trials: ts,
     objective: ts.reduce((s, t) => s + (t.objective ?? 0), 0) / ts.length,
   }));
 }
 
 // The winner under the search's own rule (src/search findWinner: best median, a tie within the noise margin goes to
 // the config nearer the baseline), so the service is left where the search would: null when nothing usable was measured.
-export function findBest(trials: TrialRecord[], rule: WinnerRule, disqualified: ReadonlySet<string> = new Set()): Candidate | null {
+export function findBest(
+  trials: TrialRecord[],
+  rule: WinnerRule,
+  disqualified: ReadonlySet<string> = new Set(),
+): Candidate | null {
   const baseline = trials.find((t) => t.kind === 'baseline')?.config ?? {};
   const w = findWinner(trials, { goal: rule.goal, noiseMargin: rule.noiseMargin, baseline }, disqualified);
   const c = w && collectCandidates(trials, disqualified).find((x) => x.key === configKey(w.params));

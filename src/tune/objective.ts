@@ -4,7 +4,9 @@ import type { BenchMetric, ConstraintSpec, ObjectiveSpec } from './types.js';
 
 // Read one metric ("outputTokensPerSec", "ttftMs.p99", ...) out of the run at a concurrency; null when not measured.
 export function readMetric(runs: BenchRun[], metric: BenchMetric, concurrency: number): number | null {
-  const r = runs.find((x) => x.concurrency === concurrency && x.rate === null) ?? runs.find((x) => x.concurrency === concurrency);
+  const r =
+    runs.find((x) => x.concurrency === concurrency && x.rate === null) ??
+    runs.find((x) => x.concurrency === concurrency);
   if (!r || r.requests.ok === 0) return null;
   const [field, stat] = metric.split('.') as [keyof BenchRun, keyof Summary | undefined];
   const value = r[field];
@@ -24,11 +26,20 @@ export function checkConstraints(runs: BenchRun[], specs: ConstraintSpec[], base
     const v = readMetric(runs, c.metric, c.concurrency);
     const base = c.relative ? (baseline ? readMetric(baseline, c.metric, c.concurrency) : null) : 1;
     const label = `${c.metric}@c${c.concurrency}`;
-    if (v === null) { violations.push(`${label}: not measured`); continue; }
-    if (base === null) { violations.push(`${label}: no baseline figure for a relative bound`); continue; }
+    if (v === null) {
+      violations.push(`${label}: not measured`);
+      continue;
+    }
+    if (base === null) {
+      violations.push(`${label}: no baseline figure for a relative bound`);
+      continue;
+    }
     const bound = c.relative ? c.value * base : c.value;
     const ok = c.op === '>=' ? v >= bound : v <= bound;
-    if (!ok) violations.push(`${label} = ${v.toFixed(1)}, expected ${c.op} ${bound.toFixed(1)}${c.relative ? ` (${c.value * 100}% of baseline)` : ''}`);
+    if (!ok)
+      violations.push(
+        `${label} = ${v.toFixed(1)}, expected ${c.op} ${bound.toFixed(1)}${c.relative ? ` (${c.value * 100}% of baseline)` : ''}`,
+      );
   }
   return violations;
 }

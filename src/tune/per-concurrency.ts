@@ -26,11 +26,20 @@ export interface MeasuredConfig {
 }
 
 /** A trial's level measurement, in the shape this module needs. */
-interface LevelPoint { key: string; config: TuneConfig; run: BenchRun; baseline: boolean }
+interface LevelPoint {
+  key: string;
+  config: TuneConfig;
+  run: BenchRun;
+  baseline: boolean;
+}
 
 // Every level with an answered request of every measured trial (soaks included: they measure the same config).
 function collectPoints(measured: MeasuredConfig[]): LevelPoint[] {
-  return measured.flatMap((t) => t.runs.filter((r) => r.requests.ok > 0).map((run) => ({ key: configKey(t.config), config: t.config, run, baseline: t.baseline })));
+  return measured.flatMap((t) =>
+    t.runs
+      .filter((r) => r.requests.ok > 0)
+      .map((run) => ({ key: configKey(t.config), config: t.config, run, baseline: t.baseline })),
+  );
 }
 
 // Mean of numbers, or null for none.
@@ -42,7 +51,11 @@ function mean(xs: number[]): number | null {
 export function findBestPerConcurrency(trials: TrialRecord[]): ConcurrencyBest[] {
   const baseline = trials.find((t) => t.kind === 'baseline')?.config;
   const baselineKey = baseline ? configKey(baseline) : null;
-  return rankBestPerConcurrency(trials.filter((t) => t.status === 'ok').map((t) => ({ config: t.config, runs: t.runs, baseline: configKey(t.config) === baselineKey })));
+  return rankBestPerConcurrency(
+    trials
+      .filter((t) => t.status === 'ok')
+      .map((t) => ({ config: t.config, runs: t.runs, baseline: configKey(t.config) === baselineKey })),
+  );
 }
 
 // The best config per concurrency level of measured trials, in ascending order of concurrency: the one ranking the
@@ -63,17 +76,26 @@ export function rankBestPerConcurrency(measured: MeasuredConfig[]): ConcurrencyB
     const best = scored.sort((a, b) => b.out - a.out)[0];
     if (!best) return [];
     const base = baselineKey ? scored.find((s) => s.key === baselineKey) : undefined;
-    return [{
-      concurrency: c, config: best.config, outputTokensPerSec: best.out, decodeTokensPerSec: best.decode,
-      baselineOutputTokensPerSec: base?.out ?? null, vsBaseline: base && base.out > 0 ? best.out / base.out - 1 : null,
-    }];
+    return [
+      {
+        concurrency: c,
+        config: best.config,
+        outputTokensPerSec: best.out,
+        decodeTokensPerSec: best.decode,
+        baselineOutputTokensPerSec: base?.out ?? null,
+        vsBaseline: base && base.out > 0 ? best.out / base.out - 1 : null,
+      },
+    ];
   });
 }
 
 // One line for the campaign summary: "best by load (output tok/s): c=1 n=16 393 (+12% vs baseline), c=16 n=4 540".
 export function describeBestPerConcurrency(list: ConcurrencyBest[]): string {
   if (!list.length) return '';
-  const cfg = (c: TuneConfig) => Object.entries(c).map(([k, v]) => `${k}=${v}`).join(' ');
+  const cfg = (c: TuneConfig) =>
+    Object.entries(c)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
   const pct = (v: number | null) => (v === null ? '' : ` (${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}% vs baseline)`);
   return `best by load (output tok/s): ${list.map((b) => `c=${b.concurrency} ${cfg(b.config)} ${b.outputTokensPerSec.toFixed(1)}${pct(b.vsBaseline)}`).join('; ')}`;
 }

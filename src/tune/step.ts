@@ -81,5 +81,8 @@ export function decideNextStep(inputs: StepInputs): NextStep {
 // On resume: a trial still marked running was interrupted; it is discarded and will be redone.
 export function reconcileTrials(trials: TrialRecord[]): { trials: TrialRecord[]; interrupted: TrialRecord[] } {
   const interrupted = trials.filter((t) => t.status === 'running');
-  return { trials: trials.map((t) => (t.status === 'running' ? { ...t, status: 'discarded' as const } : t)), interrupted };
+  return {
+    trials: trials.map((t) => (t.status === 'running' ? { ...t, status: 'discarded' as const } : t)),
+    interrupted,
+  };
 }

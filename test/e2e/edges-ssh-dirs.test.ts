@@ -17,9 +17,16 @@ function controlDirs(tmp: string): string[] {
 
 // Start `spectune doctor` (read-only, several ssh commands) with its own TMPDIR; kill it with `sig` once its control
 // master's socket exists; resolve with the exit signal and the control directories seen at the kill.
-function killDoctorWhenConnected(u: SimUnit, tmp: string, sig: NodeJS.Signals): Promise<{ signal: NodeJS.Signals | null; seen: string[] }> {
+function killDoctorWhenConnected(
+  u: SimUnit,
+  tmp: string,
+  sig: NodeJS.Signals,
+): Promise<{ signal: NodeJS.Signals | null; seen: string[] }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, 'doctor', ...u.flags], { env: { ...process.env, TMPDIR: tmp }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, 'doctor', ...u.flags], {
+      env: { ...process.env, TMPDIR: tmp },
+      stdio: 'ignore',
+    });
     let seen: string[] = [];
     const t0 = Date.now();
     const poll = setInterval(() => {
@@ -34,7 +41,10 @@ function killDoctorWhenConnected(u: SimUnit, tmp: string, sig: NodeJS.Signals): 
         fail(new Error('no control socket within 30 s'));
       }
     }, 50);
-    child.on('close', (_code, signal) => { clearInterval(poll); done({ signal, seen }); });
+    child.on('close', (_code, signal) => {
+      clearInterval(poll);
+      done({ signal, seen });
+    });
   });
 }
 
@@ -48,7 +58,10 @@ describe('ssh control directories after a kill', () => {
   }, 180_000);
   afterAll(async () => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('SIGTERM: the command removes its directory on the way out and still dies of SIGTERM', async () => {

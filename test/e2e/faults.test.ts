@@ -11,10 +11,26 @@ const FAULTS = ['sigkill', 'netcut', 'reboot', 'disk-full', 'two-operators', 'fu
 
 describe('fault suite (short)', () => {
   it('has a row for every fault, each recovered with nothing lost', () => {
-    const r = spawnSync(process.execPath, [join(ROOT, 'bench/faults.mjs'), '--short', '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 1_500_000 });
-    const rows = JSON.parse(r.stdout || '[]') as { fault: string; trials: number; recovered: number; lost: number; pass: boolean; stateAfter: string; notes?: string }[];
+    const r = spawnSync(process.execPath, [join(ROOT, 'bench/faults.mjs'), '--short', '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 1_500_000,
+    });
+    const rows = JSON.parse(r.stdout || '[]') as {
+      fault: string;
+      trials: number;
+      recovered: number;
+      lost: number;
+      pass: boolean;
+      stateAfter: string;
+      notes?: string;
+    }[];
     expect(rows.map((x) => x.fault).sort(), r.stderr.slice(-2000)).toEqual([...FAULTS].sort());
-    for (const row of rows) expect({ fault: row.fault, pass: row.pass, lost: row.lost }, `${row.fault}: ${row.stateAfter} (${row.notes ?? ''})`).toEqual({ fault: row.fault, pass: true, lost: 0 });
+    for (const row of rows)
+      expect(
+        { fault: row.fault, pass: row.pass, lost: row.lost },
+        `${row.fault}: ${row.stateAfter} (${row.notes ?? ''})`,
+      ).toEqual({ fault: row.fault, pass: true, lost: 0 });
     expect(r.status).toBe(0);
   }, 1_520_000);
 });

@@ -25,11 +25,18 @@ const OPERATOR = `/etc/systemd/system/${UNIT}.d/95-operator.conf`;
 // --nnodes 2, --node-rank N) with the simulator as the engine binary.
 function rankUnit(rank: number, distAddr: string): string {
   return [
-    '[Unit]', `Description=${UNIT}: SIMULATED SGLang rank ${rank} of 2 (spectune sim), issue 25 e2e`, '',
+    '[Unit]',
+    `Description=${UNIT}: SIMULATED SGLang rank ${rank} of 2 (spectune sim), issue 25 e2e`,
+    '',
     '[Service]',
     `ExecStart=/usr/local/bin/node /opt/spectune/bin/spectune.js sim --sim-profile ${PROFILE} --sim-time-scale ${TIME_SCALE} --model-path Qwen/Qwen3.5-122B-A10B-FP8 --tp 2 --dist-init-addr ${distAddr} --nnodes 2 --node-rank ${rank} --host 0.0.0.0 --port ${PORT} --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1`,
-    'Restart=always', 'RestartSec=1', 'TimeoutStopSec=20', '',
-    '[Install]', 'WantedBy=multi-user.target', '',
+    'Restart=always',
+    'RestartSec=1',
+    'TimeoutStopSec=20',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
   ].join('\n');
 }
 
@@ -71,7 +78,9 @@ describe('a two-node SGLang group (rank0 th1, rank1 th2): init, doctor, apply, s
   // current version, both active; and status says healthy with no difference.
   async function expectSameConfig(steps: number, version: string): Promise<void> {
     const drops = [rank0, rank1].map((h) => (existsOn(h, DROPIN) ? sshRun(h, `cat ${DROPIN}`) : null));
-    expect(drops[0] === null ? null : withoutRankFlags(drops[0])).toBe(drops[1] === null ? null : withoutRankFlags(drops[1]));
+    expect(drops[0] === null ? null : withoutRankFlags(drops[0])).toBe(
+      drops[1] === null ? null : withoutRankFlags(drops[1]),
+    );
     for (const h of [rank0, rank1]) {
       expect(readStepsInForce(h, UNIT), h.name).toBe(steps);
       expect(sshRun(h, `cat /var/lib/spectune/${UNIT}/current`).trim(), h.name).toBe(version);
@@ -97,7 +106,18 @@ describe('a two-node SGLang group (rank0 th1, rank1 th2): init, doctor, apply, s
     ssh = ['--ssh-config', rank0.sshConfig];
     env = { SPECTUNE_ACTION_LOG: join(dir, 'actions.jsonl') };
     // Wait until rank0 serves (the group is up) before init measures it.
-    for (let i = 0; i < 120 && !(sshRun(rank0, `journalctl -u ${UNIT} --no-pager -o cat | grep -c 'fired up and ready to roll' || true`).trim() !== '0'); i++) await new Promise((r) => setTimeout(r, 500));
+    for (
+      let i = 0;
+      i < 120 &&
+      !(
+        sshRun(
+          rank0,
+          `journalctl -u ${UNIT} --no-pager -o cat | grep -c 'fired up and ready to roll' || true`,
+        ).trim() !== '0'
+      );
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 500));
   });
   afterAll(async () => {
     if (rank0) removeSimUnit(rank0, UNIT);
@@ -105,22 +125,32 @@ describe('a two-node SGLang group (rank0 th1, rank1 th2): init, doctor, apply, s
     if (relay) await new Promise((r) => relay.close(r));
   });
 
-  it('init with only rank 0\'s host writes nothing and says in one line to pass --host per rank', async () => {
+  it("init with only rank 0's host writes nothing and says in one line to pass --host per rank", async () => {
     const out = join(dir, 'not-written.yaml');
     const r = await runCli(['init', '--host', rank0.name, '--unit', UNIT, ...ssh, '--out', out], env);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`spectune: ${rank0.name} ${UNIT} is rank 0 of 2 nodes (--nnodes 2 --node-rank 0 --dist-init-addr ${rank0.ip}:${DIST_PORT}): rank 1 not found`);
-    expect(r.stderr).toContain(`pass --host once per rank, e.g. spectune init --host ${rank0.name} --host HOST_OF_RANK1`);
+    expect(r.stderr).toContain(
+      `spectune: ${rank0.name} ${UNIT} is rank 0 of 2 nodes (--nnodes 2 --node-rank 0 --dist-init-addr ${rank0.ip}:${DIST_PORT}): rank 1 not found`,
+    );
+    expect(r.stderr).toContain(
+      `pass --host once per rank, e.g. spectune init --host ${rank0.name} --host HOST_OF_RANK1`,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(out)).toBe(false);
   });
 
   it('init with both hosts (rank 1 first) writes both ranks under hosts:, rank0 first, and doctor passes the group', async () => {
-    const r = await runCli(['init', '--host', rank1.name, '--host', rank0.name, '--unit', UNIT, ...ssh, '--out', full], env);
+    const r = await runCli(
+      ['init', '--host', rank1.name, '--host', rank0.name, '--unit', UNIT, ...ssh, '--out', full],
+      env,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`on 2 ranks (rank0 ${rank0.name}, rank1 ${rank1.name})`);
     const doc = parseYaml(readFileSync(full, 'utf8')) as { target: { hosts: unknown[]; endpoint: string } };
-    expect(doc.target.hosts).toEqual([{ host: rank0.name, unit: UNIT, role: 'rank0' }, { host: rank1.name, unit: UNIT, role: 'rank1' }]);
+    expect(doc.target.hosts).toEqual([
+      { host: rank0.name, unit: UNIT, role: 'rank0' },
+      { host: rank1.name, unit: UNIT, role: 'rank1' },
+    ]);
     expect(doc.target.endpoint).toBe(`http://${rank0.ip}:${PORT}`);
     // The same config with rank 1 left out: what init wrote before this change (rank 0 only).
     const one = parseYaml(readFileSync(full, 'utf8')) as { target: { hosts: unknown[] } };
@@ -137,18 +167,25 @@ describe('a two-node SGLang group (rank0 th1, rank1 th2): init, doctor, apply, s
     expect(d.code).toBe(1);
     expect(d.stdout).toMatch(/FAIL\s+group .*is rank 0 of a 2-node group .* lists 1 of its 2 ranks/);
     const st = await runCli(['status', '-c', partial, ...ssh], env);
-    expect(st.stdout).toContain(`warning: the target lists only rank 0 (${rank0.name} ${UNIT}) of a 2-node group (rank 1 missing)`);
+    expect(st.stdout).toContain(
+      `warning: the target lists only rank 0 (${rank0.name} ${UNIT}) of a 2-node group (rank 1 missing)`,
+    );
     const before = [pidOf(rank0), pidOf(rank1)];
     for (const extra of [[], ['--dry-run']]) {
       const r = await runCli(['apply', '-c', partial, ...ssh, '--set', 'speculative_num_steps=4', ...extra], env);
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toBe(`spectune: apply would change only rank 0 (${rank0.name} ${UNIT}) of a 2-node group: rank 1 keeps its config, so the ranks will differ: refused, nothing was changed (hint: list every rank under target.hosts (\`spectune init --host HOST0 --host HOST1\` writes them), or pass --rank 0 to change this rank alone on purpose)\n`);
+      expect(r.stderr).toBe(
+        `spectune: apply would change only rank 0 (${rank0.name} ${UNIT}) of a 2-node group: rank 1 keeps its config, so the ranks will differ: refused, nothing was changed (hint: list every rank under target.hosts (\`spectune init --host HOST0 --host HOST1\` writes them), or pass --rank 0 to change this rank alone on purpose)\n`,
+      );
     }
     const rb = await runCli(['rollback', '-c', partial, ...ssh, '--to', 'none'], env);
     expect(rb.code).toBe(2);
     expect(rb.stderr).toContain('rollback would change only rank 0');
     // --rank 0 asks for it: the dry run plans rank 0 and says plainly that the ranks will differ.
-    const one = await runCli(['apply', '-c', partial, ...ssh, '--rank', '0', '--set', 'speculative_num_steps=4', '--dry-run'], env);
+    const one = await runCli(
+      ['apply', '-c', partial, ...ssh, '--rank', '0', '--set', 'speculative_num_steps=4', '--dry-run'],
+      env,
+    );
     expect(one.code, one.stderr).toBe(0);
     expect(one.stderr).toContain('--rank 0: apply changes only rank 0');
     expect(one.stderr).toContain('the ranks will differ');
@@ -163,7 +200,11 @@ describe('a two-node SGLang group (rank0 th1, rank1 th2): init, doctor, apply, s
   it('apply changes both ranks with one version number and the same config; the plan lists every file in force', async () => {
     const plan = await runCli(['apply', '-c', full, ...ssh, '--set', 'speculative_num_steps=4', '--dry-run'], env);
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout.match(/^files in force now \(systemd order\):\n {2}1\. \/etc\/systemd\/system\/spectune-group-one-e2e\.service {2}\[unit file\]$/gm)).toHaveLength(2);
+    expect(
+      plan.stdout.match(
+        /^files in force now \(systemd order\):\n {2}1\. \/etc\/systemd\/system\/spectune-group-one-e2e\.service {2}\[unit file\]$/gm,
+      ),
+    ).toHaveLength(2);
     const r = await runCli(['apply', '-c', full, ...ssh, '--set', 'speculative_num_steps=4', '--json'], env);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'ready', config: { speculative_num_steps: 4 } });
@@ -175,11 +216,20 @@ describe('a two-node SGLang group (rank0 th1, rank1 th2): init, doctor, apply, s
   it('a change to rank 1 alone (--rank 1) warns that the ranks differ, status names the differences, and the next group apply puts one version on both', async () => {
     const r = await runCli(['apply', '-c', full, ...ssh, '--rank', '1', '--set', 'speculative_num_steps=5'], env);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
-    expect(r.stderr).toContain(`--rank 1: apply changes only rank 1 (${rank1.name} ${UNIT}) of a 2-node group: the ranks will differ`);
+    expect(r.stderr).toContain(
+      `--rank 1: apply changes only rank 1 (${rank1.name} ${UNIT}) of a 2-node group: the ranks will differ`,
+    );
     const st = await runCli(['status', '-c', full, ...ssh], env);
-    expect(st.stdout).toContain('warning: the ranks run different configs: drop-in version differs: rank0 1, rank1 2; speculative_num_steps differs: rank0 4, rank1 5');
-    const json = JSON.parse((await runCli(['status', '-c', full, ...ssh, '--json'], env)).stdout) as { differences: string[] };
-    expect(json.differences).toEqual(['drop-in version differs: rank0 1, rank1 2', 'speculative_num_steps differs: rank0 4, rank1 5']);
+    expect(st.stdout).toContain(
+      'warning: the ranks run different configs: drop-in version differs: rank0 1, rank1 2; speculative_num_steps differs: rank0 4, rank1 5',
+    );
+    const json = JSON.parse((await runCli(['status', '-c', full, ...ssh, '--json'], env)).stdout) as {
+      differences: string[];
+    };
+    expect(json.differences).toEqual([
+      'drop-in version differs: rank0 1, rank1 2',
+      'speculative_num_steps differs: rank0 4, rank1 5',
+    ]);
     // rank0 kept 1, rank1 kept 1-2: the group's change is version 3 on both (rank0 already ran steps 4: rewritten as 3).
     const back = await runCli(['apply', '-c', full, ...ssh, '--set', 'speculative_num_steps=4'], env);
     expect(back.code, back.stderr.slice(-3000)).toBe(0);
@@ -188,23 +238,42 @@ describe('a two-node SGLang group (rank0 th1, rank1 th2): init, doctor, apply, s
   });
 
   it("an operator's 95-operator.conf on rank 1 that overrides spectune's is shown by status, doctor and plans; rollback refuses it and names the file", async () => {
-    sshRun(rank1, `cat > ${OPERATOR} && systemctl daemon-reload`, `[Service]\nExecStart=\nExecStart=${rankUnit(1, `${rank1.hostIp}:${DIST_PORT}`).match(/^ExecStart=(.*)$/m)![1].replace('--speculative-num-steps 3', '--speculative-num-steps 10')}\n`);
+    sshRun(
+      rank1,
+      `cat > ${OPERATOR} && systemctl daemon-reload`,
+      `[Service]\nExecStart=\nExecStart=${rankUnit(1, `${rank1.hostIp}:${DIST_PORT}`)
+        .match(/^ExecStart=(.*)$/m)![1]
+        .replace('--speculative-num-steps 3', '--speculative-num-steps 10')}\n`,
+    );
     try {
       const before = [pidOf(rank0), pidOf(rank1)];
       const st = await runCli(['status', '-c', full, ...ssh], env);
-      expect(st.stdout).toMatch(new RegExp(`^rank1: ${rank1.name} ${UNIT}: [^\\n]*\\n {2}drop-in: spectune's \\(version 3, known-good 3\\), OVERRIDDEN by ${OPERATOR}`, 'm'));
+      expect(st.stdout).toMatch(
+        new RegExp(
+          `^rank1: ${rank1.name} ${UNIT}: [^\\n]*\\n {2}drop-in: spectune's \\(version 3, known-good 3\\), OVERRIDDEN by ${OPERATOR}`,
+          'm',
+        ),
+      );
       expect(st.stdout).toContain(`3. ${OPERATOR}  [drop-in (not spectune's)]`);
       expect(st.stdout).toContain(`warning: ${OPERATOR} (after spectune's drop-in) overrides ExecStart`);
       expect(st.stdout).toContain('speculative_num_steps differs: rank0 4, rank1 10');
       const d = await runCli(['doctor', '-c', full, ...ssh], env);
-      expect(d.stdout).toMatch(new RegExp(`WARN\\s+in-force\\s+${rank1.name} ${UNIT}: ${OPERATOR} comes after spectune's drop-in and overrides ExecStart`));
+      expect(d.stdout).toMatch(
+        new RegExp(
+          `WARN\\s+in-force\\s+${rank1.name} ${UNIT}: ${OPERATOR} comes after spectune's drop-in and overrides ExecStart`,
+        ),
+      );
       const plan = await runCli(['apply', '-c', full, ...ssh, '--set', 'speculative_num_steps=5', '--dry-run'], env);
       expect(plan.code).toBe(1);
-      expect(plan.stderr).toContain(`rank1 ${rank1.name}: ${OPERATOR} sets ExecStart= after spectune's drop-in and would override it`);
+      expect(plan.stderr).toContain(
+        `rank1 ${rank1.name}: ${OPERATOR} sets ExecStart= after spectune's drop-in and would override it`,
+      );
       for (const extra of [['--dry-run'], []]) {
         const rb = await runCli(['rollback', '-c', full, ...ssh, '--to', 'none', ...extra], env);
         expect(rb.code, rb.stderr).toBe(1);
-        expect(rb.stderr).toContain(`rank1 ${rank1.name}: ${OPERATOR} comes after spectune's drop-in and overrides ExecStart`);
+        expect(rb.stderr).toContain(
+          `rank1 ${rank1.name}: ${OPERATOR} comes after spectune's drop-in and overrides ExecStart`,
+        );
         expect(rb.stderr).toContain(`move ${OPERATOR} out of the way`);
       }
       expect([pidOf(rank0), pidOf(rank1)]).toEqual(before);

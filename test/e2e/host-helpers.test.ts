@@ -16,13 +16,29 @@ describe('loadTestHosts', () => {
   });
 
   it('refuses a stale hosts.json whose launcher is gone (e.g. after a reboot)', () => {
-    const stale = { name: 'th1', ip: '10.250.77.2', hostIp: '10.250.77.1', sshConfig: '/x', memcg: false, unusedIp: '10.250.77.3', pid: 2 ** 22 + 1 };
+    const stale = {
+      name: 'th1',
+      ip: '10.250.77.2',
+      hostIp: '10.250.77.1',
+      sshConfig: '/x',
+      memcg: false,
+      unusedIp: '10.250.77.3',
+      pid: 2 ** 22 + 1,
+    };
     writeFileSync(join(dir, 'hosts.json'), JSON.stringify({ hosts: [stale] }));
     expect(() => loadTestHosts(env)).toThrow(/th1 are not running \(stale/);
   });
 
   it('returns the hosts when their launchers run', () => {
-    const live = { name: 'th9', ip: '10.250.85.2', hostIp: '10.250.85.1', sshConfig: '/x', memcg: true, unusedIp: '10.250.85.3', pid: process.pid };
+    const live = {
+      name: 'th9',
+      ip: '10.250.85.2',
+      hostIp: '10.250.85.1',
+      sshConfig: '/x',
+      memcg: true,
+      unusedIp: '10.250.85.3',
+      pid: process.pid,
+    };
     writeFileSync(join(dir, 'hosts.json'), JSON.stringify({ hosts: [live] }));
     expect(loadTestHosts(env)).toEqual([live]);
   });
@@ -30,10 +46,18 @@ describe('loadTestHosts', () => {
 
 describe('loadSlurmCluster', () => {
   const slurmEnv = { SPECTUNE_SLURM_ENV: join(dir, 'slurm.env') };
-  const cluster = (pid: number) => ({ login: 'sl1', sshConfig: '/x', partition: 'cpu', killWait: 5, nodes: [{ name: 'sl1', ip: '10.250.90.11', pid }] });
+  const cluster = (pid: number) => ({
+    login: 'sl1',
+    sshConfig: '/x',
+    partition: 'cpu',
+    killWait: 5,
+    nodes: [{ name: 'sl1', ip: '10.250.90.11', pid }],
+  });
 
   it('tells the developer how to boot the cluster when slurm.json is missing', () => {
-    expect(() => loadSlurmCluster(slurmEnv)).toThrow(/Slurm test cluster is not up .*scripts\/testhost\/slurm-up\.sh.*scripts\/test-all\.sh/);
+    expect(() => loadSlurmCluster(slurmEnv)).toThrow(
+      /Slurm test cluster is not up .*scripts\/testhost\/slurm-up\.sh.*scripts\/test-all\.sh/,
+    );
   });
 
   it('refuses a stale slurm.json whose node launcher is gone', () => {
@@ -43,6 +67,10 @@ describe('loadSlurmCluster', () => {
 
   it('returns the cluster when its node launchers run', () => {
     writeFileSync(join(dir, 'slurm.json'), JSON.stringify(cluster(process.pid)));
-    expect(loadSlurmCluster(slurmEnv)).toMatchObject({ login: 'sl1', killWait: 5, nodes: [{ name: 'sl1', pid: process.pid }] });
+    expect(loadSlurmCluster(slurmEnv)).toMatchObject({
+      login: 'sl1',
+      killWait: 5,
+      nodes: [{ name: 'sl1', pid: process.pid }],
+    });
   });
 });

@@ -77,7 +77,8 @@ describe('SshHost.exec', () => {
     for (let i = 0; i < N; i++) await host.exec(['true']);
     const muxMs = (performance.now() - t0) / N;
     const t1 = performance.now();
-    for (let i = 0; i < 5; i++) execFileSync('ssh', ['-F', th1.sshConfig, '-o', 'ControlMaster=no', '-o', 'ControlPath=none', 'th1', 'true']);
+    for (let i = 0; i < 5; i++)
+      execFileSync('ssh', ['-F', th1.sshConfig, '-o', 'ControlMaster=no', '-o', 'ControlPath=none', 'th1', 'true']);
     const plainMs = (performance.now() - t1) / 5;
     console.log(`ssh per command: multiplexed ${muxMs.toFixed(1)} ms, new connection ${plainMs.toFixed(1)} ms`);
     // absolute numbers depend on the machine's load (ssh's own start-up is ~5 ms idle, 100+ ms under load)
@@ -125,7 +126,9 @@ describe('SshHost errors', () => {
     const err = await nobody.exec(['true']).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'E_SSH_UNREACHABLE' });
     expect((err as Error).message).toMatch(/No route to host|timed out/);
-    const refused = new SshHost('refused', { sshConfig: tempConfig('refused', [`HostName ${th1.ip}`, 'Port 1', 'BatchMode yes']) });
+    const refused = new SshHost('refused', {
+      sshConfig: tempConfig('refused', [`HostName ${th1.ip}`, 'Port 1', 'BatchMode yes']),
+    });
     const err2 = await refused.exec(['true']).catch((e: unknown) => e);
     expect(err2).toMatchObject({ code: 'E_SSH_UNREACHABLE', message: expect.stringContaining('Connection refused') });
     expect((err2 as Error).message).not.toContain('\n');
@@ -136,27 +139,51 @@ describe('SshHost errors', () => {
     const key = join(scratch, 'wrong_ed25519');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
     const knownHosts = readFileSync(th1.sshConfig, 'utf8').match(/UserKnownHostsFile (\S+)/)?.[1] ?? '';
-    const cfg = tempConfig('wrongkey', [`HostName ${th1.ip}`, 'User root', `IdentityFile ${key}`, 'IdentitiesOnly yes',
-      `UserKnownHostsFile ${knownHosts}`, 'StrictHostKeyChecking yes']);
+    const cfg = tempConfig('wrongkey', [
+      `HostName ${th1.ip}`,
+      'User root',
+      `IdentityFile ${key}`,
+      'IdentitiesOnly yes',
+      `UserKnownHostsFile ${knownHosts}`,
+      'StrictHostKeyChecking yes',
+    ]);
     const h = new SshHost('wrongkey', { sshConfig: cfg });
-    await expect(h.exec(['true'])).rejects.toMatchObject({ code: 'E_SSH_AUTH', message: expect.stringContaining('Permission denied') });
+    await expect(h.exec(['true'])).rejects.toMatchObject({
+      code: 'E_SSH_AUTH',
+      message: expect.stringContaining('Permission denied'),
+    });
     await h.close();
   });
 
   it('unknown or changed host key: refused with E_SSH_HOSTKEY, known_hosts untouched', async () => {
     const empty = join(scratch, 'known_hosts_empty');
     writeFileSync(empty, '');
-    const base = [`HostName ${th1.ip}`, 'User root', `IdentityFile ${th1.sshConfig.replace(/config$/, 'id_ed25519')}`, 'IdentitiesOnly yes'];
-    const unknown = new SshHost('unknownkey', { sshConfig: tempConfig('unknownkey', [...base, `UserKnownHostsFile ${empty}`]) });
+    const base = [
+      `HostName ${th1.ip}`,
+      'User root',
+      `IdentityFile ${th1.sshConfig.replace(/config$/, 'id_ed25519')}`,
+      'IdentitiesOnly yes',
+    ];
+    const unknown = new SshHost('unknownkey', {
+      sshConfig: tempConfig('unknownkey', [...base, `UserKnownHostsFile ${empty}`]),
+    });
     const err = await unknown.exec(['touch', `/tmp/spectune-should-not-run-${run}`]).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'E_SSH_HOSTKEY', hint: expect.stringContaining('never disables') });
     expect(readFileSync(empty, 'utf8')).toBe('');
     const other = getTestHost('th2');
-    const otherKey = readFileSync(other.sshConfig.replace(/ssh\/config$/, 'th2/keys/ssh_host_ed25519_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ');
+    const otherKey = readFileSync(other.sshConfig.replace(/ssh\/config$/, 'th2/keys/ssh_host_ed25519_key.pub'), 'utf8')
+      .split(' ')
+      .slice(0, 2)
+      .join(' ');
     const wrong = join(scratch, 'known_hosts_wrong');
     writeFileSync(wrong, `${th1.ip} ${otherKey}\n`);
-    const changed = new SshHost('changedkey', { sshConfig: tempConfig('changedkey', [...base, `UserKnownHostsFile ${wrong}`]) });
-    await expect(changed.exec(['true'])).rejects.toMatchObject({ code: 'E_SSH_HOSTKEY', message: expect.stringContaining('changed') });
+    const changed = new SshHost('changedkey', {
+      sshConfig: tempConfig('changedkey', [...base, `UserKnownHostsFile ${wrong}`]),
+    });
+    await expect(changed.exec(['true'])).rejects.toMatchObject({
+      code: 'E_SSH_HOSTKEY',
+      message: expect.stringContaining('changed'),
+    });
     await expectNoneExist([`/tmp/spectune-should-not-run-${run}`]);
     await Promise.all([unknown.close(), changed.close()]);
   });
@@ -167,11 +194,21 @@ describe('SshHost.stream and close', () => {
     const unit = `spectune-stream-${run}`;
     const s = host.stream(['journalctl', '-f', '-n', '0', '-o', 'json', '-u', `${unit}.service`]);
     let seen = '';
-    s.stdout.setEncoding('utf8').on('data', (d: string) => { seen += d; });
+    s.stdout.setEncoding('utf8').on('data', (d: string) => {
+      seen += d;
+    });
     // the unit repeats its line, so a journalctl that starts following late still sees one
-    await host.exec(['systemd-run', '--quiet', `--unit=${unit}`, 'node', '-e', 'setInterval(() => console.log("marker-from-node"), 100)']);
+    await host.exec([
+      'systemd-run',
+      '--quiet',
+      `--unit=${unit}`,
+      'node',
+      '-e',
+      'setInterval(() => console.log("marker-from-node"), 100)',
+    ]);
     const t0 = Date.now();
-    while (!seen.includes('"MESSAGE":"marker-from-node"') && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
+    while (!seen.includes('"MESSAGE":"marker-from-node"') && Date.now() - t0 < 10_000)
+      await new Promise((r) => setTimeout(r, 50));
     s.kill();
     await s.exited;
     await host.exec(['systemctl', 'stop', `${unit}.service`]);

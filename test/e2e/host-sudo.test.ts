@@ -39,7 +39,10 @@ afterAll(async () => {
 describe('SshHost sudo mode', () => {
   it('says E_NO_PERMISSION when sudo is not installed', async (ctx) => {
     if (hasSudo) ctx.skip(); // covered by the tests below on hosts with sudo
-    await expect(as('root', true).exec(['true'])).rejects.toMatchObject({ code: 'E_NO_PERMISSION', message: expect.stringContaining('not installed') });
+    await expect(as('root', true).exec(['true'])).rejects.toMatchObject({
+      code: 'E_NO_PERMISSION',
+      message: expect.stringContaining('not installed'),
+    });
   });
 
   it('runs commands and atomic writes as root through sudo -n', async (ctx) => {
@@ -55,7 +58,9 @@ describe('SshHost sudo mode', () => {
 
   it('says E_NO_PERMISSION, in one line, when sudo wants a password', async (ctx) => {
     if (!hasSudo) ctx.skip();
-    const err = await as('spectune-nosudo', true).exec(['systemctl', 'daemon-reload']).catch((e: unknown) => e);
+    const err = await as('spectune-nosudo', true)
+      .exec(['systemctl', 'daemon-reload'])
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'E_NO_PERMISSION', message: expect.stringContaining('a password is required') });
     expect((err as Error).message).not.toContain('\n');
   });
@@ -63,7 +68,9 @@ describe('SshHost sudo mode', () => {
   it('without sudo, a write the user may not do fails with E_NO_PERMISSION and leaves nothing behind', async (ctx) => {
     if (!hasSudo) ctx.skip();
     const path = `/etc/spectune-nosudo-${run}.conf`;
-    await expect(as('spectune-nosudo', false).writeFile(path, 'x=1\n')).rejects.toMatchObject({ code: 'E_NO_PERMISSION' });
+    await expect(as('spectune-nosudo', false).writeFile(path, 'x=1\n')).rejects.toMatchObject({
+      code: 'E_NO_PERMISSION',
+    });
     const left = await root.exec(['sh', '-c', 'ls /etc | grep -c "^spectune-nosudo" || true']);
     expect(left.stdout.trim()).toBe('0');
   });

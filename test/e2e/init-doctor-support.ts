@@ -48,38 +48,82 @@ export type EngineKind = EngineName;
 export function engineExecStart(kind: EngineKind, port: number): string {
   if (kind === 'sglang') {
     return execStart('sd-sglang-tianyang', [
-      [/\/home\/tchen19\/LLM\/\.venv\/bin\/python -m sglang\.launch_server/, '/usr/local/bin/node /opt/spectune/bin/spectune.js sim'],
+      [
+        /\/home\/tchen19\/LLM\/\.venv\/bin\/python -m sglang\.launch_server/,
+        '/usr/local/bin/node /opt/spectune/bin/spectune.js sim',
+      ],
       [/--port 8000/, `--port ${port}`],
       [/^ *--offload-mode cpu \\\n/m, ''],
       [/^ *--checkpoint-engine-wait-weights-before-ready \\\n/m, ''],
-      [/--log-level info/, '--log-level info \\\n  --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 \\\n  --sim-profile qwen3-8b-1gpu --sim-time-scale 0.02'],
+      [
+        /--log-level info/,
+        '--log-level info \\\n  --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 \\\n  --sim-profile qwen3-8b-1gpu --sim-time-scale 0.02',
+      ],
     ]);
   }
   if (kind === 'vllm') {
-    return execStart('sd-vllm-rizkynindra', [[/^\/home\/sysadmin\/GLM-OCR\/\.venv\/bin\/vllm/, VLLM_SHIM], [/--port 8001/, `--port ${port}`]]);
+    return execStart('sd-vllm-rizkynindra', [
+      [/^\/home\/sysadmin\/GLM-OCR\/\.venv\/bin\/vllm/, VLLM_SHIM],
+      [/--port 8001/, `--port ${port}`],
+    ]);
   }
   // terr0q's unit continues its ExecStart with a bare backslash; the second line is joined as systemd would need it.
   const c = loadLaunchConfigs().find((x) => x.id === 'sd-llamacpp-terr0q')!;
   const flags = /^\s*(--port .*)$/m.exec(c.text)![1];
-  return `${execStart('sd-llamacpp-terr0q', [[/^\/home\/user\/llama\.cpp\/build\/bin\/llama-server/, HOST_BIN], [/-m \/home\/user\/llama\.models\/\S+/, `-m ${hostModel(PAIRS.perfect.target)}`]])} ${flags
-    .replace('--port 11434', `--port ${port}`).replace('-c 8096', '-c 2048').replace('--threads 6', '--threads 1')} -np 1 -md ${hostModel(DRAFT)} --spec-type draft-simple --spec-draft-n-max 4`;
+  return `${execStart('sd-llamacpp-terr0q', [
+    [/^\/home\/user\/llama\.cpp\/build\/bin\/llama-server/, HOST_BIN],
+    [/-m \/home\/user\/llama\.models\/\S+/, `-m ${hostModel(PAIRS.perfect.target)}`],
+  ])} ${flags
+    .replace('--port 11434', `--port ${port}`)
+    .replace('-c 8096', '-c 2048')
+    .replace(
+      '--threads 6',
+      '--threads 1',
+    )} -np 1 -md ${hostModel(DRAFT)} --spec-type draft-simple --spec-draft-n-max 4`;
 }
 
 // A unit file around an ExecStart.
 export function renderEngineUnit(unit: string, exec: string, timeoutStopSec: number): string {
-  return ['[Unit]', `Description=${unit}: spectune init/doctor e2e`, '', '[Service]', 'Type=simple', `ExecStart=${exec}`,
-    'Restart=on-failure', 'RestartSec=1', `TimeoutStopSec=${timeoutStopSec}`, '', '[Install]', 'WantedBy=multi-user.target', ''].join('\n');
+  return [
+    '[Unit]',
+    `Description=${unit}: spectune init/doctor e2e`,
+    '',
+    '[Service]',
+    'Type=simple',
+    `ExecStart=${exec}`,
+    'Restart=on-failure',
+    'RestartSec=1',
+    `TimeoutStopSec=${timeoutStopSec}`,
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
 }
 
 // Install (fresh) and start a unit; the vLLM wrapper is installed first when needed.
-export function installEngineUnit(h: TestHost, unit: string, kind: EngineKind, port: number, timeoutStopSec: number): void {
+export function installEngineUnit(
+  h: TestHost,
+  unit: string,
+  kind: EngineKind,
+  port: number,
+  timeoutStopSec: number,
+): void {
   removeEngineUnit(h, unit);
-  if (kind === 'vllm') sshRun(h, `mkdir -p ${VLLM_SHIM.replace(/\/[^/]+$/, '')} && cat > ${VLLM_SHIM} && chmod 755 ${VLLM_SHIM}`, VLLM_SHIM_SCRIPT);
+  if (kind === 'vllm')
+    sshRun(
+      h,
+      `mkdir -p ${VLLM_SHIM.replace(/\/[^/]+$/, '')} && cat > ${VLLM_SHIM} && chmod 755 ${VLLM_SHIM}`,
+      VLLM_SHIM_SCRIPT,
+    );
   sshRun(h, `cat > /etc/systemd/system/${unit}`, renderEngineUnit(unit, engineExecStart(kind, port), timeoutStopSec));
   sshRun(h, `systemctl daemon-reload && systemctl start ${unit}`);
 }
 
 // Stop and remove a unit with any drop-in and spectune state.
 export function removeEngineUnit(h: TestHost, unit: string): void {
-  sshRun(h, `systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`);
+  sshRun(
+    h,
+    `systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`,
+  );
 }

@@ -49,13 +49,21 @@ describe('commit-confirmed lease', () => {
     await waitHealthy(u.endpoint);
   });
   afterAll(async () => {
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('apply --dry-run shows the lease in the plan and changes nothing', async () => {
-    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=4', '--lease', LEASE, '--dry-run'], env);
+    const r = await runCli(
+      ['apply', ...u.flags, '--set', 'speculative_num_steps=4', '--lease', LEASE, '--dry-run'],
+      env,
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('provisional for 15 s: the host restores known-good unless spectune confirms the candidate');
+    expect(r.stdout).toContain(
+      'provisional for 15 s: the host restores known-good unless spectune confirms the candidate',
+    );
     expect(r.stdout).toContain(`write ${trial}`);
     expect(r.stdout).toMatch(/systemd-run --unit=spectune-lease-spectune-svc-e2e-lease/);
     expect(await readOnHost(u, trial)).toBeNull();
@@ -70,7 +78,9 @@ describe('commit-confirmed lease', () => {
     expect(await readOnHost(u, etc)).toBe(await readOnHost(u, `${state}/dropins/1.conf`));
     expect((await readOnHost(u, `${state}/good`))?.trim()).toBe('1');
     expect((await readOnHost(u, `${state}/current`))?.trim()).toBe('1');
-    expect((await u.host.exec(['systemctl', 'is-active', 'spectune-lease-spectune-svc-e2e-lease.timer'])).stdout.trim()).not.toBe('active');
+    expect(
+      (await u.host.exec(['systemctl', 'is-active', 'spectune-lease-spectune-svc-e2e-lease.timer'])).stdout.trim(),
+    ).not.toBe('active');
     expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
   });
 
@@ -78,9 +88,15 @@ describe('commit-confirmed lease', () => {
     const goodBytes = await readOnHost(u, etc);
     expect(goodBytes).toMatch(/--speculative-num-steps 4/);
     const since = `@${(await sh(u.host, ['date', '+%s'])).trim()}`;
-    const child = spawn(process.execPath, [join(ROOT, 'bin/spectune.js'), 'apply', ...u.flags, '--set', 'speculative_num_steps=6', '--lease', LEASE], {
-      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/spectune.js'), 'apply', ...u.flags, '--set', 'speculative_num_steps=6', '--lease', LEASE],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
     // The candidate is in force from /run: kill spectune there, before it can confirm or roll back.
     await waitFor('the candidate in /run', async () => (await readOnHost(u, trial)) !== null, 60_000);
@@ -88,15 +104,32 @@ describe('commit-confirmed lease', () => {
     await exited;
     expect(await readOnHost(u, trial)).toMatch(/--speculative-num-steps 6/);
     expect(await readOnHost(u, etc)).toBe(goodBytes);
-    expect((await readOnHost(u, `${state}/lock`))).not.toBeNull();
+    expect(await readOnHost(u, `${state}/lock`)).not.toBeNull();
     // Nobody runs --resume: the host's own timer acts once the lease (15 s) is not renewed.
-    const tookMs = await waitFor('the lease to restore known-good', async () => (await readOnHost(u, trial)) === null, 60_000);
-    await waitFor('the journal line', async () => /spectune lease of .* expired/.test(await sh(u.host, ['journalctl', '-t', 'spectune-lease', '--no-pager', `--since=${since}`])), 20_000);
-    await waitFor('the unit active on known-good', async () => (await u.host.exec(['systemctl', 'is-active', u.unit])).stdout.trim() === 'active', 60_000);
+    const tookMs = await waitFor(
+      'the lease to restore known-good',
+      async () => (await readOnHost(u, trial)) === null,
+      60_000,
+    );
+    await waitFor(
+      'the journal line',
+      async () =>
+        /spectune lease of .* expired/.test(
+          await sh(u.host, ['journalctl', '-t', 'spectune-lease', '--no-pager', `--since=${since}`]),
+        ),
+      20_000,
+    );
+    await waitFor(
+      'the unit active on known-good',
+      async () => (await u.host.exec(['systemctl', 'is-active', u.unit])).stdout.trim() === 'active',
+      60_000,
+    );
     await waitHealthy(u.endpoint);
     expect(tookMs).toBeLessThan(45_000);
     expect(await readOnHost(u, etc)).toBe(goodBytes);
-    expect((await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit]))).toMatch(/--speculative-num-steps 4 /);
+    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).toMatch(
+      /--speculative-num-steps 4 /,
+    );
     expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
     expect((await readOnHost(u, `${state}/current`))?.trim()).toBe('1');
     await waitFor('the lock removed', async () => (await readOnHost(u, `${state}/lock`)) === null, 20_000);
@@ -132,19 +165,37 @@ describe('commit-confirmed lease', () => {
     expect((await readOnHost(u, `${state}/current`))?.trim()).toBe('none');
     expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
     // The operator edits the unit: with no drop-in of spectune's left, their edit is what runs.
-    await sh(u.host, ['sed', '-i', 's/--speculative-num-steps 3/--speculative-num-steps 7/', `/etc/systemd/system/${u.unit}`]);
+    await sh(u.host, [
+      'sed',
+      '-i',
+      's/--speculative-num-steps 3/--speculative-num-steps 7/',
+      `/etc/systemd/system/${u.unit}`,
+    ]);
     await sh(u.host, ['systemctl', 'daemon-reload']);
-    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).toMatch(/--speculative-num-steps 7 /);
+    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).toMatch(
+      /--speculative-num-steps 7 /,
+    );
   });
-  it('SIGKILL of tune with NO candidate in force (the baseline benchmark): the lease held around the lock still removes the dead run\'s lock, so the next apply needs no --break-lock', async () => {
+  it("SIGKILL of tune with NO candidate in force (the baseline benchmark): the lease held around the lock still removes the dead run's lock, so the next apply needs no --break-lock", async () => {
     const goodBytes = await readOnHost(u, etc);
     const { config } = writeTuneConfig(u.th, u.unit, u.port);
-    const child = spawn(process.execPath, [join(ROOT, 'bin/spectune.js'), 'tune', '-c', config, '--json', '--ssh-config', u.th.sshConfig, '--lease', LEASE], {
-      cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/spectune.js'), 'tune', '-c', config, '--json', '--ssh-config', u.th.sshConfig, '--lease', LEASE],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<void>((res) => child.on('close', () => res()));
     let err = '';
-    const benching = new Promise<void>((res) => child.stderr.on('data', (d: Buffer) => { err += d.toString(); if (/"type":"trial:phase","ts":\d+,"trial":1,"phase":"bench"/.test(err)) res(); }));
+    const benching = new Promise<void>((res) =>
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (/"type":"trial:phase","ts":\d+,"trial":1,"phase":"bench"/.test(err)) res();
+      }),
+    );
     await Promise.race([benching, exited]);
     child.kill('SIGKILL');
     await exited;
@@ -152,21 +203,32 @@ describe('commit-confirmed lease', () => {
     // Killed while measuring the operator's own config: nothing to undo, but its lock is left behind.
     expect(await readOnHost(u, trial)).toBeNull();
     expect(await readOnHost(u, `${state}/lock`)).not.toBeNull();
-    const tookMs = await waitFor('the lease to remove the dead run\'s lock', async () => (await readOnHost(u, `${state}/lock`)) === null, 45_000);
+    const tookMs = await waitFor(
+      "the lease to remove the dead run's lock",
+      async () => (await readOnHost(u, `${state}/lock`)) === null,
+      45_000,
+    );
     expect(tookMs).toBeLessThan(30_000);
     expect(await readOnHost(u, etc)).toBe(goodBytes);
     expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
     const next = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=4', '--lease', LEASE], env);
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).not.toMatch(/locked|--break-lock/);
-    expect((await u.host.exec(['systemctl', 'is-active', 'spectune-lease-spectune-svc-e2e-lease.timer'])).stdout.trim()).not.toBe('active');
+    expect(
+      (await u.host.exec(['systemctl', 'is-active', 'spectune-lease-spectune-svc-e2e-lease.timer'])).stdout.trim(),
+    ).not.toBe('active');
   });
 
   it('a lease that lapses mid-confirm (the candidate already moved to /etc; the lease script run as its timer runs it) finishes the confirm: current = good = it', async () => {
     // The host as markVersionGood leaves it when spectune dies right after the move: /etc holds the measured
     // candidate, the provisional marker names it, good still the old version, no /run candidate, an expired lease.
-    const next = String(Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1);
-    const cand = (await readOnHost(u, `${state}/dropins/1.conf`))!.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 6');
+    const next = String(
+      Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1,
+    );
+    const cand = (await readOnHost(u, `${state}/dropins/1.conf`))!.replace(
+      /--speculative-num-steps \d+/,
+      '--speculative-num-steps 6',
+    );
     await u.host.writeFile(`${state}/dropins/${next}.conf`, cand);
     await u.host.writeFile(etc, cand);
     await sh(u.host, ['systemctl', 'daemon-reload']);
@@ -185,7 +247,9 @@ describe('commit-confirmed lease', () => {
   it('a lease that lapses with the candidate both in /run and already in /etc (a confirm cut before its reload) puts /etc back to known-good too', async () => {
     const good = (await readOnHost(u, `${state}/good`))!.trim();
     const goodBytes = (await readOnHost(u, `${state}/dropins/${good}.conf`))!;
-    const next = String(Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1);
+    const next = String(
+      Number((await sh(u.host, ['sh', '-c', `ls ${state}/dropins | sed 's/.conf$//' | sort -n | tail -1`])).trim()) + 1,
+    );
     const cand = goodBytes.replace(/--speculative-num-steps \d+/, '--speculative-num-steps 2');
     await u.host.writeFile(`${state}/dropins/${next}.conf`, cand);
     await u.host.writeFile(trial, cand);
@@ -201,7 +265,13 @@ describe('commit-confirmed lease', () => {
     expect((await readOnHost(u, `${state}/current`))?.trim()).toBe(good);
     expect((await readOnHost(u, `${state}/good`))?.trim()).toBe(good);
     expect((await sh(u.host, ['systemctl', 'show', '-p', 'NeedDaemonReload', '--value', u.unit])).trim()).toBe('no');
-    await waitFor('the unit active on known-good', async () => (await u.host.exec(['systemctl', 'is-active', u.unit])).stdout.trim() === 'active', 60_000);
-    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).not.toMatch(/--speculative-num-steps 2 /);
+    await waitFor(
+      'the unit active on known-good',
+      async () => (await u.host.exec(['systemctl', 'is-active', u.unit])).stdout.trim() === 'active',
+      60_000,
+    );
+    expect(await sh(u.host, ['systemctl', 'show', '-p', 'ExecStart', '--value', u.unit])).not.toMatch(
+      /--speculative-num-steps 2 /,
+    );
   });
 });

@@ -27,10 +27,16 @@ export const DRAFT = 'draft-1L.gguf';
 
 // Fail (never skip) when the binary or a model is missing: the e2e project's command builds them.
 export function requireLlamaFiles(): void {
-  const need = [join(LOCAL_LLAMA_DIR, 'bin', 'llama-server'), join(LOCAL_LLAMA_DIR, 'models', DRAFT), ...Object.values(PAIRS).map((p) => join(LOCAL_LLAMA_DIR, 'models', p.target))];
+  const need = [
+    join(LOCAL_LLAMA_DIR, 'bin', 'llama-server'),
+    join(LOCAL_LLAMA_DIR, 'models', DRAFT),
+    ...Object.values(PAIRS).map((p) => join(LOCAL_LLAMA_DIR, 'models', p.target)),
+  ];
   const missing = need.filter((f) => !existsSync(f));
   if (missing.length) {
-    throw new Error(`real llama-server e2e: missing ${missing.join(', ')}; build with \`bash scripts/llamacpp/build-llama-server.sh\` and \`node scripts/llamacpp/make-models.mjs\` (npm test does both)`);
+    throw new Error(
+      `real llama-server e2e: missing ${missing.join(', ')}; build with \`bash scripts/llamacpp/build-llama-server.sh\` and \`node scripts/llamacpp/make-models.mjs\` (npm test does both)`,
+    );
   }
 }
 
@@ -38,12 +44,20 @@ export function requireLlamaFiles(): void {
 // the shared libraries the binary links that its minimal rootfs lacks (libgomp1: same Debian release as this machine).
 export function requireHostLlama(h: TestHost): void {
   const out = sshRun(h, `test -x ${HOST_BIN} && echo ok || echo missing`).trim();
-  if (out !== 'ok') throw new Error(`${h.name}: ${HOST_BIN} is not visible; the host was booted before ${LOCAL_LLAMA_DIR} existed (sudo bash scripts/testhost/up-all.sh)`);
+  if (out !== 'ok')
+    throw new Error(
+      `${h.name}: ${HOST_BIN} is not visible; the host was booted before ${LOCAL_LLAMA_DIR} existed (sudo bash scripts/testhost/up-all.sh)`,
+    );
   const missing = sshRun(h, `ldd ${HOST_BIN} | awk '/not found/ {print $1}'`).split('\n').filter(Boolean);
   for (const lib of missing) {
-    const local = spawnSync('sh', ['-c', `ldconfig -p | awk '$1 == "${lib}" && /x86-64/ {print $NF; exit}'`], { encoding: 'utf8' }).stdout.trim();
+    const local = spawnSync('sh', ['-c', `ldconfig -p | awk '$1 == "${lib}" && /x86-64/ {print $NF; exit}'`], {
+      encoding: 'utf8',
+    }).stdout.trim();
     if (!local) throw new Error(`${h.name}: ${HOST_BIN} needs ${lib}, which this machine lacks too`);
-    const r = spawnSync('ssh', ['-F', h.sshConfig, h.name, `cat > /usr/local/lib/${lib} && ldconfig`], { input: readFileSync(local), timeout: 60_000 });
+    const r = spawnSync('ssh', ['-F', h.sshConfig, h.name, `cat > /usr/local/lib/${lib} && ldconfig`], {
+      input: readFileSync(local),
+      timeout: 60_000,
+    });
     if (r.status !== 0) throw new Error(`${h.name}: copying ${lib} failed: ${r.stderr}`);
   }
   const still = sshRun(h, `ldd ${HOST_BIN} | grep 'not found'; true`).trim();
@@ -57,7 +71,17 @@ export function hostModel(file: string): string {
 
 // llama-server flags of a pair with draft-model speculation at a given --spec-draft-n-max.
 export function speculativeArgs(pair: PairName, nMax: number, port: number): string[] {
-  return ['-m', hostModel(PAIRS[pair].target), '-md', hostModel(DRAFT), '--spec-type', 'draft-simple', '--spec-draft-n-max', String(nMax), ...serveArgs(port)];
+  return [
+    '-m',
+    hostModel(PAIRS[pair].target),
+    '-md',
+    hostModel(DRAFT),
+    '--spec-type',
+    'draft-simple',
+    '--spec-draft-n-max',
+    String(nMax),
+    ...serveArgs(port),
+  ];
 }
 
 // Listen address, context, threads and one slot: identical for every unit of these tests.
@@ -77,15 +101,30 @@ export interface LlamaUnitOptions {
 // The unit file an operator would write for llama-server.
 export function renderLlamaUnit(unit: string, args: string[], opts: LlamaUnitOptions = {}): string {
   return [
-    '[Unit]', `Description=${unit}: real llama-server for the spectune e2e tests`, '',
-    '[Service]', 'Type=simple', ...(opts.nice === undefined ? [] : [`Nice=${opts.nice}`]), `ExecStart=${HOST_BIN} ${args.join(' ')}`,
-    `Restart=${opts.restart ?? 'no'}`, 'RestartSec=1', `TimeoutStopSec=${opts.timeoutStopSec ?? 20}`, '',
-    '[Install]', 'WantedBy=multi-user.target', '',
+    '[Unit]',
+    `Description=${unit}: real llama-server for the spectune e2e tests`,
+    '',
+    '[Service]',
+    'Type=simple',
+    ...(opts.nice === undefined ? [] : [`Nice=${opts.nice}`]),
+    `ExecStart=${HOST_BIN} ${args.join(' ')}`,
+    `Restart=${opts.restart ?? 'no'}`,
+    'RestartSec=1',
+    `TimeoutStopSec=${opts.timeoutStopSec ?? 20}`,
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
   ].join('\n');
 }
 
 // Install a unit fresh (no drop-in, no spectune state), optionally start it.
-export function installLlamaUnit(h: TestHost, unit: string, args: string[], opts: LlamaUnitOptions & { start?: boolean } = {}): void {
+export function installLlamaUnit(
+  h: TestHost,
+  unit: string,
+  args: string[],
+  opts: LlamaUnitOptions & { start?: boolean } = {},
+): void {
   removeLlamaUnit(h, unit);
   sshRun(h, `cat > /etc/systemd/system/${unit}`, renderLlamaUnit(unit, args, opts));
   sshRun(h, `systemctl daemon-reload && systemctl reset-failed ${unit} 2>/dev/null; true`);
@@ -94,7 +133,10 @@ export function installLlamaUnit(h: TestHost, unit: string, args: string[], opts
 
 // Stop and remove a unit with its drop-ins and spectune's state for it.
 export function removeLlamaUnit(h: TestHost, unit: string): void {
-  sshRun(h, `systemctl kill -s KILL ${unit} 2>/dev/null; systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`);
+  sshRun(
+    h,
+    `systemctl kill -s KILL ${unit} 2>/dev/null; systemctl stop ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`,
+  );
 }
 
 // Wait until /health answers 200 (llama-server says 503 while loading).
@@ -103,13 +145,25 @@ export function waitLlamaHealthy(endpoint: string, timeoutMs = 120_000): Promise
 }
 
 /** What one non-streaming completion's `timings` say. */
-export interface Timings { predicted_per_second: number; draft_n?: number; draft_n_accepted?: number }
+export interface Timings {
+  predicted_per_second: number;
+  draft_n?: number;
+  draft_n_accepted?: number;
+}
 
 // One non-streaming completion (temperature 0, fixed length); resolves with the server's timings.
 export async function completeOnce(endpoint: string, tokens: number, signal?: AbortSignal): Promise<Timings> {
   const res = await fetch(`${endpoint}/completion`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, signal,
-    body: JSON.stringify({ prompt: 'Tell me a story.', n_predict: tokens, temperature: 0, ignore_eos: true, stream: false }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    signal,
+    body: JSON.stringify({
+      prompt: 'Tell me a story.',
+      n_predict: tokens,
+      temperature: 0,
+      ignore_eos: true,
+      stream: false,
+    }),
   });
   if (res.status !== 200) throw new Error(`${endpoint}/completion: HTTP ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { timings: Timings }).timings;

@@ -7,8 +7,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getTestHost, type TestHost } from './helpers/testhosts.js';
 import {
-  LLAMA_TEST_HOST, PAIRS, completeOnce, installLlamaUnit, removeLlamaUnit, requireHostLlama, requireLlamaFiles,
-  speculativeArgs, waitLlamaHealthy, type PairName,
+  LLAMA_TEST_HOST,
+  PAIRS,
+  completeOnce,
+  installLlamaUnit,
+  removeLlamaUnit,
+  requireHostLlama,
+  requireLlamaFiles,
+  speculativeArgs,
+  waitLlamaHealthy,
+  type PairName,
 } from './llamacpp-support.js';
 import { runCli, sshRun } from './tune-support.js';
 
@@ -28,22 +36,54 @@ const GRID_TOLERANCE = 0.15;
 const NICE = -15;
 const FIGURES = process.env.SPECTUNE_LLAMA_TUNE_FIGURES ?? '/tmp/spectune-llamacpp-tune-figures.json';
 
-interface TrialJson { index: number; kind: string; status: string; config: Record<string, number>; restarts: number; objective: number | null }
-interface TuneJson { status: string; restarts: number; best: TrialJson; trials: TrialJson[]; deployed: string }
-interface PairOutcome { adaptive: TuneJson; grid: TuneJson; adaptiveMs: number; gridMs: number; acceptance: number | null; tokPerSec: Record<number, number> }
+interface TrialJson {
+  index: number;
+  kind: string;
+  status: string;
+  config: Record<string, number>;
+  restarts: number;
+  objective: number | null;
+}
+interface TuneJson {
+  status: string;
+  restarts: number;
+  best: TrialJson;
+  trials: TrialJson[];
+  deployed: string;
+}
+interface PairOutcome {
+  adaptive: TuneJson;
+  grid: TuneJson;
+  adaptiveMs: number;
+  gridMs: number;
+  acceptance: number | null;
+  tokPerSec: Record<number, number>;
+}
 
 // A spectune.yaml for the unit: spec_draft_n_max over N_MAX_VALUES, decode tok/s at concurrency 1, a small profile.
 function writeConfig(h: TestHost, strategy: 'adaptive' | 'grid'): string {
   const dir = mkdtempSync(join(tmpdir(), `spectune-llama-tune-${strategy}-`));
   const config = join(dir, 'spectune.yaml');
-  writeFileSync(config, [
-    'target:', '  engine: llamacpp', `  endpoint: http://${h.ip}:${PORT}`, '  manager: systemd', '  hosts:', `    - host: ${h.name}`, `      unit: ${UNIT}`,
-    'space:', `  spec_draft_n_max: { values: [${N_MAX_VALUES.join(', ')}] }`,
-    `search: { strategy: ${strategy}, noiseMargin: ${NOISE_MARGIN}, repeats: 3, soak: { repeats: 1 } }`,
-    'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
-    'benchmark: { concurrency: [1], requests: 4, inputTokens: 32, outputTokens: 96, warmup: 1, timeouts: { ready: 120s, firstToken: 60s, stall: 30s, total: 120s } }',
-    'budget: { trials: 14, hours: 1h }', 'store: ./tune.db', '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'target:',
+      '  engine: llamacpp',
+      `  endpoint: http://${h.ip}:${PORT}`,
+      '  manager: systemd',
+      '  hosts:',
+      `    - host: ${h.name}`,
+      `      unit: ${UNIT}`,
+      'space:',
+      `  spec_draft_n_max: { values: [${N_MAX_VALUES.join(', ')}] }`,
+      `search: { strategy: ${strategy}, noiseMargin: ${NOISE_MARGIN}, repeats: 3, soak: { repeats: 1 } }`,
+      'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
+      'benchmark: { concurrency: [1], requests: 4, inputTokens: 32, outputTokens: 96, warmup: 1, timeouts: { ready: 120s, firstToken: 60s, stall: 30s, total: 120s } }',
+      'budget: { trials: 14, hours: 1h }',
+      'store: ./tune.db',
+      '',
+    ].join('\n'),
+  );
   return config;
 }
 
@@ -71,7 +111,9 @@ function trialsOf(r: TuneJson): string {
 // Median decode tok/s per n-max over a campaign's successful trials.
 function tokPerSecByNMax(r: TuneJson): Record<number, number> {
   const by = new Map<number, number[]>();
-  for (const t of r.trials) if (t.status === 'ok' && t.objective !== null) by.set(t.config.spec_draft_n_max, [...(by.get(t.config.spec_draft_n_max) ?? []), t.objective]);
+  for (const t of r.trials)
+    if (t.status === 'ok' && t.objective !== null)
+      by.set(t.config.spec_draft_n_max, [...(by.get(t.config.spec_draft_n_max) ?? []), t.objective]);
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return Object.fromEntries([...by].sort((a, b) => a[0] - b[0]).map(([n, xs]) => [n, Number(med(xs).toFixed(1))]));
 }
@@ -113,32 +155,55 @@ describe('spectune tune with the real llama-server on a real systemd host', { re
     host = getTestHost(LLAMA_TEST_HOST);
     requireHostLlama(host);
   });
-  afterAll(() => { if (host) removeLlamaUnit(host, UNIT); });
-
-  it.each(Object.keys(PAIRS) as PairName[])('%s pair: tune finds its optimum, agrees with the grid, and leaves the service on it', async (pair) => {
-    installLlamaUnit(host, UNIT, speculativeArgs(pair, START_N_MAX, PORT), { nice: NICE });
-    await waitLlamaHealthy(`http://${host.ip}:${PORT}`);
-    const adaptive = await tune(host, 'adaptive');
-    await expectLeftOn(host, bestNMax(adaptive.result), adaptive.result.deployed);
-    const acceptance = await measureAcceptance(host);
-    const grid = await tune(host, 'grid');
-    await expectLeftOn(host, bestNMax(grid.result), grid.result.deployed);
-    const tokPerSec = tokPerSecByNMax(grid.result);
-    expect(Object.keys(tokPerSec).map(Number)).toEqual(N_MAX_VALUES);
-    const gridBest = tokPerSec[bestNMax(grid.result)];
-    expect(tokPerSec[bestNMax(adaptive.result)], `adaptive n-max ${bestNMax(adaptive.result)} vs grid n-max ${bestNMax(grid.result)}: ${JSON.stringify(tokPerSec)}; adaptive ran ${trialsOf(adaptive.result)}`)
-      .toBeGreaterThanOrEqual(gridBest * (1 - GRID_TOLERANCE));
-    outcomes[pair] = { adaptive: adaptive.result, grid: grid.result, adaptiveMs: adaptive.ms, gridMs: grid.ms, acceptance, tokPerSec };
+  afterAll(() => {
+    if (host) removeLlamaUnit(host, UNIT);
   });
+
+  it.each(Object.keys(PAIRS) as PairName[])(
+    '%s pair: tune finds its optimum, agrees with the grid, and leaves the service on it',
+    async (pair) => {
+      installLlamaUnit(host, UNIT, speculativeArgs(pair, START_N_MAX, PORT), { nice: NICE });
+      await waitLlamaHealthy(`http://${host.ip}:${PORT}`);
+      const adaptive = await tune(host, 'adaptive');
+      await expectLeftOn(host, bestNMax(adaptive.result), adaptive.result.deployed);
+      const acceptance = await measureAcceptance(host);
+      const grid = await tune(host, 'grid');
+      await expectLeftOn(host, bestNMax(grid.result), grid.result.deployed);
+      const tokPerSec = tokPerSecByNMax(grid.result);
+      expect(Object.keys(tokPerSec).map(Number)).toEqual(N_MAX_VALUES);
+      const gridBest = tokPerSec[bestNMax(grid.result)];
+      expect(
+        tokPerSec[bestNMax(adaptive.result)],
+        `adaptive n-max ${bestNMax(adaptive.result)} vs grid n-max ${bestNMax(grid.result)}: ${JSON.stringify(tokPerSec)}; adaptive ran ${trialsOf(adaptive.result)}`,
+      ).toBeGreaterThanOrEqual(gridBest * (1 - GRID_TOLERANCE));
+      outcomes[pair] = {
+        adaptive: adaptive.result,
+        grid: grid.result,
+        adaptiveMs: adaptive.ms,
+        gridMs: grid.ms,
+        acceptance,
+        tokPerSec,
+      };
+    },
+  );
 
   it('the optimum moves with the acceptance rate: longer drafts for the perfect pair, short ones for the poor pair', () => {
     const { perfect, poor } = outcomes as Record<PairName, PairOutcome>;
     expect(perfect && poor, 'both pair campaigns must have finished').toBeTruthy();
-    const figures = Object.fromEntries(Object.entries(outcomes).map(([p, o]) => [p, {
-      adaptiveBest: bestNMax(o.adaptive), gridBest: bestNMax(o.grid), acceptance: o.acceptance, gridTokPerSec: o.tokPerSec,
-      restarts: { adaptive: o.adaptive.restarts, grid: o.grid.restarts }, wallSec: { adaptive: Math.round(o.adaptiveMs / 1000), grid: Math.round(o.gridMs / 1000) },
-      adaptiveTrials: trialsOf(o.adaptive).split(' '),
-    }]));
+    const figures = Object.fromEntries(
+      Object.entries(outcomes).map(([p, o]) => [
+        p,
+        {
+          adaptiveBest: bestNMax(o.adaptive),
+          gridBest: bestNMax(o.grid),
+          acceptance: o.acceptance,
+          gridTokPerSec: o.tokPerSec,
+          restarts: { adaptive: o.adaptive.restarts, grid: o.grid.restarts },
+          wallSec: { adaptive: Math.round(o.adaptiveMs / 1000), grid: Math.round(o.gridMs / 1000) },
+          adaptiveTrials: trialsOf(o.adaptive).split(' '),
+        },
+      ]),
+    );
     writeFileSync(FIGURES, JSON.stringify(figures, null, 2));
     console.log(`llamacpp-tune figures (${FIGURES}): ${JSON.stringify(figures)}`);
     expect(perfect.acceptance!).toBeGreaterThan(0.9);

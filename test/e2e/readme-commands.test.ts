@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, runCli } from '../unit/cli-run.js';
-import { isSlurmCommand, judgeRun, needsHost, readReadmeCommands, type ReadmeCommand } from '../unit/readme-commands.js';
+import {
+  isSlurmCommand,
+  judgeRun,
+  needsHost,
+  readReadmeCommands,
+  type ReadmeCommand,
+} from '../unit/readme-commands.js';
 import { installSimUnit, removeSimUnit, sh, waitHealthy, type SimUnit } from './service-helpers.js';
 
 /** Verbs that change a host: run with --dry-run unless the README line already has it. */
@@ -17,11 +23,20 @@ function localize(c: ReadmeCommand, u: SimUnit): string[] {
   const out: string[] = [];
   for (let i = 0; i < c.argv.length; i++) {
     const a = c.argv[i];
-    if (a === '--host') { out.push('--host', u.th.name, '--ssh-config', u.th.sshConfig); i++; continue; }
-    if (a === '--unit') { out.push('--unit', u.unit); i++; continue; }
+    if (a === '--host') {
+      out.push('--host', u.th.name, '--ssh-config', u.th.sshConfig);
+      i++;
+      continue;
+    }
+    if (a === '--unit') {
+      out.push('--unit', u.unit);
+      i++;
+      continue;
+    }
     out.push(a);
   }
-  if (c.argv[0] === 'tune' || (c.argv[0] === 'diagnose' && c.argv.includes('-c'))) out.push('--ssh-config', u.th.sshConfig);
+  if (c.argv[0] === 'tune' || (c.argv[0] === 'diagnose' && c.argv.includes('-c')))
+    out.push('--ssh-config', u.th.sshConfig);
   if (CHANGING.has(c.argv[0]) && !out.includes('--dry-run')) out.push('--dry-run');
   return out;
 }
@@ -36,19 +51,34 @@ describe('README host commands on a real systemd host', () => {
     u = await installSimUnit('readme', 31408);
     await waitHealthy(u.endpoint);
     work = mkdtempSync(join(tmpdir(), 'spectune-readme-e2e-'));
-    writeFileSync(join(work, 'spectune.yaml'), [
-      'target:', '  engine: sglang', `  endpoint: ${u.endpoint}`, '  hosts:', `    - { host: ${u.th.name}, unit: ${u.unit} }`,
-      'space:', '  speculative_num_steps: { min: 1, max: 5 }', 'objective: { metric: decodeTokensPerSec.p50, concurrency: 1 }',
-      'store: ./spectune.db', '',
-    ].join('\n'));
+    writeFileSync(
+      join(work, 'spectune.yaml'),
+      [
+        'target:',
+        '  engine: sglang',
+        `  endpoint: ${u.endpoint}`,
+        '  hosts:',
+        `    - { host: ${u.th.name}, unit: ${u.unit} }`,
+        'space:',
+        '  speculative_num_steps: { min: 1, max: 5 }',
+        'objective: { metric: decodeTokensPerSec.p50, concurrency: 1 }',
+        'store: ./spectune.db',
+        '',
+      ].join('\n'),
+    );
     pidBefore = await sh(u.host, ['systemctl', 'show', '-p', 'MainPID', '--value', u.unit]);
   });
   afterAll(async () => {
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('finds the host commands (status, apply, rollback, logs, tune, live diagnose)', () => {
-    expect(new Set(commands.map((c) => c.argv[0]))).toEqual(new Set(['diagnose', 'status', 'apply', 'rollback', 'logs', 'tune']));
+    expect(new Set(commands.map((c) => c.argv[0]))).toEqual(
+      new Set(['diagnose', 'status', 'apply', 'rollback', 'logs', 'tune']),
+    );
   });
 
   it('runs each one: exit < 2, no stack trace, no flag error; nothing changed on the host or here', async () => {
@@ -61,7 +91,9 @@ describe('README host commands on a real systemd host', () => {
       if (c.argv[0] !== 'logs') expect(r.code, what).toBe(0);
     }
     expect(await sh(u.host, ['systemctl', 'show', '-p', 'MainPID', '--value', u.unit])).toBe(pidBefore);
-    expect((await u.host.exec(['test', '-e', `/etc/systemd/system/${u.unit}.d/90-spectune.conf`])).exitCode).not.toBe(0);
+    expect((await u.host.exec(['test', '-e', `/etc/systemd/system/${u.unit}.d/90-spectune.conf`])).exitCode).not.toBe(
+      0,
+    );
     expect(existsSync(join(work, 'spectune.db')), 'tune --dry-run must not create the store').toBe(false);
     expect(existsSync(actionLog), 'dry runs and a no-op rollback log no action').toBe(false);
   });

@@ -18,9 +18,17 @@ const VIEWPORT = { width: 1366, height: 900 };
 /** Charts narrower than this (CSS px) are too small to read. */
 const MIN_CHART_WIDTH = 480;
 /** The per-trial charts, by figure id. */
-const TRIAL_CHARTS = ['chart-trials', 'chart-objective', 'chart-ttft-mean', 'chart-ttft-p99', 'chart-itl-mean', 'chart-itl-p99'];
+const TRIAL_CHARTS = [
+  'chart-trials',
+  'chart-objective',
+  'chart-ttft-mean',
+  'chart-ttft-p99',
+  'chart-itl-mean',
+  'chart-itl-p99',
+];
 
-if (!HAS_CHROMIUM) console.warn(`report-browser.test.ts skipped: ${CHROMIUM} is absent (bash scripts/install-deps.sh installs it)`);
+if (!HAS_CHROMIUM)
+  console.warn(`report-browser.test.ts skipped: ${CHROMIUM} is absent (bash scripts/install-deps.sh installs it)`);
 
 interface DemoJson {
   reports: { markdown: string; html: string };
@@ -29,12 +37,22 @@ interface DemoJson {
 
 // Each chart's y axis: the lowest tick's label and whether that tick sits on the x axis line.
 function readYAxes(page: Page) {
-  return page.$$eval('svg.chart', (svgs) => svgs.map((svg) => {
-    const ticks = [...svg.querySelectorAll('text.ytick')].map((t) => ({ v: Number(t.textContent), y: Number(t.getAttribute('y')) }));
-    const low = ticks.reduce((a, b) => (b.v < a.v ? b : a));
-    const axisY = Number(svg.querySelector('line.axis.x')?.getAttribute('y1'));
-    return { cls: svg.getAttribute('class'), lowest: low.v, onAxis: Math.abs(low.y - 4 - axisY) < 0.5, width: svg.getBoundingClientRect().width };
-  }));
+  return page.$$eval('svg.chart', (svgs) =>
+    svgs.map((svg) => {
+      const ticks = [...svg.querySelectorAll('text.ytick')].map((t) => ({
+        v: Number(t.textContent),
+        y: Number(t.getAttribute('y')),
+      }));
+      const low = ticks.reduce((a, b) => (b.v < a.v ? b : a));
+      const axisY = Number(svg.querySelector('line.axis.x')?.getAttribute('y1'));
+      return {
+        cls: svg.getAttribute('class'),
+        lowest: low.v,
+        onAxis: Math.abs(low.y - 4 - axisY) < 0.5,
+        width: svg.getBoundingClientRect().width,
+      };
+    }),
+  );
 }
 
 describe.skipIf(!HAS_CHROMIUM)(`the HTML report in headless Chromium (skipped when ${CHROMIUM} is absent)`, () => {
@@ -50,17 +68,34 @@ describe.skipIf(!HAS_CHROMIUM)(`the HTML report in headless Chromium (skipped wh
     mkdirSync(OUT, { recursive: true });
     const { chromium } = await import('playwright-core');
     ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'spectune-chromium-')), {
-      executablePath: CHROMIUM, headless: true, viewport: VIEWPORT,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: VIEWPORT,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
-    page = ctx.pages()[0] ?? await ctx.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
     page.on('pageerror', (e) => errors.push(e.message));
-    page.on('request', (r) => { if (!r.url().startsWith('file:')) errors.push(`external request: ${r.url()}`); });
+    page.on('request', (r) => {
+      if (!r.url().startsWith('file:')) errors.push(`external request: ${r.url()}`);
+    });
     await page.goto(pathToFileURL(demo.reports.html).href);
   });
 
-  afterAll(async () => { await ctx?.close(); });
+  afterAll(async () => {
+    await ctx?.close();
+  });
 
   it('opens without console errors or external requests, and keeps screenshots', async () => {
     const shots = [join(OUT, 'report-full.png'), join(OUT, 'report-top.png'), join(OUT, 'report-print.png')];
@@ -107,7 +142,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the HTML report in headless Chromium (skipped wh
     expect(await page.locator('#simulated').textContent()).toMatch(/^SIMULATED/);
     expect(await page.title()).toMatch(/^SIMULATED/);
     await page.emulateMedia({ media: 'print' });
-    const footer = await page.$eval('.print-footer', (el) => ({ position: getComputedStyle(el).position, display: getComputedStyle(el).display, text: el.textContent }));
+    const footer = await page.$eval('.print-footer', (el) => ({
+      position: getComputedStyle(el).position,
+      display: getComputedStyle(el).display,
+      text: el.textContent,
+    }));
     await page.emulateMedia({ media: 'screen' });
     expect(footer).toMatchObject({ position: 'fixed', display: 'block' });
     expect(footer.text).toMatch(/^SIMULATED/);
@@ -117,9 +156,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the HTML report in headless Chromium (skipped wh
   it('shows what is running now and the exact ExecStart line and drop-in to keep', async () => {
     const steps = demo.campaign.best.config.speculative_num_steps;
     expect(await page.locator('#running').textContent()).toContain(`speculative_num_steps=${steps}, the winner`);
-    const exec = await page.locator('#keep pre.keep-exec').textContent() ?? '';
-    expect(exec).toMatch(new RegExp(`^ExecStart=\\S+node\\S* \\S+spectune\\.js sim --sim-profile .* --speculative-num-steps ${steps} `));
-    const dropIn = await page.locator('#keep pre.keep-dropin').textContent() ?? '';
+    const exec = (await page.locator('#keep pre.keep-exec').textContent()) ?? '';
+    expect(exec).toMatch(
+      new RegExp(`^ExecStart=\\S+node\\S* \\S+spectune\\.js sim --sim-profile .* --speculative-num-steps ${steps} `),
+    );
+    const dropIn = (await page.locator('#keep pre.keep-dropin').textContent()) ?? '';
     expect(dropIn).toBe(`[Service]\nExecStart=\n${exec}`);
     expect(await page.locator('#keep table.flags').textContent()).toContain(`--speculative-num-steps ${steps}`);
     expect(readFileSync(demo.reports.markdown, 'utf8')).toContain(`\`\`\`\n${exec}\n\`\`\``);
@@ -133,13 +174,19 @@ describe.skipIf(!HAS_CHROMIUM)(`the HTML report in headless Chromium (skipped wh
     const bar = page.locator('#chart-trials svg g.bar.failed');
     expect(await bar.locator('text').textContent()).toBe('crash_loop (kv_cache_oom)');
     await expect(bar.locator('line').count(), 'the failed trial is crossed out').resolves.toBe(2);
-    expect(await page.locator('#chart-ttft-mean ul.not-plotted').textContent()).toMatch(/trial \d+ failed: crash_loop \(kv_cache_oom\), high confidence — /);
+    expect(await page.locator('#chart-ttft-mean ul.not-plotted').textContent()).toMatch(
+      /trial \d+ failed: crash_loop \(kv_cache_oom\), high confidence — /,
+    );
   });
 
   it('puts the latency figures (TTFT, ITL, E2E at p50 and p99) in a table', async () => {
     const head = await page.locator('#latency thead').textContent();
-    for (const h of ['TTFT p50 (ms)', 'TTFT p99 (ms)', 'ITL p50 (ms)', 'ITL p99 (ms)', 'E2E p50 (ms)', 'E2E p99 (ms)']) expect(head).toContain(h);
+    for (const h of ['TTFT p50 (ms)', 'TTFT p99 (ms)', 'ITL p50 (ms)', 'ITL p99 (ms)', 'E2E p50 (ms)', 'E2E p99 (ms)'])
+      expect(head).toContain(h);
     const first = await page.locator('#latency tbody tr').first().locator('td').allTextContents();
-    expect(first.slice(4).every((v) => Number(v) > 0), first.join(' | ')).toBe(true);
+    expect(
+      first.slice(4).every((v) => Number(v) > 0),
+      first.join(' | '),
+    ).toBe(true);
   });
 });

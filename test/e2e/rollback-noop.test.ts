@@ -24,7 +24,10 @@ describe('rollback and apply previews change nothing', () => {
     await waitHealthy(u.endpoint);
   });
   afterAll(async () => {
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('rollback on a unit spectune never deployed: says so, exit 0, no restart, nothing written', async () => {
@@ -33,8 +36,15 @@ describe('rollback and apply previews change nothing', () => {
     for (const extra of [['--dry-run'], [], ['--json']]) {
       const r = await runCli(['rollback', ...u.flags, ...extra], env);
       expect(r.code, r.stderr).toBe(0);
-      if (extra[0] === '--json') expect(JSON.parse(r.stdout)).toMatchObject({ status: 'nothing', reason: expect.stringContaining('nothing to roll back') });
-      else expect(r.stdout).toBe(`nothing to roll back: no spectune drop-in on ${u.unit} (spectune never deployed to it); it was left as it is\n`);
+      if (extra[0] === '--json')
+        expect(JSON.parse(r.stdout)).toMatchObject({
+          status: 'nothing',
+          reason: expect.stringContaining('nothing to roll back'),
+        });
+      else
+        expect(r.stdout).toBe(
+          `nothing to roll back: no spectune drop-in on ${u.unit} (spectune never deployed to it); it was left as it is\n`,
+        );
       expect(r.stderr).not.toMatch(/restart|not ready/);
     }
     expect(await pidOf(u)).toBe(before);
@@ -62,17 +72,23 @@ describe('rollback and apply previews change nothing', () => {
     // A successful apply marks its version known-good: rolling back to it would restart for nothing.
     const same = await runCli(['rollback', ...u.flags], env);
     expect(same.code, same.stderr).toBe(0);
-    expect(same.stdout).toBe(`nothing to roll back: ${u.unit} already runs known-good version 1 and is active; it was left as it is\n`);
+    expect(same.stdout).toBe(
+      `nothing to roll back: ${u.unit} already runs known-good version 1 and is active; it was left as it is\n`,
+    );
     const dry = await runCli(['rollback', ...u.flags, '--to', 'none', '--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout, dry.stdout).toContain(`rollback plan for ${u.unit}: return to version none (the operator's unit, no spectune drop-in)`);
+    expect(dry.stdout, dry.stdout).toContain(
+      `rollback plan for ${u.unit}: return to version none (the operator's unit, no spectune drop-in)`,
+    );
     expect(dry.stdout).toMatch(/^-ExecStart=.*--speculative-num-steps 4/m);
     expect(dry.stdout).toContain('(dry run: nothing was changed)');
     expect(await pidOf(u)).toBe(deployed);
     expect(await existsOnHost(u, `/etc/systemd/system/${u.unit}.d/90-spectune.conf`)).toBe(true);
     const bad = await runCli(['rollback', ...u.flags, '--to', '7', '--dry-run'], env);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe(`spectune: ${u.unit} has no kept version 7 (hint: kept versions: 1, or none (the operator's unit alone))\n`);
+    expect(bad.stderr).toBe(
+      `spectune: ${u.unit} has no kept version 7 (hint: kept versions: 1, or none (the operator's unit alone))\n`,
+    );
     const rb = await runCli(['rollback', ...u.flags, '--to', 'none'], env);
     expect(rb.code, rb.stderr).toBe(0);
     expect(rb.stdout).toMatch(/^rolled back .* to version none: ready; in force: .*speculative_num_steps=3/);
@@ -81,6 +97,8 @@ describe('rollback and apply previews change nothing', () => {
     // Back on the operator's own config, now the known-good one: a plain rollback has nothing to do.
     const again = await runCli(['rollback', ...u.flags], env);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/^nothing to roll back: .* already runs its own config \(no spectune drop-in\) and is active/);
+    expect(again.stdout).toMatch(
+      /^nothing to roll back: .* already runs its own config \(no spectune drop-in\) and is active/,
+    );
   });
 });

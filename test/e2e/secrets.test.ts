@@ -6,11 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain ESM module shared with the fault suite (no types)
 import { runScenario, scanArtifact } from '../../bench/faults/secrets.mjs';
 
-interface Artifact { name: string; text: string; store?: boolean }
+interface Artifact {
+  name: string;
+  text: string;
+  store?: boolean;
+}
 interface Scenario {
-  secrets: Record<string, string>; artifacts: Artifact[]; host: string; skipped?: string;
+  secrets: Record<string, string>;
+  artifacts: Artifact[];
+  host: string;
+  skipped?: string;
   engineKeeps: { execStart: boolean; environment: boolean; environmentFile: boolean; authOk: number; authBad: number };
-  tune: { code: number; stdout: string; stderr: string }; runs: { args: string[]; code: number; stdout: string; stderr: string }[];
+  tune: { code: number; stdout: string; stderr: string };
+  runs: { args: string[]; code: number; stdout: string; stderr: string }[];
 }
 
 describe('secrets in the unit, the flags and the URLs', () => {
@@ -30,26 +38,40 @@ describe('secrets in the unit, the flags and the URLs', () => {
   });
 
   it('finds no secret value in any artifact', () => {
-    const leaks = sc.artifacts.map((a) => ({ name: a.name, leaks: scanArtifact(a.text, sc.secrets).leaks as string[] })).filter((x) => x.leaks.length);
+    const leaks = sc.artifacts
+      .map((a) => ({ name: a.name, leaks: scanArtifact(a.text, sc.secrets).leaks as string[] }))
+      .filter((x) => x.leaks.length);
     expect(leaks).toEqual([]);
   });
 
   it('shows the redaction marker where the key was: store, reports, tune --json', () => {
-    const store = sc.artifacts.filter((a) => a.store).map((a) => a.text).join('\n');
+    const store = sc.artifacts
+      .filter((a) => a.store)
+      .map((a) => a.text)
+      .join('\n');
     expect(store).toContain('--api-key ***');
     // The reports' copy-paste blocks put an environment reference where the key was, never a literal *** that breaks the unit.
-    for (const f of ['report.md', 'report.html']) expect(sc.artifacts.find((a) => a.name.endsWith(f))?.text, f).toContain('--api-key ${API_KEY}');
+    for (const f of ['report.md', 'report.html'])
+      expect(sc.artifacts.find((a) => a.name.endsWith(f))?.text, f).toContain('--api-key ${API_KEY}');
     expect(sc.tune.stdout).toContain('--api-key ***');
   });
 
   it('reaches the engine through an endpoint with user info (status and doctor)', () => {
     const status = sc.runs.find((r) => r.args[0] === 'status' && r.args.includes('--json'));
     expect((JSON.parse(status?.stdout ?? '{}') as { health?: { ok: boolean } }).health?.ok).toBe(true);
-    const doctor = JSON.parse(sc.runs.find((r) => r.args[0] === 'doctor')?.stdout ?? '{}') as { checks: { id: string; status: string }[] };
+    const doctor = JSON.parse(sc.runs.find((r) => r.args[0] === 'doctor')?.stdout ?? '{}') as {
+      checks: { id: string; status: string }[];
+    };
     expect(doctor.checks.find((c) => c.id === 'engine')?.status).toBe('PASS');
   });
 
   it('leaves the engine its real secrets: the unit keeps them and only the real key is accepted', () => {
-    expect(sc.engineKeeps).toEqual({ execStart: true, environment: true, environmentFile: true, authOk: 200, authBad: 401 });
+    expect(sc.engineKeeps).toEqual({
+      execStart: true,
+      environment: true,
+      environmentFile: true,
+      authOk: 200,
+      authBad: 401,
+    });
   });
 });

@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBench } from '../../src/bench/index.js';
 import type { SpectuneEvent } from '../../src/tune/events.js';
 import { createFileActionLog, createServiceController } from '../../src/service/index.js';
-import { hostEpoch, installSimUnit, journalText, removeSimUnit, runCli, sh, waitHealthy, type SimUnit } from './service-helpers.js';
+import {
+  hostEpoch,
+  installSimUnit,
+  journalText,
+  removeSimUnit,
+  runCli,
+  sh,
+  waitHealthy,
+  type SimUnit,
+} from './service-helpers.js';
 
 /** Short enough that 16 requests of 2048 tokens (~25 s each on the sim) cannot drain in time. */
 const TIMEOUT_STOP_SEC = 6;
@@ -22,15 +31,35 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // A benchmark of 16 concurrent streaming requests (ids bench-1..16), cancellable.
 function startBench(url: string, signal: AbortSignal, requests = 16, outputTokens = LONG_OUTPUT_TOKENS) {
-  return runBench({ url, api: 'sglang', concurrency: [Math.min(16, requests)], requests, outputTokens, warmup: 0, scrapeEngine: false }, () => {}, signal)
-    .catch((e: unknown) => e);
+  return runBench(
+    {
+      url,
+      api: 'sglang',
+      concurrency: [Math.min(16, requests)],
+      requests,
+      outputTokens,
+      warmup: 0,
+      scrapeEngine: false,
+    },
+    () => {},
+    signal,
+  ).catch((e: unknown) => e);
 }
 
 // Someone else's request (rid other-N, so it cannot collide with the benchmark's bench-N): true when it streamed to the end.
 async function otherClientRequest(url: string, i: number, tokens: number): Promise<boolean> {
-  const body = { text: 'Tell me a long story.', rid: `other-${i}`, stream: true, sampling_params: { max_new_tokens: tokens, min_new_tokens: tokens, ignore_eos: true } };
+  const body = {
+    text: 'Tell me a long story.',
+    rid: `other-${i}`,
+    stream: true,
+    sampling_params: { max_new_tokens: tokens, min_new_tokens: tokens, ignore_eos: true },
+  };
   try {
-    const res = await fetch(`${url}/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return res.status === 200 && (await res.text()).includes('data: [DONE]');
   } catch {
     return false;
@@ -44,7 +73,10 @@ describe('seed 1: stop with a benchmark in flight', () => {
     await waitHealthy(u.endpoint);
   });
   afterAll(async () => {
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('an operator stop mid-benchmark ends in the real stop-sigterm timeout, diagnosed as stop_timeout by the operator, not OOM', async () => {
@@ -52,7 +84,10 @@ describe('seed 1: stop with a benchmark in flight', () => {
     const ac = new AbortController();
     const bench = startBench(u.endpoint, ac.signal);
     await sleep(ADMIT_MS);
-    appendFileSync(u.actionLog, `${JSON.stringify({ ts: new Date().toISOString(), action: 'stop', unit: u.unit, by: 'operator', host: u.th.name, why: 'operator ran systemctl stop' })}\n`);
+    appendFileSync(
+      u.actionLog,
+      `${JSON.stringify({ ts: new Date().toISOString(), action: 'stop', unit: u.unit, by: 'operator', host: u.th.name, why: 'operator ran systemctl stop' })}\n`,
+    );
     await sh(u.host, ['systemctl', 'stop', u.unit]);
     ac.abort();
     await bench;
@@ -65,9 +100,21 @@ describe('seed 1: stop with a benchmark in flight', () => {
     const dir = mkdtempSync(join(tmpdir(), 'spectune-seed1-'));
     const file = join(dir, 'journal.json');
     writeFileSync(file, await sh(u.host, ['journalctl', '-u', u.unit, '-o', 'json', '--no-pager', `--since=${since}`]));
-    const d = await runCli(['diagnose', file, '--actions', u.actionLog, '--unit', u.unit, '--engine', 'sglang', '--json']);
+    const d = await runCli([
+      'diagnose',
+      file,
+      '--actions',
+      u.actionLog,
+      '--unit',
+      u.unit,
+      '--engine',
+      'sglang',
+      '--json',
+    ]);
     expect(d.code, d.stderr).toBe(0);
-    const verdict = (JSON.parse(d.stdout) as { verdict: { class: string; summary: string; facts?: Record<string, unknown> } }).verdict;
+    const verdict = (
+      JSON.parse(d.stdout) as { verdict: { class: string; summary: string; facts?: Record<string, unknown> } }
+    ).verdict;
     expect(verdict.class).toBe('stop_timeout');
     expect(verdict.class).not.toBe('host_oom_kill');
     expect(verdict.facts?.stop_by).toBe('operator');
@@ -79,7 +126,12 @@ describe('seed 1: stop with a benchmark in flight', () => {
     await waitHealthy(u.endpoint);
     const events: SpectuneEvent[] = [];
     const ctl = createServiceController({
-      host: u.host, unit: u.unit, engine: 'sglang', endpoint: u.endpoint, actionLog: createFileActionLog(u.actionLog), onEvent: (e) => events.push(e),
+      host: u.host,
+      unit: u.unit,
+      engine: 'sglang',
+      endpoint: u.endpoint,
+      actionLog: createFileActionLog(u.actionLog),
+      onEvent: (e) => events.push(e),
     });
     const ours = new AbortController();
     const ourBench = startBench(u.endpoint, ours.signal);
@@ -89,7 +141,11 @@ describe('seed 1: stop with a benchmark in flight', () => {
     const since = await hostEpoch(u.host);
     let quiescedAt = 0;
     await ctl.restart('seed 1: restart with a benchmark in flight', {
-      quiesce: async () => { ours.abort(); await ourBench; quiescedAt = Date.now(); },
+      quiesce: async () => {
+        ours.abort();
+        await ourBench;
+        quiescedAt = Date.now();
+      },
     });
     const other = await theirs;
     const ready = await ctl.waitReady();
@@ -100,7 +156,9 @@ describe('seed 1: stop with a benchmark in flight', () => {
     expect(quiescedAt).toBeGreaterThan(0);
     expect(restartAction?.ts).toBeGreaterThanOrEqual(quiescedAt);
     const warn = events.find((e) => e.type === 'log' && e.level === 'warn' && /TimeoutStopSec/.test(e.message));
-    expect(warn && warn.type === 'log' ? warn.message : '').toMatch(new RegExp(`longer than TimeoutStopSec=${TIMEOUT_STOP_SEC}s.*Fix: add TimeoutStopSec=\\d+`));
+    expect(warn && warn.type === 'log' ? warn.message : '').toMatch(
+      new RegExp(`longer than TimeoutStopSec=${TIMEOUT_STOP_SEC}s.*Fix: add TimeoutStopSec=\\d+`),
+    );
     const journal = await journalText(u.host, u.unit, since);
     expect(journal).toMatch(/Stopping|Stopped|Started/);
     expect(journal).not.toMatch(/timed out\. Killing/);

@@ -4,7 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseActionLog } from '../../src/diagnose/state.js';
 import { readFileSync } from 'node:fs';
-import { installSimUnit, journalText, removeSimUnit, runCli, sh, waitHealthy, hostEpoch, type SimUnit } from './service-helpers.js';
+import {
+  installSimUnit,
+  journalText,
+  removeSimUnit,
+  runCli,
+  sh,
+  waitHealthy,
+  hostEpoch,
+  type SimUnit,
+} from './service-helpers.js';
 
 /** The issue's target: a verdict within 5 s of the fatal log line. */
 const VERDICT_BUDGET_MS = 5000;
@@ -16,15 +25,22 @@ describe('seed 2: crash loop after speculative_num_steps=10, diagnosed fast and 
     await waitHealthy(u.endpoint);
   });
   afterAll(async () => {
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('reports crash_loop (cause kv_cache_oom) with the root exception within 5 s, rolls back, and the service is healthy again', async () => {
     const since = await hostEpoch(u.host);
-    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=10'], { SPECTUNE_ACTION_LOG: u.actionLog });
+    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=10'], {
+      SPECTUNE_ACTION_LOG: u.actionLog,
+    });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/crash_loop \(cause: kv_cache_oom\)/);
-    expect(r.stdout).toMatch(/root exception: RuntimeError: Not enough memory\. Please try to increase --mem-fraction-static\./);
+    expect(r.stdout).toMatch(
+      /root exception: RuntimeError: Not enough memory\. Please try to increase --mem-fraction-static\./,
+    );
     const ttv = Number(/verdict ([\d.]+) s after the fatal log line/.exec(r.stdout)?.[1]);
     expect(ttv * 1000).toBeLessThan(VERDICT_BUDGET_MS);
     expect(r.stdout).toMatch(/rolled back to the unit's own config \(no spectune drop-in\): ready/);
@@ -52,9 +68,14 @@ describe('seed 2: crash loop after speculative_num_steps=10, diagnosed fast and 
   });
 
   it('prints the --json contract and measures timeToVerdictMs from the fatal line', async () => {
-    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=10', '--json'], { SPECTUNE_ACTION_LOG: u.actionLog });
+    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=10', '--json'], {
+      SPECTUNE_ACTION_LOG: u.actionLog,
+    });
     expect(r.code, r.stderr).toBe(1);
-    const out = JSON.parse(r.stdout) as Record<string, unknown> & { verdict: { class: string; cause: string; evidence: { text: string }[] }; timeToVerdictMs: number };
+    const out = JSON.parse(r.stdout) as Record<string, unknown> & {
+      verdict: { class: string; cause: string; evidence: { text: string }[] };
+      timeToVerdictMs: number;
+    };
     expect(Object.keys(out).sort()).toEqual(['config', 'status', 'timeToVerdictMs', 'verdict']);
     expect(out.status).toBe('rolled_back');
     expect(out.config).toMatchObject({ speculative_num_steps: 10 });

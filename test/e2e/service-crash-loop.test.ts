@@ -17,13 +17,22 @@ function startTraffic(endpoint: string): { stop: () => Promise<void> } {
   const loop = (async () => {
     while (running) {
       await fetch(`${endpoint}/generate`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(2000),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        signal: AbortSignal.timeout(2000),
         body: JSON.stringify({ text: 'hi', sampling_params: { max_new_tokens: 8 } }),
-      }).then((r) => r.text()).catch(() => '');
+      })
+        .then((r) => r.text())
+        .catch(() => '');
       await sleep(TRAFFIC_EVERY_MS);
     }
   })();
-  return { stop: async () => { running = false; await loop; } };
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
 }
 
 describe('crash loop while systemd says active', () => {
@@ -33,7 +42,10 @@ describe('crash loop while systemd says active', () => {
     await waitHealthy(u.endpoint);
   });
   afterAll(async () => {
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('is detected, diagnosed as crash_loop with its cause, and stopped', async () => {
@@ -42,7 +54,9 @@ describe('crash loop while systemd says active', () => {
       // Wait until systemd has restarted it and shows it "active (running)" again: the misleading status of seed 2.
       let seenActiveAfterRestart = false;
       for (let i = 0; i < 100 && !seenActiveAfterRestart; i++) {
-        const s = parseUnitState(await sh(u.host, ['systemctl', 'show', '-p', 'ActiveState,SubState,NRestarts', u.unit]));
+        const s = parseUnitState(
+          await sh(u.host, ['systemctl', 'show', '-p', 'ActiveState,SubState,NRestarts', u.unit]),
+        );
         seenActiveAfterRestart = s.activeState === 'active' && s.subState === 'running' && (s.nRestarts ?? 0) >= 1;
         if (!seenActiveAfterRestart) await sleep(200);
       }
@@ -51,7 +65,13 @@ describe('crash loop while systemd says active', () => {
       const st = await runCli(['status', ...u.flags]);
       expect(st.stdout).toMatch(/warning: systemd restarted it \d+ time\(s\)/);
 
-      const ctl = createServiceController({ host: u.host, unit: u.unit, engine: 'sglang', endpoint: u.endpoint, actionLog: createFileActionLog(u.actionLog) });
+      const ctl = createServiceController({
+        host: u.host,
+        unit: u.unit,
+        engine: 'sglang',
+        endpoint: u.endpoint,
+        actionLog: createFileActionLog(u.actionLog),
+      });
       const r = await ctl.checkLoop({ windowMs: 20_000 });
       expect(r.status).toBe('failed');
       if (r.status !== 'failed') return;
@@ -60,7 +80,9 @@ describe('crash loop while systemd says active', () => {
       expect(r.verdict.cause).not.toBeNull();
       expect(r.journal).toMatch(/RuntimeError: CUDA error: an illegal memory access was encountered/);
       expect(r.timeToVerdictMs).not.toBeNull();
-      console.log(`active crash loop: ${r.verdict.class} (cause ${r.verdict.cause}), timeToVerdictMs=${r.timeToVerdictMs}`);
+      console.log(
+        `active crash loop: ${r.verdict.class} (cause ${r.verdict.cause}), timeToVerdictMs=${r.timeToVerdictMs}`,
+      );
       expect(r.timeToVerdictMs!).toBeLessThan(5000);
     } finally {
       await traffic.stop();

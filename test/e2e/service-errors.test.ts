@@ -24,12 +24,23 @@ describe('environment failures are one line and leave nothing half-applied', () 
     u = await installSimUnit('errors', 31404);
     await sh(u.host, ['sh', '-c', `id ${PLAIN_USER} >/dev/null 2>&1 || useradd -m -s /bin/sh ${PLAIN_USER}`]);
     await sh(u.host, ['install', '-d', '-m', '700', '-o', PLAIN_USER, `/home/${PLAIN_USER}/.ssh`]);
-    await sh(u.host, ['install', '-m', '600', '-o', PLAIN_USER, '/root/.ssh/authorized_keys', `/home/${PLAIN_USER}/.ssh/authorized_keys`]);
+    await sh(u.host, [
+      'install',
+      '-m',
+      '600',
+      '-o',
+      PLAIN_USER,
+      '/root/.ssh/authorized_keys',
+      `/home/${PLAIN_USER}/.ssh/authorized_keys`,
+    ]);
     target = ['--ssh-config', u.th.sshConfig, '--unit', u.unit, '--endpoint', u.endpoint];
     await waitHealthy(u.endpoint);
   });
   afterAll(async () => {
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('host unreachable', async () => {
@@ -45,7 +56,19 @@ describe('environment failures are one line and leave nothing half-applied', () 
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'id')]);
     const config = readFileSync(u.th.sshConfig, 'utf8').replace(/IdentityFile \S+/g, `IdentityFile ${join(dir, 'id')}`);
     writeFileSync(join(dir, 'config'), config);
-    const r = await runCli(['apply', '--host', u.th.name, '--ssh-config', join(dir, 'config'), '--unit', u.unit, '--endpoint', u.endpoint, '--set', 'speculative_num_steps=5']);
+    const r = await runCli([
+      'apply',
+      '--host',
+      u.th.name,
+      '--ssh-config',
+      join(dir, 'config'),
+      '--unit',
+      u.unit,
+      '--endpoint',
+      u.endpoint,
+      '--set',
+      'speculative_num_steps=5',
+    ]);
     expect(r.code).toBe(1);
     expectOneLine(r.stderr, /^spectune: .*(auth|permission denied \(publickey|key)/i);
     expect((await u.host.exec(['test', '-e', `/etc/systemd/system/${u.unit}.d`])).exitCode).toBe(1);
@@ -53,7 +76,18 @@ describe('environment failures are one line and leave nothing half-applied', () 
 
   it('unit missing', async () => {
     for (const cmd of [['status'], ['apply', '--set', 'speculative_num_steps=5'], ['rollback']]) {
-      const r = await runCli([cmd[0], '--host', u.th.name, '--ssh-config', u.th.sshConfig, '--unit', 'spectune-svc-e2e-missing', '--endpoint', u.endpoint, ...cmd.slice(1)]);
+      const r = await runCli([
+        cmd[0],
+        '--host',
+        u.th.name,
+        '--ssh-config',
+        u.th.sshConfig,
+        '--unit',
+        'spectune-svc-e2e-missing',
+        '--endpoint',
+        u.endpoint,
+        ...cmd.slice(1),
+      ]);
       expect(r.code).toBe(1);
       expectOneLine(r.stderr, /^spectune: th2: unit spectune-svc-e2e-missing\.service not found/);
     }
@@ -63,10 +97,14 @@ describe('environment failures are one line and leave nothing half-applied', () 
   it('no permission (a user without root or sudo): apply and rollback change nothing', async () => {
     const pidBefore = (await sh(u.host, ['systemctl', 'show', '-p', 'MainPID', '--value', u.unit])).trim();
     const as = ['--host', `${PLAIN_USER}@${u.th.name}`, ...target];
-    const apply = await runCli(['apply', ...as, '--set', 'speculative_num_steps=5'], { SPECTUNE_ACTION_LOG: u.actionLog });
+    const apply = await runCli(['apply', ...as, '--set', 'speculative_num_steps=5'], {
+      SPECTUNE_ACTION_LOG: u.actionLog,
+    });
     expect(apply.code).toBe(1);
     expectOneLine(apply.stderr, /^spectune: svcnobody@th2: .*permission denied/i);
-    const viaSudo = await runCli(['apply', ...as, '--sudo', '--set', 'speculative_num_steps=5'], { SPECTUNE_ACTION_LOG: u.actionLog });
+    const viaSudo = await runCli(['apply', ...as, '--sudo', '--set', 'speculative_num_steps=5'], {
+      SPECTUNE_ACTION_LOG: u.actionLog,
+    });
     expect(viaSudo.code).toBe(1);
     expectOneLine(viaSudo.stderr, /^spectune: svcnobody@th2: .*sudo/i);
     // Nothing was ever deployed to this unit: rollback has nothing to do, says so and touches nothing (no restart).

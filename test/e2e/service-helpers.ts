@@ -31,7 +31,9 @@ export interface SimUnit {
 
 // The unit file text for a test.
 export function renderSimUnit(unit: string, port: number, timeoutStopSec: number, extraArgs = ''): string {
-  return TEMPLATE.replaceAll('{{UNIT}}', unit).replaceAll('{{PORT}}', String(port)).replaceAll('{{TIMEOUT_STOP_SEC}}', String(timeoutStopSec))
+  return TEMPLATE.replaceAll('{{UNIT}}', unit)
+    .replaceAll('{{PORT}}', String(port))
+    .replaceAll('{{TIMEOUT_STOP_SEC}}', String(timeoutStopSec))
     .replaceAll('{{EXTRA_ARGS}}', extraArgs ? ` ${extraArgs}` : '');
 }
 
@@ -43,17 +45,32 @@ export async function sh(host: Host, argv: string[]): Promise<string> {
 }
 
 // Install and start a fresh sim unit (any previous spectune state for it removed first).
-export async function installSimUnit(name: string, port: number, opts: { timeoutStopSec?: number; start?: boolean; extraArgs?: string } = {}): Promise<SimUnit> {
+export async function installSimUnit(
+  name: string,
+  port: number,
+  opts: { timeoutStopSec?: number; start?: boolean; extraArgs?: string } = {},
+): Promise<SimUnit> {
   const th = getTestHost(SERVICE_TEST_HOST);
   const host = await openHost({ target: th.name, sshConfig: th.sshConfig });
   const unit = `spectune-svc-e2e-${name}.service`;
   await removeSimUnit(host, unit);
-  await host.writeFile(`/etc/systemd/system/${unit}`, renderSimUnit(unit, port, opts.timeoutStopSec ?? 30, opts.extraArgs));
+  await host.writeFile(
+    `/etc/systemd/system/${unit}`,
+    renderSimUnit(unit, port, opts.timeoutStopSec ?? 30, opts.extraArgs),
+  );
   await sh(host, ['systemctl', 'daemon-reload']);
   if (opts.start !== false) await sh(host, ['systemctl', 'start', unit]);
   const endpoint = `http://${th.ip}:${port}`;
   const actionLog = join(mkdtempSync(join(tmpdir(), 'spectune-svc-e2e-')), 'actions.jsonl');
-  return { th, host, unit, port, endpoint, actionLog, flags: ['--host', th.name, '--ssh-config', th.sshConfig, '--unit', unit, '--endpoint', endpoint] };
+  return {
+    th,
+    host,
+    unit,
+    port,
+    endpoint,
+    actionLog,
+    flags: ['--host', th.name, '--ssh-config', th.sshConfig, '--unit', unit, '--endpoint', endpoint],
+  };
 }
 
 // Stop and remove a unit with its drop-ins and spectune's state for it.
@@ -61,7 +78,16 @@ export async function removeSimUnit(host: Host, unit: string): Promise<void> {
   const timer = `spectune-lease-${unit.replace(/\.service$/, '')}`;
   await host.exec(['systemctl', 'stop', `${timer}.timer`, `${timer}.service`], { timeoutMs: 60_000 });
   await host.exec(['systemctl', 'stop', unit], { timeoutMs: 120_000 });
-  await host.exec(['rm', '-rf', '--', `/etc/systemd/system/${unit}`, `/etc/systemd/system/${unit}.d`, `/run/systemd/system/${unit}.d`, `/run/spectune/${unit}`, `/var/lib/spectune/${unit}`]);
+  await host.exec([
+    'rm',
+    '-rf',
+    '--',
+    `/etc/systemd/system/${unit}`,
+    `/etc/systemd/system/${unit}.d`,
+    `/run/systemd/system/${unit}.d`,
+    `/run/spectune/${unit}`,
+    `/var/lib/spectune/${unit}`,
+  ]);
   await host.exec(['systemctl', 'daemon-reload']);
   await host.exec(['systemctl', 'reset-failed', unit]);
 }
@@ -81,18 +107,34 @@ export interface CliRun {
 // Run the built CLI (bin/spectune.js -> dist) as a subprocess.
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/spectune.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'bin/spectune.js'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
 // The unit's journal as short text (read directly, not through spectune).
 export async function journalText(host: Host, unit: string, since?: string): Promise<string> {
-  return sh(host, ['journalctl', '-u', unit, '--no-pager', '-o', 'short-precise', ...(since ? [`--since=${since}`] : [])]);
+  return sh(host, [
+    'journalctl',
+    '-u',
+    unit,
+    '--no-pager',
+    '-o',
+    'short-precise',
+    ...(since ? [`--since=${since}`] : []),
+  ]);
 }
 
 // The host's current time for `journalctl --since=@...`, to the microsecond (a whole second would take in lines a

@@ -2,7 +2,15 @@
 // apply, rollback to the last known-good drop-in (not to the operator's unit), logs of a past trial, the
 // TimeoutStopSec fix, and the operator's unit file never edited.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installSimUnit, removeSimUnit, renderSimUnit, runCli, sh, waitHealthy, type SimUnit } from './service-helpers.js';
+import {
+  installSimUnit,
+  removeSimUnit,
+  renderSimUnit,
+  runCli,
+  sh,
+  waitHealthy,
+  type SimUnit,
+} from './service-helpers.js';
 
 describe('service lifecycle: dry run, apply, apply, rollback, logs', () => {
   let u: SimUnit;
@@ -13,7 +21,10 @@ describe('service lifecycle: dry run, apply, apply, rollback, logs', () => {
     await waitHealthy(u.endpoint);
   });
   afterAll(async () => {
-    if (u) { await removeSimUnit(u.host, u.unit); await u.host.close(); }
+    if (u) {
+      await removeSimUnit(u.host, u.unit);
+      await u.host.close();
+    }
   });
 
   it('--dry-run prints the drop-in and the ExecStart as a diff plus the commands, and changes nothing', async () => {
@@ -38,15 +49,32 @@ describe('service lifecycle: dry run, apply, apply, rollback, logs', () => {
 
   it('applies two configs, rolls back to the last known-good one, shows the logs of a past trial', async () => {
     const a = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=4', '--json'], env);
-    expect(JSON.parse(a.stdout)).toMatchObject({ status: 'ready', config: { speculative_num_steps: 4 }, verdict: null, timeToVerdictMs: null });
-    const b = await runCli(['apply', ...u.flags, '--set', 'speculative_eagle_topk=2', '--set', 'speculative_num_draft_tokens=8', '--json'], env);
-    expect(JSON.parse(b.stdout)).toMatchObject({ status: 'ready', config: { speculative_num_steps: 4, speculative_eagle_topk: 2 } });
+    expect(JSON.parse(a.stdout)).toMatchObject({
+      status: 'ready',
+      config: { speculative_num_steps: 4 },
+      verdict: null,
+      timeToVerdictMs: null,
+    });
+    const b = await runCli(
+      ['apply', ...u.flags, '--set', 'speculative_eagle_topk=2', '--set', 'speculative_num_draft_tokens=8', '--json'],
+      env,
+    );
+    expect(JSON.parse(b.stdout)).toMatchObject({
+      status: 'ready',
+      config: { speculative_num_steps: 4, speculative_eagle_topk: 2 },
+    });
     // The second apply became the known-good one; make the first the known-good again to roll back to it.
     await sh(u.host, ['sh', '-c', `echo 1 > /var/lib/spectune/${u.unit}/good`]);
     const rb = await runCli(['rollback', ...u.flags, '--json'], env);
     expect(rb.code, rb.stderr).toBe(0);
-    expect(JSON.parse(rb.stdout)).toMatchObject({ status: 'rolled_back', config: { speculative_num_steps: 4, speculative_eagle_topk: 1 }, verdict: null });
-    expect(await sh(u.host, ['cat', `/etc/systemd/system/${u.unit}.d/90-spectune.conf`])).toBe(await sh(u.host, ['cat', `/var/lib/spectune/${u.unit}/dropins/1.conf`]));
+    expect(JSON.parse(rb.stdout)).toMatchObject({
+      status: 'rolled_back',
+      config: { speculative_num_steps: 4, speculative_eagle_topk: 1 },
+      verdict: null,
+    });
+    expect(await sh(u.host, ['cat', `/etc/systemd/system/${u.unit}.d/90-spectune.conf`])).toBe(
+      await sh(u.host, ['cat', `/var/lib/spectune/${u.unit}/dropins/1.conf`]),
+    );
 
     const logs1 = await runCli(['logs', ...u.flags, '--version', '1'], env);
     expect(logs1.code, logs1.stderr).toBe(0);
@@ -60,7 +88,10 @@ describe('service lifecycle: dry run, apply, apply, rollback, logs', () => {
   });
 
   it('applies the offered TimeoutStopSec fix through the drop-in, and never edits the unit file', async () => {
-    const r = await runCli(['apply', ...u.flags, '--set', 'speculative_num_steps=5', '--timeout-stop-sec', '120', '--json'], env);
+    const r = await runCli(
+      ['apply', ...u.flags, '--set', 'speculative_num_steps=5', '--timeout-stop-sec', '120', '--json'],
+      env,
+    );
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'ready' });
     expect((await sh(u.host, ['systemctl', 'show', '-p', 'TimeoutStopUSec', '--value', u.unit])).trim()).toBe('2min');
     expect(await sh(u.host, ['cat', `/etc/systemd/system/${u.unit}`])).toBe(renderSimUnit(u.unit, u.port, 30));

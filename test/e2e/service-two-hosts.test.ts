@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestHost } from './helpers/testhosts.js';
 import { readStepsInForce, runCli, sshRun } from './tune-support.js';
-import { readDropInVersions, startTwoRankGroup, stopTwoRankGroup, unitActiveState, type TwoRankGroup } from './two-host-support.js';
+import {
+  readDropInVersions,
+  startTwoRankGroup,
+  stopTwoRankGroup,
+  unitActiveState,
+  type TwoRankGroup,
+} from './two-host-support.js';
 
 const UNIT = 'spectune-group-e2e.service';
 const PORT = 31721;
@@ -52,9 +58,15 @@ describe('service commands on a two-host (rank0 + rank1) group', () => {
   it('status shows every rank (rank0 healthy, rank1 active); --rank 1 shows the worker alone', async () => {
     const r = await runCli(['status', ...flags, '--json'], env);
     expect(r.code, r.stderr).toBe(0);
-    const g = JSON.parse(r.stdout) as { healthy: boolean; ranks: { rank: number; host: string; unit: string; state: { activeState: string }; health: { ok: boolean } }[] };
+    const g = JSON.parse(r.stdout) as {
+      healthy: boolean;
+      ranks: { rank: number; host: string; unit: string; state: { activeState: string }; health: { ok: boolean } }[];
+    };
     expect(g.healthy).toBe(true);
-    expect(g.ranks.map((x) => [x.rank, x.host, x.unit, x.state.activeState])).toEqual([[0, rank0.name, UNIT, 'active'], [1, rank1.name, UNIT, 'active']]);
+    expect(g.ranks.map((x) => [x.rank, x.host, x.unit, x.state.activeState])).toEqual([
+      [0, rank0.name, UNIT, 'active'],
+      [1, rank1.name, UNIT, 'active'],
+    ]);
     expect(g.ranks[0].health.ok).toBe(true);
     const text = await runCli(['status', ...flags], env);
     expect(text.stdout).toMatch(new RegExp(`^rank0: ${rank0.name} ${UNIT}: active`, 'm'));
@@ -94,18 +106,25 @@ describe('service commands on a two-host (rank0 + rank1) group', () => {
     const r = await runCli(['apply', ...flags, '--set', 'speculative_num_steps=4', '--json'], env);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'ready', config: { speculative_num_steps: 4 } });
-    for (const [h, rank] of [[rank0, 0], [rank1, 1]] as const) {
+    for (const [h, rank] of [
+      [rank0, 0],
+      [rank1, 1],
+    ] as const) {
       expect(readStepsInForce(h, UNIT), h.name).toBe(4);
       expect(readDropInVersions(h, UNIT).get(1)).toContain(`--node-rank ${rank}`);
       expect(sshRun(h, `cat /var/lib/spectune/${UNIT}/good`).trim()).toBe('1');
       expect(unitActiveState(h, UNIT)).toBe('active');
     }
-    const restarts = readFileSync(env.SPECTUNE_ACTION_LOG, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { action: string; host: string })
-      .filter((a) => a.action === 'restart').map((a) => a.host);
+    const restarts = readFileSync(env.SPECTUNE_ACTION_LOG, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; host: string })
+      .filter((a) => a.action === 'restart')
+      .map((a) => a.host);
     expect(restarts).toEqual([rank0.name, rank1.name]);
   });
 
-  it('logs merges both ranks\' journals in time order; --rank 1 reads the worker alone', async () => {
+  it("logs merges both ranks' journals in time order; --rank 1 reads the worker alone", async () => {
     const r = await runCli(['logs', ...flags, '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     const entries = JSON.parse(r.stdout) as { rank: number; realtimeUs: number; message: string }[];
@@ -126,9 +145,15 @@ describe('service commands on a two-host (rank0 + rank1) group', () => {
   it('a crashing config is diagnosed from both journals in one verdict and both ranks are rolled back', async () => {
     const r = await runCli(['apply', ...flags, '--set', 'speculative_num_steps=10', '--json'], env);
     expect(r.code, r.stderr.slice(-3000)).toBe(1);
-    const out = JSON.parse(r.stdout) as { status: string; verdict: { class: string; cause: string | null; summary: string } };
+    const out = JSON.parse(r.stdout) as {
+      status: string;
+      verdict: { class: string; cause: string | null; summary: string };
+    };
     expect(out.status).toBe('rolled_back');
-    expect(out.verdict.class === 'kv_cache_oom' || out.verdict.cause === 'kv_cache_oom', JSON.stringify(out.verdict)).toBe(true);
+    expect(
+      out.verdict.class === 'kv_cache_oom' || out.verdict.cause === 'kv_cache_oom',
+      JSON.stringify(out.verdict),
+    ).toBe(true);
     expect(out.verdict.summary).toContain("over all ranks' journals");
     expect(r.stderr).toContain(`journal:${rank0.name}:${UNIT}`);
     expect(r.stderr).toContain(`journal:${rank1.name}:${UNIT}`);
@@ -138,7 +163,7 @@ describe('service commands on a two-host (rank0 + rank1) group', () => {
     }
   });
 
-  it('rollback --to none returns both ranks to the operator\'s units and both serve again', async () => {
+  it("rollback --to none returns both ranks to the operator's units and both serve again", async () => {
     const r = await runCli(['rollback', ...flags, '--to', 'none', '--json'], env);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'rolled_back', config: { speculative_num_steps: 3 } });

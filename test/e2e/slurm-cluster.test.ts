@@ -38,17 +38,25 @@ async function onLogin(argv: string[]): Promise<string> {
 
 // sacct --parsable2 as rows keyed by the header; the first row is the job allocation.
 function sacctRows(text: string): Record<string, string>[] {
-  const [header, ...rows] = text.trim().split('\n').map((l) => l.split('|'));
+  const [header, ...rows] = text
+    .trim()
+    .split('\n')
+    .map((l) => l.split('|'));
   return rows.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i]])));
 }
 
 // What slurm-jobs.sh kept for a case: output file, sacct rows, scontrol show job.
 function record(c: string): { out: string; sacct: Record<string, string>[]; scontrol: string } {
   const dir = join(out, c);
-  return { out: readFileSync(join(dir, 'job.out'), 'utf8'), sacct: sacctRows(readFileSync(join(dir, 'sacct.txt'), 'utf8')), scontrol: readFileSync(join(dir, 'scontrol.txt'), 'utf8') };
+  return {
+    out: readFileSync(join(dir, 'job.out'), 'utf8'),
+    sacct: sacctRows(readFileSync(join(dir, 'sacct.txt'), 'utf8')),
+    scontrol: readFileSync(join(dir, 'scontrol.txt'), 'utf8'),
+  };
 }
 
-const CANCELLED_LINE = /^slurmstepd(-\S+)?: error: \*\*\* JOB (\d+) ON (\S+) CANCELLED AT \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \*\*\*$/m;
+const CANCELLED_LINE =
+  /^slurmstepd(-\S+)?: error: \*\*\* JOB (\d+) ON (\S+) CANCELLED AT \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \*\*\*$/m;
 const TIME_LIMIT_LINE = /^slurmstepd(-\S+)?: error: \*\*\* JOB \d+ ON \S+ CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*$/m;
 
 describe('Slurm test cluster', () => {
@@ -62,15 +70,28 @@ describe('Slurm test cluster', () => {
       if (names.every((n) => sinfo.includes(`${n} ${cluster.partition}* idle `))) break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    for (const n of names) expect(sinfo).toContain(`${n} ${cluster.partition}* idle ${cluster.nodeCpus} ${cluster.nodeMemMb}`);
+    for (const n of names)
+      expect(sinfo).toContain(`${n} ${cluster.partition}* idle ${cluster.nodeCpus} ${cluster.nodeMemMb}`);
     expect((await onLogin(['sacctmgr', '-n', '-P', 'list', 'cluster', 'format=cluster'])).trim()).toBe(cluster.cluster);
-    expect(await onLogin(['scontrol', 'show', 'config'])).toMatch(new RegExp(`^KillWait\\s+= ${cluster.killWait} sec$`, 'm'));
+    expect(await onLogin(['scontrol', 'show', 'config'])).toMatch(
+      new RegExp(`^KillWait\\s+= ${cluster.killWait} sec$`, 'm'),
+    );
   });
 
   it('a job runs on each node and finds node, the project and llama-server there', async () => {
     for (const n of cluster.nodes) {
-      const o = await onLogin(['srun', '-w', n.name, '-N1', '--mem=256M', '-t', '2', 'sh', '-c',
-        'hostname; node -p "require(\'/opt/spectune/package.json\').name"; test ! -x /opt/llama/bin/llama-server || /opt/llama/bin/llama-server --version 2>&1']);
+      const o = await onLogin([
+        'srun',
+        '-w',
+        n.name,
+        '-N1',
+        '--mem=256M',
+        '-t',
+        '2',
+        'sh',
+        '-c',
+        'hostname; node -p "require(\'/opt/spectune/package.json\').name"; test ! -x /opt/llama/bin/llama-server || /opt/llama/bin/llama-server --version 2>&1',
+      ]);
       const lines = o.trim().split('\n');
       expect(lines.slice(0, 2)).toEqual([n.name, 'spectune']);
       // test-all.sh builds llama-server before booting the hosts; then every node runs it
@@ -78,16 +99,24 @@ describe('Slurm test cluster', () => {
     }
   });
 
-  it('a job\'s server on its node answers HTTP from this machine, and the node reaches this machine', async () => {
+  it("a job's server on its node answers HTTP from this machine, and the node reaches this machine", async () => {
     const node = cluster.nodes[1];
     const port = 18000 + (process.pid % 1000);
     const script = `#!/bin/bash\nexec node -e 'require("http").createServer((q, s) => s.end("job " + process.env.SLURM_JOB_ID + " on " + require("os").hostname())).listen(${port}, "0.0.0.0")'\n`;
-    const id = (await login.exec(['sbatch', '--parsable', '-w', node.name, '--mem=64M', '-t', '2', '-J', 'spectune-http', '-o', '/dev/null'], { input: script })).stdout.trim();
+    const id = (
+      await login.exec(
+        ['sbatch', '--parsable', '-w', node.name, '--mem=64M', '-t', '2', '-J', 'spectune-http', '-o', '/dev/null'],
+        { input: script },
+      )
+    ).stdout.trim();
     expect(id).toMatch(/^\d+$/);
     try {
       let body = '';
       for (let i = 0; i < 100 && !body; i++) {
-        body = await fetch(`http://${node.ip}:${port}/`).then((r) => r.text(), () => '');
+        body = await fetch(`http://${node.ip}:${port}/`).then(
+          (r) => r.text(),
+          () => '',
+        );
         if (!body) await new Promise((r) => setTimeout(r, 200));
       }
       expect(body).toBe(`job ${id} on ${node.name}`);
@@ -95,7 +124,19 @@ describe('Slurm test cluster', () => {
       await new Promise<void>((r) => here.listen(0, cluster.hostIp, r));
       try {
         const herePort = (here.address() as AddressInfo).port;
-        const back = await onLogin(['srun', '-w', node.name, '--mem=32M', '-t', '1', 'curl', '-sS', '--max-time', '5', `http://${cluster.hostIp}:${herePort}/`]);
+        const back = await onLogin([
+          'srun',
+          '-w',
+          node.name,
+          '--mem=32M',
+          '-t',
+          '1',
+          'curl',
+          '-sS',
+          '--max-time',
+          '5',
+          `http://${cluster.hostIp}:${herePort}/`,
+        ]);
         expect(back).toBe('from-this-machine');
       } finally {
         here.close();
@@ -109,17 +150,39 @@ describe('Slurm test cluster', () => {
     const node = cluster.nodes[2];
     const port = 19000 + (process.pid % 1000);
     const script = `#!/bin/bash\nexec node /opt/spectune/bin/spectune.js sim --host 0.0.0.0 --port ${port} --sim-time-scale 0.01\n`;
-    const id = (await login.exec(['sbatch', '--parsable', '-w', node.name, '--mem=512M', '-t', '2', '-J', 'spectune-sim', '-o', `${cluster.shared}/spectune-sim-%j.out`], { input: script })).stdout.trim();
+    const id = (
+      await login.exec(
+        [
+          'sbatch',
+          '--parsable',
+          '-w',
+          node.name,
+          '--mem=512M',
+          '-t',
+          '2',
+          '-J',
+          'spectune-sim',
+          '-o',
+          `${cluster.shared}/spectune-sim-%j.out`,
+        ],
+        { input: script },
+      )
+    ).stdout.trim();
     expect(id).toMatch(/^\d+$/);
     try {
       let status = 0;
       for (let i = 0; i < 150 && status !== 200; i++) {
-        status = await fetch(`http://${node.ip}:${port}/health`).then((r) => r.status, () => 0);
+        status = await fetch(`http://${node.ip}:${port}/health`).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (status !== 200) await new Promise((r) => setTimeout(r, 200));
       }
       expect(status).toBe(200);
       expect(await onLogin(['squeue', '-h', '-j', id, '-o', '%T %N'])).toBe(`RUNNING ${node.name}\n`);
-      const info = await fetch(`http://${node.ip}:${port}/get_server_info`).then((r) => r.json() as Promise<Record<string, unknown>>);
+      const info = await fetch(`http://${node.ip}:${port}/get_server_info`).then(
+        (r) => r.json() as Promise<Record<string, unknown>>,
+      );
       expect(info.port).toBe(port);
     } finally {
       await login.exec(['scancel', id]);
@@ -139,7 +202,9 @@ describe('Slurm test cluster', () => {
     const oom = record('oom');
     if (cluster.memEnforce === 'cgroup') {
       expect(oom.sacct[0]).toMatchObject({ State: 'OUT_OF_MEMORY', ExitCode: '0:125' });
-      expect(oom.out).toMatch(/^slurmstepd(-\S+)?: error: Detected 1 oom-kill event\(s\) in StepId=\d+\.batch\. Some of your processes may have been killed by the cgroup out-of-memory handler\.$/m);
+      expect(oom.out).toMatch(
+        /^slurmstepd(-\S+)?: error: Detected 1 oom-kill event\(s\) in StepId=\d+\.batch\. Some of your processes may have been killed by the cgroup out-of-memory handler\.$/m,
+      );
     } else {
       expect(oom.sacct[0]).toMatchObject({ State: 'FAILED', ExitCode: '0:9' });
       expect(oom.scontrol).toMatch(/JobState=FAILED Reason=JobLaunchFailure/);

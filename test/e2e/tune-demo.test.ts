@@ -17,9 +17,14 @@ interface DemoJson {
   reports: { markdown: string; html: string };
   final: { settings: { speculative_num_steps: number }; healthy: boolean };
   campaign: {
-    status: string; restarts: number;
+    status: string;
+    restarts: number;
     best: { config: { speculative_num_steps: number } };
-    trials: { status: string; config: { speculative_num_steps: number }; verdict: { class: string; cause: string | null } | null }[];
+    trials: {
+      status: string;
+      config: { speculative_num_steps: number };
+      verdict: { class: string; cause: string | null } | null;
+    }[];
   };
 }
 
@@ -49,7 +54,9 @@ describe('spectune demo', () => {
     expect(t10?.status).toBe('failed');
     expect(t10?.verdict?.class).toBe('crash_loop');
     expect(t10?.verdict?.cause).toBe('kv_cache_oom');
-    const from = run.events.findIndex((e) => e.type === 'trial:start' && (e.config as { speculative_num_steps: number }).speculative_num_steps === 10);
+    const from = run.events.findIndex(
+      (e) => e.type === 'trial:start' && (e.config as { speculative_num_steps: number }).speculative_num_steps === 10,
+    );
     const to = run.events.findIndex((e, i) => i > from && e.type === 'trial:end');
     const window = run.events.slice(from, to);
     const iRollback = window.findIndex((e) => e.type === 'service:action' && e.action === 'rollback');

@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTestHosts, type TestHost } from './helpers/testhosts.js';
-import { installSimUnit, readStepsInForce, removeSimUnit, runCli, START_STEPS, writeTuneConfig } from './tune-support.js';
+import {
+  installSimUnit,
+  readStepsInForce,
+  removeSimUnit,
+  runCli,
+  START_STEPS,
+  writeTuneConfig,
+} from './tune-support.js';
 
 const UNIT = 'spectune-camp2-killed-e2e.service';
 const PORT = 32310;
@@ -23,24 +30,42 @@ describe('an engine killed during a benchmark', () => {
     host = loadTestHosts().find((h) => h.name === 'th3') ?? loadTestHosts()[0];
     installSimUnit(host, UNIT, PORT);
     ({ dir, config } = writeTuneConfig(host, UNIT, PORT));
-    writeFileSync(config, readFileSync(config, 'utf8').replace('budget: { trials: 12, hours: 1h }', 'budget: { trials: 3, hours: 1h }'));
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace('budget: { trials: 12, hours: 1h }', 'budget: { trials: 3, hours: 1h }'),
+    );
   });
-  afterAll(() => { if (host) removeSimUnit(host, UNIT); });
+  afterAll(() => {
+    if (host) removeSimUnit(host, UNIT);
+  });
 
   it('is a failed trial with the journal verdict, rolled back, and the report counts it', async () => {
     let candidate = 0;
     let killed = 0;
     const r = await runCli(['tune', '-c', config, '--json', '--ssh-config', host.sshConfig], env, (e) => {
-      if (e.type === 'trial:start') candidate = (e.config as { speculative_num_steps?: number }).speculative_num_steps !== START_STEPS ? Number(e.trial) : 0;
+      if (e.type === 'trial:start')
+        candidate =
+          (e.config as { speculative_num_steps?: number }).speculative_num_steps !== START_STEPS ? Number(e.trial) : 0;
       if (candidate && !killed && e.type === 'trial:phase' && e.phase === 'bench') {
         killed = candidate;
-        spawn('ssh', ['-F', host.sshConfig, host.name, `sleep ${KILL_AFTER_MS / 1000}; kill -9 $(systemctl show -p MainPID --value ${UNIT})`], { stdio: 'ignore' });
+        spawn(
+          'ssh',
+          [
+            '-F',
+            host.sshConfig,
+            host.name,
+            `sleep ${KILL_AFTER_MS / 1000}; kill -9 $(systemctl show -p MainPID --value ${UNIT})`,
+          ],
+          { stdio: 'ignore' },
+        );
       }
       return false;
     });
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     expect(killed).toBeGreaterThan(0);
-    const end = r.events.find((e) => e.type === 'trial:end' && e.trial === killed) as { status: string; verdict?: { class: string } | null; violations?: string[] } | undefined;
+    const end = r.events.find((e) => e.type === 'trial:end' && e.trial === killed) as
+      | { status: string; verdict?: { class: string } | null; violations?: string[] }
+      | undefined;
     expect(end?.status, JSON.stringify(end)).toBe('failed');
     expect(end?.verdict?.class).toBe('external_kill');
     expect(r.events.some((e) => e.type === 'service:action' && e.action === 'rollback')).toBe(true);
@@ -53,7 +78,10 @@ describe('an engine killed during a benchmark', () => {
 
     // logs --trial N is the campaign's trial N (as the report numbers it): the killed trial shows the kill, the
     // baseline (trial 1, no deploy) does not.
-    const logsKilled = await runCli(['logs', '-c', config, '--ssh-config', host.sshConfig, '--trial', String(killed)], {});
+    const logsKilled = await runCli(
+      ['logs', '-c', config, '--ssh-config', host.sshConfig, '--trial', String(killed)],
+      {},
+    );
     expect(logsKilled.code, logsKilled.stderr).toBe(0);
     expect(logsKilled.stdout).toMatch(/status=9\/KILL/);
     const logsBaseline = await runCli(['logs', '-c', config, '--ssh-config', host.sshConfig, '--trial', '1'], {});

@@ -15,9 +15,15 @@ export async function trueOptimum(minRunning = 1): Promise<Optimum> {
   const profile = loadProfile(PROFILE);
   const speeds = new Map<number, number>();
   for (let steps = 1; steps <= 10; steps++) {
-    const s = resolveSettings(profile, { speculative_algorithm: 'EAGLE', speculative_num_steps: steps, speculative_eagle_topk: 1, tp_size: 2 });
+    const s = resolveSettings(profile, {
+      speculative_algorithm: 'EAGLE',
+      speculative_num_steps: steps,
+      speculative_eagle_topk: 1,
+      tp_size: 2,
+    });
     const cap = computeCapacity(profile, s);
-    if (cap.ok && (cap.maxRunningRequests ?? 0) >= minRunning) speeds.set(steps, predictDecodeTokensPerSec(profile, s, 1));
+    if (cap.ok && (cap.maxRunningRequests ?? 0) >= minRunning)
+      speeds.set(steps, predictDecodeTokensPerSec(profile, s, 1));
   }
   let bestSteps = 1;
   for (const [k, v] of speeds) if (v > (speeds.get(bestSteps) ?? 0)) bestSteps = k;

@@ -26,24 +26,37 @@ export const START_STEPS = 3;
 // The unit text of the simulated engine as an operator would write it.
 export function renderSimUnit(unit: string, port: number): string {
   return [
-    '[Unit]', `Description=${unit}: SIMULATED SGLang (spectune sim) for the tune e2e tests`, '',
+    '[Unit]',
+    `Description=${unit}: SIMULATED SGLang (spectune sim) for the tune e2e tests`,
+    '',
     '[Service]',
     `ExecStart=/usr/local/bin/node /opt/spectune/bin/spectune.js sim --sim-profile ${PROFILE} --sim-time-scale ${TIME_SCALE} --model-path Qwen/Qwen3.5-122B-A10B-FP8 --host 0.0.0.0 --port ${port} --tp-size 2 --speculative-algorithm EAGLE --speculative-num-steps ${START_STEPS} --speculative-eagle-topk 1`,
-    'Restart=always', 'RestartSec=1', 'TimeoutStopSec=20', '',
-    '[Install]', 'WantedBy=multi-user.target', '',
+    'Restart=always',
+    'RestartSec=1',
+    'TimeoutStopSec=20',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
   ].join('\n');
 }
 
 // Install the unit fresh (no spectune drop-in, no version history) and start it.
 export function installSimUnit(h: TestHost, unit: string, port: number): void {
-  sshRun(h, `systemctl stop ${leaseTimer(unit)} ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit}.d /run/systemd/system/${unit}.d /run/spectune/${unit} /var/lib/spectune/${unit}; true`);
+  sshRun(
+    h,
+    `systemctl stop ${leaseTimer(unit)} ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit}.d /run/systemd/system/${unit}.d /run/spectune/${unit} /var/lib/spectune/${unit}; true`,
+  );
   sshRun(h, `cat > /etc/systemd/system/${unit}`, renderSimUnit(unit, port));
   sshRun(h, `systemctl daemon-reload && systemctl reset-failed ${unit} 2>/dev/null; systemctl restart ${unit}`);
 }
 
 // Remove the unit and everything spectune left for it.
 export function removeSimUnit(h: TestHost, unit: string): void {
-  sshRun(h, `systemctl stop ${leaseTimer(unit)} ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /run/systemd/system/${unit}.d /run/spectune/${unit} /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`);
+  sshRun(
+    h,
+    `systemctl stop ${leaseTimer(unit)} ${unit} 2>/dev/null; rm -rf /etc/systemd/system/${unit} /etc/systemd/system/${unit}.d /run/systemd/system/${unit}.d /run/spectune/${unit} /var/lib/spectune/${unit}; systemctl daemon-reload; systemctl reset-failed ${unit} 2>/dev/null; true`,
+  );
 }
 
 // The transient timer of a unit's commit-confirmed lease (stopped with the unit in cleanups).
@@ -62,14 +75,27 @@ export function readStepsInForce(h: TestHost, unit: string): number | null {
 export function writeTuneConfig(h: TestHost, unit: string, port: number, extra = ''): { dir: string; config: string } {
   const dir = mkdtempSync(join(tmpdir(), 'spectune-tune-e2e-'));
   const config = join(dir, 'spectune.yaml');
-  writeFileSync(config, [
-    'target:', '  engine: sglang', `  endpoint: http://${h.ip}:${port}`, '  manager: systemd', '  hosts:', `    - host: ${h.name}`, `      unit: ${unit}`,
-    'space:', '  speculative_num_steps: { min: 1, max: 10 }',
-    'search: { strategy: adaptive, noiseMargin: 4%, repeats: 2, soak: { repeats: 1 } }',
-    'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
-    'benchmark: { concurrency: [1], requests: 4, inputTokens: 128, outputTokens: 192, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
-    'budget: { trials: 12, hours: 1h }', `store: ./tune.db`, extra, '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'target:',
+      '  engine: sglang',
+      `  endpoint: http://${h.ip}:${port}`,
+      '  manager: systemd',
+      '  hosts:',
+      `    - host: ${h.name}`,
+      `      unit: ${unit}`,
+      'space:',
+      '  speculative_num_steps: { min: 1, max: 10 }',
+      'search: { strategy: adaptive, noiseMargin: 4%, repeats: 2, soak: { repeats: 1 } }',
+      'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
+      'benchmark: { concurrency: [1], requests: 4, inputTokens: 128, outputTokens: 192, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
+      'budget: { trials: 12, hours: 1h }',
+      `store: ./tune.db`,
+      extra,
+      '',
+    ].join('\n'),
+  );
   return { dir, config };
 }
 
@@ -84,22 +110,37 @@ export interface CliRun {
 
 // Run the built CLI; `killWhen` may send it `sig` (SIGKILL by default) once, when an event matches (the resume tests),
 // and again `againAfterMs` later (a second Ctrl-C).
-export function runCli(args: string[], env: NodeJS.ProcessEnv, killWhen?: (e: Record<string, unknown>) => boolean, sig: NodeJS.Signals = 'SIGKILL', againAfterMs?: number): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  killWhen?: (e: Record<string, unknown>) => boolean,
+  sig: NodeJS.Signals = 'SIGKILL',
+  againAfterMs?: number,
+): Promise<CliRun> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let partial = '';
     const events: Record<string, unknown>[] = [];
     let sent = false;
-    child.stdout.on('data', (d) => { stdout += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
     child.stderr.on('data', (d: Buffer) => {
       stderr += d;
       const lines = (partial + d.toString()).split('\n');
       partial = lines.pop() ?? '';
       for (const l of lines) {
         let e: Record<string, unknown> | null = null;
-        try { e = JSON.parse(l) as Record<string, unknown>; } catch { continue; }
+        try {
+          e = JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
         events.push(e);
         if (!sent && killWhen?.(e)) {
           sent = true;

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTestHosts, type TestHost } from './helpers/testhosts.js';
-import { installSimUnit, readStepsInForce, removeSimUnit, renderSimUnit, runCli, writeTuneConfig, type CliRun } from './tune-support.js';
+import {
+  installSimUnit,
+  readStepsInForce,
+  removeSimUnit,
+  renderSimUnit,
+  runCli,
+  writeTuneConfig,
+  type CliRun,
+} from './tune-support.js';
 import { trueOptimum } from './tune-optimum.js';
 
 const UNIT = 'spectune-tune-e2e.service';
@@ -12,7 +20,15 @@ const PORT = 31601;
 /** A grid over steps 1..10 from steps=3: 9 deploys, a rollback after each of the two failing values (9, 10), a landing. */
 const GRID_RESTARTS = 12;
 
-interface TrialJson { index: number; kind: string; status: string; config: Record<string, number>; restarts: number; objective: number | null; verdict: { class: string; cause: string | null; evidence: { text: string }[] } | null }
+interface TrialJson {
+  index: number;
+  kind: string;
+  status: string;
+  config: Record<string, number>;
+  restarts: number;
+  objective: number | null;
+  verdict: { class: string; cause: string | null; evidence: { text: string }[] } | null;
+}
 
 describe('spectune tune on a real systemd host', () => {
   let host: TestHost;
@@ -31,7 +47,9 @@ describe('spectune tune on a real systemd host', () => {
     expect(run.code, `spectune tune failed:\n${run.stderr.slice(-3000)}`).toBe(0);
     result = JSON.parse(run.stdout) as typeof result;
   });
-  afterAll(() => { if (host) removeSimUnit(host, UNIT); });
+  afterAll(() => {
+    if (host) removeSimUnit(host, UNIT);
+  });
 
   it('finishes and finds the profile optimum with fewer restarts than the grid', async () => {
     expect(run.code, run.stderr.slice(-3000)).toBe(0);
@@ -65,7 +83,7 @@ describe('spectune tune on a real systemd host', () => {
     expect(result.deployed).toContain(`--speculative-num-steps ${result.best.config.speculative_num_steps}`);
   });
 
-  it('reports what runs on the host and the operator\'s own ExecStart with the winner patched in', async () => {
+  it("reports what runs on the host and the operator's own ExecStart with the winner patched in", async () => {
     const steps = result.best.config.speculative_num_steps;
     const md = await runCli(['report', '--db', join(dir, 'tune.db')], {});
     expect(md.code, md.stderr).toBe(0);
@@ -73,7 +91,9 @@ describe('spectune tune on a real systemd host', () => {
     expect(md.stdout).toContain(`the service ran **speculative_num_steps=${steps}**, the winner; it was healthy.`);
     const keep = md.stdout.slice(md.stdout.indexOf('## The exact flags to keep'));
     expect(keep).toMatch(new RegExp(`^### \\S+ ${UNIT.replace(/\./g, '\\.')}$`, 'm'));
-    expect(keep).toContain(`\`\`\`\nExecStart=${own.replace(/--speculative-num-steps \d+/, `--speculative-num-steps ${steps}`)}\n\`\`\``);
+    expect(keep).toContain(
+      `\`\`\`\nExecStart=${own.replace(/--speculative-num-steps \d+/, `--speculative-num-steps ${steps}`)}\n\`\`\``,
+    );
     expect(md.stdout.split('\n')[0]).toMatch(/^> \*\*SIMULATED/);
   });
 });

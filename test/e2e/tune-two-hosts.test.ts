@@ -7,14 +7,31 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestHost } from './helpers/testhosts.js';
 import { readStepsInForce, runCli, type CliRun } from './tune-support.js';
-import { readDropInVersions, startTwoRankGroup, stopTwoRankGroup, unitActiveState, type TwoRankGroup } from './two-host-support.js';
+import {
+  readDropInVersions,
+  startTwoRankGroup,
+  stopTwoRankGroup,
+  unitActiveState,
+  type TwoRankGroup,
+} from './two-host-support.js';
 
 const UNIT = 'spectune-tune-2h-e2e.service';
 const PORT = 31701;
 /** rank0's dist-init port; rank1 reaches it through the relay on this machine. */
 const DIST_PORT = 31702;
 
-interface TrialJson { index: number; kind: string; status: string; config: Record<string, number>; verdict: { class: string; cause: string | null; summary: string; evidence: { text: string; source?: string }[] } | null }
+interface TrialJson {
+  index: number;
+  kind: string;
+  status: string;
+  config: Record<string, number>;
+  verdict: {
+    class: string;
+    cause: string | null;
+    summary: string;
+    evidence: { text: string; source?: string }[];
+  } | null;
+}
 type Ev = Record<string, unknown>;
 
 describe('spectune tune on a two-host (rank0 + rank1) target', () => {
@@ -28,7 +45,10 @@ describe('spectune tune on a two-host (rank0 + rank1) target', () => {
     group = await startTwoRankGroup(UNIT, PORT, DIST_PORT);
     ({ rank0, rank1 } = group);
     const env = { SPECTUNE_ACTION_LOG: join(mkdtempSync(join(tmpdir(), 'spectune-actions-')), 'actions.jsonl') };
-    run = await runCli(['tune', '-c', group.config, '--json', '--confirm-probes', '--ssh-config', rank0.sshConfig], env);
+    run = await runCli(
+      ['tune', '-c', group.config, '--json', '--confirm-probes', '--ssh-config', rank0.sshConfig],
+      env,
+    );
     expect(run.code, `spectune tune failed:\n${run.stderr.slice(-3000)}`).toBe(0);
     result = JSON.parse(run.stdout) as typeof result;
   });
@@ -40,7 +60,8 @@ describe('spectune tune on a two-host (rank0 + rank1) target', () => {
     const to = run.events.findIndex((e, i) => i > from && e.type === 'trial:end');
     return run.events.slice(from, to + 1);
   };
-  const actionsOn = (events: Ev[], action: string, host: TestHost) => events.filter((e) => e.type === 'service:action' && e.action === action && String(e.host).includes(host.name));
+  const actionsOn = (events: Ev[], action: string, host: TestHost) =>
+    events.filter((e) => e.type === 'service:action' && e.action === action && String(e.host).includes(host.name));
 
   it('deploys every trial to both units, each with its own command line', () => {
     expect(result.status).toBe('done');
@@ -52,7 +73,10 @@ describe('spectune tune on a two-host (rank0 + rank1) target', () => {
       expect(actionsOn(ev, 'deploy', rank0).length, `trial ${t.index} on ${rank0.name}`).toBe(1);
       expect(actionsOn(ev, 'deploy', rank1).length, `trial ${t.index} on ${rank1.name}`).toBe(1);
     }
-    for (const [h, rank] of [[rank0, 0], [rank1, 1]] as const) {
+    for (const [h, rank] of [
+      [rank0, 0],
+      [rank1, 1],
+    ] as const) {
       const texts = [...readDropInVersions(h, UNIT).values()];
       for (const steps of [4, 10]) {
         const text = texts.find((x) => x.includes(`--speculative-num-steps ${steps}`));
@@ -69,7 +93,9 @@ describe('spectune tune on a two-host (rank0 + rank1) target', () => {
     expect(v.class === 'kv_cache_oom' || v.cause === 'kv_cache_oom', JSON.stringify(v)).toBe(true);
     expect(v.summary).toContain("over all ranks' journals");
     const ev = trialEvents(failed[0].index);
-    const from = ev.find((e) => e.type === 'log' && String(e.message).startsWith('diagnosing the failed group start from'));
+    const from = ev.find(
+      (e) => e.type === 'log' && String(e.message).startsWith('diagnosing the failed group start from'),
+    );
     expect(String(from?.message)).toContain(`journal:${rank0.name}:${UNIT}`);
     expect(String(from?.message)).toContain(`journal:${rank1.name}:${UNIT}`);
     const diag = ev.filter((e) => e.type === 'diagnosis');

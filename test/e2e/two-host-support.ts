@@ -13,11 +13,18 @@ const RELAY_RETRY_MS = 100;
 // The unit text of one rank of the simulated two-node engine; `distAddr` is where this rank finds rank0's store.
 export function renderRankUnit(unit: string, port: number, rank: number, distAddr: string): string {
   return [
-    '[Unit]', `Description=${unit}: SIMULATED SGLang rank ${rank} of 2 (spectune sim) for the two-host tune e2e test`, '',
+    '[Unit]',
+    `Description=${unit}: SIMULATED SGLang rank ${rank} of 2 (spectune sim) for the two-host tune e2e test`,
+    '',
     '[Service]',
     `ExecStart=/usr/local/bin/node /opt/spectune/bin/spectune.js sim --sim-profile ${PROFILE} --sim-time-scale ${TIME_SCALE} --model-path Qwen/Qwen3.5-122B-A10B-FP8 --host 0.0.0.0 --port ${port} --tp-size 2 --nnodes 2 --node-rank ${rank} --dist-init-addr ${distAddr} --speculative-algorithm EAGLE --speculative-num-steps ${START_STEPS} --speculative-eagle-topk 1`,
-    'Restart=always', 'RestartSec=1', 'TimeoutStopSec=20', '',
-    '[Install]', 'WantedBy=multi-user.target', '',
+    'Restart=always',
+    'RestartSec=1',
+    'TimeoutStopSec=20',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
   ].join('\n');
 }
 
@@ -32,7 +39,9 @@ export function installRankUnit(h: TestHost, unit: string, text: string): void {
 export function readDropInVersions(h: TestHost, unit: string): Map<number, string> {
   const dir = `/var/lib/spectune/${unit}/dropins`;
   const out = new Map<number, string>();
-  for (const name of sshRun(h, `ls -1 ${dir} 2>/dev/null; true`).split('\n').filter((n) => /^\d+\.conf$/.test(n))) {
+  for (const name of sshRun(h, `ls -1 ${dir} 2>/dev/null; true`)
+    .split('\n')
+    .filter((n) => /^\d+\.conf$/.test(n))) {
     out.set(Number(name.slice(0, -5)), sshRun(h, `cat ${dir}/${name}`));
   }
   return out;
@@ -50,41 +59,72 @@ export function startDistRelay(listenHost: string, target: string, port: number)
     let up: Socket | null = null;
     let closed = false;
     down.on('error', () => undefined);
-    down.on('close', () => { closed = true; up?.destroy(); });
+    down.on('close', () => {
+      closed = true;
+      up?.destroy();
+    });
     const attempt = () => {
       if (closed) return;
       const s = connect(port, target);
       s.once('connect', () => {
         up = s;
-        if (closed) { s.destroy(); return; }
-        s.pipe(down); down.pipe(s);
+        if (closed) {
+          s.destroy();
+          return;
+        }
+        s.pipe(down);
+        down.pipe(s);
         s.on('close', () => down.destroy());
       });
-      s.on('error', () => { if (up !== s) { s.destroy(); setTimeout(attempt, RELAY_RETRY_MS); } });
+      s.on('error', () => {
+        if (up !== s) {
+          s.destroy();
+          setTimeout(attempt, RELAY_RETRY_MS);
+        }
+      });
     };
     attempt();
   });
-  return new Promise((resolve, reject) => { server.once('error', reject); server.listen(port, listenHost, () => resolve(server)); });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, listenHost, () => resolve(server));
+  });
 }
 
 // Write the tune config of the two-host target (rank0 serves the endpoint) into a fresh temp dir.
 export function writeTwoHostConfig(rank0: TestHost, rank1: TestHost, unit: string, port: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'spectune-tune-2h-'));
   const config = join(dir, 'spectune.yaml');
-  writeFileSync(config, [
-    'target:', '  engine: sglang', `  endpoint: http://${rank0.ip}:${port}`, '  manager: systemd', '  hosts:',
-    `    - { host: ${rank0.name}, unit: ${unit}, role: rank0 }`, `    - { host: ${rank1.name}, unit: ${unit}, role: rank1 }`,
-    'space:', '  speculative_num_steps: { values: [3, 4, 10] }',
-    'search: { strategy: grid, noiseMargin: 4%, repeats: 1, soak: { repeats: 0 } }',
-    'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
-    'benchmark: { concurrency: [1], requests: 3, inputTokens: 128, outputTokens: 96, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
-    'budget: { trials: 6, hours: 1h }', 'store: ./tune.db', '',
-  ].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'target:',
+      '  engine: sglang',
+      `  endpoint: http://${rank0.ip}:${port}`,
+      '  manager: systemd',
+      '  hosts:',
+      `    - { host: ${rank0.name}, unit: ${unit}, role: rank0 }`,
+      `    - { host: ${rank1.name}, unit: ${unit}, role: rank1 }`,
+      'space:',
+      '  speculative_num_steps: { values: [3, 4, 10] }',
+      'search: { strategy: grid, noiseMargin: 4%, repeats: 1, soak: { repeats: 0 } }',
+      'objective: { metric: decodeTokensPerSec.mean, concurrency: 1 }',
+      'benchmark: { concurrency: [1], requests: 3, inputTokens: 128, outputTokens: 96, warmup: 1, timeouts: { ready: 120s, firstToken: 30s, stall: 10s, total: 60s } }',
+      'budget: { trials: 6, hours: 1h }',
+      'store: ./tune.db',
+      '',
+    ].join('\n'),
+  );
   return config;
 }
 
 /** A running two-rank group of the simulated engine: rank0 on th1 (the endpoint), rank1 on th2, the relay between. */
-export interface TwoRankGroup { rank0: TestHost; rank1: TestHost; relay: Server; config: string }
+export interface TwoRankGroup {
+  rank0: TestHost;
+  rank1: TestHost;
+  relay: Server;
+  config: string;
+}
 
 // Install and start both ranks' units (rank1 reaches rank0's dist-init port through the relay on this machine) and
 // write the two-host spectune.yaml.

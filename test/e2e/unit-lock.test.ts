@@ -27,7 +27,16 @@ describe('the unit lock on a real host', () => {
   let a: Host;
   let b: Host;
   let config: string;
-  const target = () => ['--host', host.name, '--ssh-config', host.sshConfig, '--unit', UNIT, '--endpoint', `http://${host.ip}:${PORT}`];
+  const target = () => [
+    '--host',
+    host.name,
+    '--ssh-config',
+    host.sshConfig,
+    '--unit',
+    UNIT,
+    '--endpoint',
+    `http://${host.ip}:${PORT}`,
+  ];
 
   beforeAll(async () => {
     host = loadTestHosts().find((h) => h.name === 'th3') ?? loadTestHosts()[0];
@@ -43,46 +52,93 @@ describe('the unit lock on a real host', () => {
   });
 
   it('lets exactly one of 12 racers over two SSH connections take it; the others are told who holds it', async () => {
-    const tries = Array.from({ length: 12 }, (_, i) => acquireUnitLock({ host: i % 2 ? a : b, unit: UNIT, command: 'tune', onEvent: () => {}, owner: { user: 'op', machine: `ws${i}`, pid: 100 + i } }));
+    const tries = Array.from({ length: 12 }, (_, i) =>
+      acquireUnitLock({
+        host: i % 2 ? a : b,
+        unit: UNIT,
+        command: 'tune',
+        onEvent: () => {},
+        owner: { user: 'op', machine: `ws${i}`, pid: 100 + i },
+      }),
+    );
     const out = await Promise.allSettled(tries);
     const won = out.filter((o): o is PromiseFulfilledResult<HeldLock> => o.status === 'fulfilled');
     expect(won).toHaveLength(1);
     const who = `op@${won[0].value.record.owner.machine} pid ${won[0].value.record.owner.pid} (spectune tune) since`;
-    for (const o of out) if (o.status === 'rejected') expect(o.reason).toMatchObject({ code: 'E_LOCKED', message: expect.stringContaining(`${UNIT} is in use by ${who}`) });
+    for (const o of out)
+      if (o.status === 'rejected')
+        expect(o.reason).toMatchObject({
+          code: 'E_LOCKED',
+          message: expect.stringContaining(`${UNIT} is in use by ${who}`),
+        });
     expect(parseLockRecord(sshRun(host, `cat ${lockPath(UNIT)}`))?.token).toBe(won[0].value.record.token);
     await won[0].value.release();
     expect(sshRun(host, `test -e ${lockPath(UNIT)} && echo locked || echo free`).trim()).toBe('free');
   });
 
   it('refuses apply and tune in one line while another holds it; a dry run takes no lock and succeeds', async () => {
-    const held = await acquireUnitLock({ host: a, unit: UNIT, command: 'tune', onEvent: () => {}, owner: { user: 'alice', machine: 'ws1', pid: 4242 } });
+    const held = await acquireUnitLock({
+      host: a,
+      unit: UNIT,
+      command: 'tune',
+      onEvent: () => {},
+      owner: { user: 'alice', machine: 'ws1', pid: 4242 },
+    });
     try {
       const apply = await runCli(['apply', ...target(), '--set', 'speculative_num_steps=4'], {});
       expect(apply.code).toBe(1);
-      expect(plain(apply.stderr)).toEqual([expect.stringMatching(new RegExp(`^spectune: th\\d: ${UNIT.replace(/\./g, '\\.')} is in use by alice@ws1 pid 4242 \\(spectune tune\\) since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ \\(heartbeat \\d+ s ago\\) \\(hint: wait for that spectune to finish`))]);
+      expect(plain(apply.stderr)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^spectune: th\\d: ${UNIT.replace(/\./g, '\\.')} is in use by alice@ws1 pid 4242 \\(spectune tune\\) since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ \\(heartbeat \\d+ s ago\\) \\(hint: wait for that spectune to finish`,
+          ),
+        ),
+      ]);
       const tune = await runCli(['tune', '-c', config, '--ssh-config', host.sshConfig], {});
       expect(tune.code).toBe(1);
       expect(plain(tune.stderr)).toEqual([expect.stringContaining('is in use by alice@ws1 pid 4242 (spectune tune)')]);
       const dry = await runCli(['apply', ...target(), '--set', 'speculative_num_steps=4', '--dry-run'], {});
       expect(dry.code, dry.stderr).toBe(0);
       expect(parseLockRecord(sshRun(host, `cat ${lockPath(UNIT)}`))?.token).toBe(held.record.token);
-      expect(sshRun(host, `test -e /etc/systemd/system/${UNIT}.d/90-spectune.conf && echo deployed || echo none`).trim()).toBe('none');
+      expect(
+        sshRun(host, `test -e /etc/systemd/system/${UNIT}.d/90-spectune.conf && echo deployed || echo none`).trim(),
+      ).toBe('none');
     } finally {
       await held.release();
     }
   });
 
-  it('reports a dead owner\'s lock as stale in one line, and apply --break-lock breaks it saying what it broke', async () => {
+  it("reports a dead owner's lock as stale in one line, and apply --break-lock breaks it saying what it broke", async () => {
     const pid = deadPid();
     const me = (await import('node:os')).hostname();
-    const stale = { token: 'dead', owner: { user: 'root', machine: me, pid }, command: 'tune', unit: UNIT, startedAt: Date.now() - 60_000, heartbeatAt: Date.now() - 50_000, leaseMs: 120_000 };
+    const stale = {
+      token: 'dead',
+      owner: { user: 'root', machine: me, pid },
+      command: 'tune',
+      unit: UNIT,
+      startedAt: Date.now() - 60_000,
+      heartbeatAt: Date.now() - 50_000,
+      leaseMs: 120_000,
+    };
     await a.writeFile(lockPath(UNIT), renderLockRecord(stale));
     const refused = await runCli(['apply', ...target(), '--set', 'speculative_num_steps=4'], {});
     expect(refused.code).toBe(1);
-    expect(plain(refused.stderr)).toEqual([expect.stringMatching(new RegExp(`is locked by root@${me} pid ${pid} \\(spectune tune\\) since \\S+Z, which looks dead: pid ${pid} is not running on ${me} \\(hint: .*--break-lock`))]);
+    expect(plain(refused.stderr)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `is locked by root@${me} pid ${pid} \\(spectune tune\\) since \\S+Z, which looks dead: pid ${pid} is not running on ${me} \\(hint: .*--break-lock`,
+        ),
+      ),
+    ]);
     const broke = await runCli(['apply', ...target(), '--set', 'speculative_num_steps=4', '--break-lock'], {});
     expect(broke.code, broke.stderr).toBe(0);
-    expect(plain(broke.stderr).some((l) => l.includes(`broke the stale lock of ${UNIT} held by root@${me} pid ${pid} (spectune tune)`) && l.endsWith(`(pid ${pid} is not running on ${me})`))).toBe(true);
+    expect(
+      plain(broke.stderr).some(
+        (l) =>
+          l.includes(`broke the stale lock of ${UNIT} held by root@${me} pid ${pid} (spectune tune)`) &&
+          l.endsWith(`(pid ${pid} is not running on ${me})`),
+      ),
+    ).toBe(true);
     expect(sshRun(host, `test -e ${lockPath(UNIT)} && echo locked || echo free`).trim()).toBe('free');
     expect(sshRun(host, `cat /etc/systemd/system/${UNIT}.d/90-spectune.conf`)).toContain('--speculative-num-steps 4');
     // back to the operator's unit for the next test (rollback takes the lock too, and releases it)
@@ -100,13 +156,28 @@ describe('the unit lock on a real host', () => {
     expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]).status).toBe(0);
     try {
       writeFileSync(join(disk, 'filler'), Buffer.alloc(64 * 1024 - 4096));
-      try { writeFileSync(join(disk, 'filler2'), Buffer.alloc(8192)); } catch { /* full now */ }
+      try {
+        writeFileSync(join(disk, 'filler2'), Buffer.alloc(8192));
+      } catch {
+        /* full now */
+      }
       const cfg = join(dir, 'spectune.yaml');
       writeFileSync(cfg, readFileSync(config, 'utf8').replace('store: ./tune.db', `store: ${join(disk, 'tune.db')}`));
       const r = await runCli(['tune', '-c', cfg, '--ssh-config', host.sshConfig], {});
       expect(r.code).toBe(1);
-      expect(plain(r.stderr)).toEqual([expect.stringMatching(/^spectune: store \S+tune\.db: cannot write it \(at \S+\): no space left on device \(ENOSPC\), \d+ KiB free; nothing was changed on any host \(hint: free space on that file system, or point store: in spectune\.yaml .*\)$/)]);
-      expect(sshRun(host, `test -e ${lockPath(UNIT)} && echo locked || echo free; test -e /etc/systemd/system/${UNIT}.d/90-spectune.conf && echo deployed || echo none`).trim().split('\n')).toEqual(['free', 'none']);
+      expect(plain(r.stderr)).toEqual([
+        expect.stringMatching(
+          /^spectune: store \S+tune\.db: cannot write it \(at \S+\): no space left on device \(ENOSPC\), \d+ KiB free; nothing was changed on any host \(hint: free space on that file system, or point store: in spectune\.yaml .*\)$/,
+        ),
+      ]);
+      expect(
+        sshRun(
+          host,
+          `test -e ${lockPath(UNIT)} && echo locked || echo free; test -e /etc/systemd/system/${UNIT}.d/90-spectune.conf && echo deployed || echo none`,
+        )
+          .trim()
+          .split('\n'),
+      ).toEqual(['free', 'none']);
     } finally {
       spawnSync('umount', [disk]);
     }

@@ -37,7 +37,10 @@ describe('unit view: what is in force, history, fold', () => {
     await waitHealthy(endpoint);
   }, 120_000);
   afterAll(async () => {
-    if (host) { await removeSimUnit(host, UNIT); await host.close(); }
+    if (host) {
+      await removeSimUnit(host, UNIT);
+      await host.close();
+    }
   });
 
   it('two applies: status and doctor show the drop-in in force with its diff; history lists both and its rollback line works', async () => {
@@ -57,7 +60,9 @@ describe('unit view: what is in force, history, fold', () => {
     expect(js.view.spectunePath).toBe(DROPIN);
     expect(js.view.overrides).toEqual([]);
     expect(js.lock).toBeNull();
-    const doc = JSON.parse((await runCli(['doctor', ...flags, '--json'], env)).stdout) as { checks: { id: string; status: string; summary: string }[] };
+    const doc = JSON.parse((await runCli(['doctor', ...flags, '--json'], env)).stdout) as {
+      checks: { id: string; status: string; summary: string }[];
+    };
     const inForce = doc.checks.find((c) => c.id === 'in-force')!;
     expect(inForce.status).toBe('WARN');
     expect(inForce.summary).toContain(`spectune's drop-in ${DROPIN} is in force`);
@@ -65,34 +70,59 @@ describe('unit view: what is in force, history, fold', () => {
 
     const h = await runCli(['history', ...flags], env);
     expect(h.code, h.stderr).toBe(0);
-    expect(h.stdout).toMatch(/^ +1 {2}\d{4}-\d\d-\d\dT[\d:]+Z\n {7}---speculative-num-steps 3, \+--speculative-num-steps 4$/m);
+    expect(h.stdout).toMatch(
+      /^ +1 {2}\d{4}-\d\d-\d\dT[\d:]+Z\n {7}---speculative-num-steps 3, \+--speculative-num-steps 4$/m,
+    );
     expect(h.stdout).toMatch(/^ +2 {2}\S+ {2}\[current, known-good, in force\]$/m);
-    const line = h.stdout.split('\n').map((l) => l.trim()).find((l) => l.endsWith('--to 1'))!;
+    const line = h.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.endsWith('--to 1'))!;
     expect(line).toBe(`spectune rollback --host ${th.name} --unit ${UNIT} --to 1`);
-    const rb = await runCli([...line.split(' ').slice(1), '--ssh-config', th.sshConfig, '--endpoint', `http://${th.ip}:${PORT}`], env);
+    const rb = await runCli(
+      [...line.split(' ').slice(1), '--ssh-config', th.sshConfig, '--endpoint', `http://${th.ip}:${PORT}`],
+      env,
+    );
     expect(rb.code, rb.stderr).toBe(0);
     expect(rb.stdout).toMatch(/^rolled back .* to version 1: ready; in force: .*speculative_num_steps=4/);
   }, 300_000);
 
   it('a later 95-operator.conf overriding ExecStart: status and doctor warn with the value in force, rollback refuses and changes nothing', async () => {
-    const exec = (await bytes(UNIT_PATH)).split('\n').find((l) => l.startsWith('ExecStart='))!.replace('--speculative-num-steps 3', '--speculative-num-steps 10');
+    const exec = (await bytes(UNIT_PATH))
+      .split('\n')
+      .find((l) => l.startsWith('ExecStart='))!
+      .replace('--speculative-num-steps 3', '--speculative-num-steps 10');
     await host.writeFile(OPERATOR, `[Service]\nExecStart=\n${exec}\n`);
     await sh(host, ['systemctl', 'daemon-reload']);
     try {
       const st = await runCli(['status', ...flags], env);
       expect(st.stdout).toContain(`OVERRIDDEN by ${OPERATOR}`);
       expect(st.stdout).toContain(`3. ${OPERATOR}  [drop-in (not spectune's)]`);
-      expect(st.stdout).toMatch(new RegExp(`warning: ${OPERATOR.replace(/\./g, '\\.')} \\(after spectune's drop-in\\) overrides ExecStart; in force: ExecStart=.*--speculative-num-steps 10`));
-      const doc = JSON.parse((await runCli(['doctor', ...flags, '--json'], env)).stdout) as { checks: { id: string; status: string; summary: string; fix: string }[] };
+      expect(st.stdout).toMatch(
+        new RegExp(
+          `warning: ${OPERATOR.replace(/\./g, '\\.')} \\(after spectune's drop-in\\) overrides ExecStart; in force: ExecStart=.*--speculative-num-steps 10`,
+        ),
+      );
+      const doc = JSON.parse((await runCli(['doctor', ...flags, '--json'], env)).stdout) as {
+        checks: { id: string; status: string; summary: string; fix: string }[];
+      };
       const c = doc.checks.find((x) => x.id === 'in-force')!;
       expect(c.status).toBe('WARN');
       expect(c.summary).toContain(`${OPERATOR} comes after spectune's drop-in and overrides ExecStart`);
-      const before = { pid: await show('MainPID'), dropIn: await bytes(DROPIN), current: await bytes(`/var/lib/spectune/${UNIT}/current`) };
+      const before = {
+        pid: await show('MainPID'),
+        dropIn: await bytes(DROPIN),
+        current: await bytes(`/var/lib/spectune/${UNIT}/current`),
+      };
       const rb = await runCli(['rollback', ...flags, '--to', '2'], env);
       expect(rb.code).toBe(1);
       expect(rb.stderr).toContain(`${OPERATOR} comes after spectune's drop-in and overrides ExecStart`);
       expect(rb.stderr).toContain(`move ${OPERATOR} out of the way`);
-      expect({ pid: await show('MainPID'), dropIn: await bytes(DROPIN), current: await bytes(`/var/lib/spectune/${UNIT}/current`) }).toEqual(before);
+      expect({
+        pid: await show('MainPID'),
+        dropIn: await bytes(DROPIN),
+        current: await bytes(`/var/lib/spectune/${UNIT}/current`),
+      }).toEqual(before);
     } finally {
       await sh(host, ['rm', '-f', '--', OPERATOR]);
       await sh(host, ['systemctl', 'daemon-reload']);
@@ -100,13 +130,23 @@ describe('unit view: what is in force, history, fold', () => {
   }, 300_000);
 
   it('fold --dry-run changes no byte; fold leaves no drop-in, the same effective ExecStart, no restart', async () => {
-    const before = { unit: await bytes(UNIT_PATH), dropIn: await bytes(DROPIN), exec: await show('ExecStart'), pid: await show('MainPID') };
+    const before = {
+      unit: await bytes(UNIT_PATH),
+      dropIn: await bytes(DROPIN),
+      exec: await show('ExecStart'),
+      pid: await show('MainPID'),
+    };
     expect(before.dropIn).toContain('--speculative-num-steps 4');
     const dry = await runCli(['fold', ...flags, '--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^\+ExecStart=.*--speculative-num-steps 4/m);
     expect(dry.stdout).toContain('(dry run: nothing was changed)');
-    expect({ unit: await bytes(UNIT_PATH), dropIn: await bytes(DROPIN), exec: await show('ExecStart'), pid: await show('MainPID') }).toEqual(before);
+    expect({
+      unit: await bytes(UNIT_PATH),
+      dropIn: await bytes(DROPIN),
+      exec: await show('ExecStart'),
+      pid: await show('MainPID'),
+    }).toEqual(before);
     const f = await runCli(['fold', ...flags], env);
     expect(f.code, f.stderr).toBe(0);
     expect(f.stdout).toContain(`folded ${DROPIN} into ${UNIT_PATH}`);
@@ -114,7 +154,9 @@ describe('unit view: what is in force, history, fold', () => {
     expect(await show('ExecStart')).toBe(before.exec);
     expect(await show('MainPID')).toBe(before.pid);
     expect(await bytes(UNIT_PATH)).toContain('--speculative-num-steps 4');
-    const backups = (await sh(host, ['ls', `/var/lib/spectune/${UNIT}`])).split('\n').filter((l) => l.startsWith('unit-backup-'));
+    const backups = (await sh(host, ['ls', `/var/lib/spectune/${UNIT}`]))
+      .split('\n')
+      .filter((l) => l.startsWith('unit-backup-'));
     expect(backups.length).toBe(1);
     expect(await bytes(`/var/lib/spectune/${UNIT}/${backups[0]}`)).toBe(before.unit);
     const st = await runCli(['status', ...flags], env);

@@ -50,10 +50,20 @@ export class FakeHost implements Host {
     this.calls.push({ kind: 'exec', argv: [...argv], opts });
     const rule = this.rules.find((r) => matches(r.match, argv));
     if (!rule) this.unmatched.push([...argv]);
-    const reply = rule ? (typeof rule.reply === 'function' ? await rule.reply(argv) : rule.reply) : { exitCode: 127, stderr: `fake host: no reply for ${argv.join(' ')}` };
+    const reply = rule
+      ? typeof rule.reply === 'function'
+        ? await rule.reply(argv)
+        : rule.reply
+      : { exitCode: 127, stderr: `fake host: no reply for ${argv.join(' ')}` };
     return {
-      host: this.name, argv, exitCode: reply.exitCode ?? 0, signal: reply.signal ?? null, timedOut: reply.timedOut ?? false,
-      durationMs: 1, stdout: reply.stdout ?? '', stderr: reply.stderr ?? '',
+      host: this.name,
+      argv,
+      exitCode: reply.exitCode ?? 0,
+      signal: reply.signal ?? null,
+      timedOut: reply.timedOut ?? false,
+      durationMs: 1,
+      stdout: reply.stdout ?? '',
+      stderr: reply.stderr ?? '',
     };
   }
 
@@ -68,7 +78,8 @@ export class FakeHost implements Host {
   // Write to the in-memory file system (or fail for read-only paths).
   async writeFile(path: string, content: string, opts: { mode?: number } = {}): Promise<void> {
     this.calls.push({ kind: 'writeFile', path, content, mode: opts.mode });
-    if (this.readOnly.some((re) => re.test(path))) throw new ToolError('E_NO_PERMISSION', `${this.name}: ${path}: permission denied`);
+    if (this.readOnly.some((re) => re.test(path)))
+      throw new ToolError('E_NO_PERMISSION', `${this.name}: ${path}: permission denied`);
     this.files.set(path, content);
   }
 
@@ -81,6 +92,8 @@ export class FakeHost implements Host {
 
   // The paths written, in order.
   writes(): string[] {
-    return this.calls.filter((c): c is Extract<FakeCall, { kind: 'writeFile' }> => c.kind === 'writeFile').map((c) => c.path);
+    return this.calls
+      .filter((c): c is Extract<FakeCall, { kind: 'writeFile' }> => c.kind === 'writeFile')
+      .map((c) => c.path);
   }
 }

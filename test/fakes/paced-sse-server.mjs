@@ -5,7 +5,8 @@
 import http from 'node:http';
 
 const [frames, ttftMs, itlMs] = process.argv.slice(2).map(Number);
-const chunk = (delta) => `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: delta }, finish_reason: null }] })}\n\n`;
+const chunk = (delta) =>
+  `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: delta }, finish_reason: null }] })}\n\n`;
 const server = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {
@@ -20,7 +21,9 @@ const server = http.createServer((req, res) => {
         setTimeout(tick, Math.max(0, t0 + ttftMs + i * itlMs - performance.now()));
         return;
       }
-      res.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 3, completion_tokens: frames } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 3, completion_tokens: frames } })}\n\n`,
+      );
       res.end('data: [DONE]\n\n');
       console.log(JSON.stringify(sent));
     };

@@ -49,13 +49,23 @@ export interface SseServer {
 }
 
 function chatFrame(path: string, text: string): string {
-  if (path.endsWith('/chat/completions')) return JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
-  if (path.endsWith('/completions')) return JSON.stringify({ id: 'x', object: 'text_completion', choices: [{ index: 0, text, finish_reason: null }] });
+  if (path.endsWith('/chat/completions'))
+    return JSON.stringify({
+      id: 'x',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
+    });
+  if (path.endsWith('/completions'))
+    return JSON.stringify({ id: 'x', object: 'text_completion', choices: [{ index: 0, text, finish_reason: null }] });
   return JSON.stringify({ text, meta_info: { id: 'x', completion_tokens: 0 } });
 }
 
 function usageFrame(prompt: number, completion: number): string {
-  return JSON.stringify({ id: 'x', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } });
+  return JSON.stringify({
+    id: 'x',
+    choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  });
 }
 
 // Start the server; `script` decides per request (n counts from 0).
@@ -64,16 +74,25 @@ export async function startSseServer(script: (req: ReceivedRequest, n: number) =
   const state = { metrics: null as string | null, serverInfo: null as unknown };
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, fn: () => void): void => {
-    const t = setTimeout(() => { timers.delete(t); fn(); }, ms);
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
     timers.add(t);
   };
   const server = http.createServer((req, res) => {
     let raw = '';
-    req.on('data', (d: Buffer) => { raw += d.toString(); });
+    req.on('data', (d: Buffer) => {
+      raw += d.toString();
+    });
     req.on('end', () => {
       const path = req.url ?? '/';
       if (req.method === 'GET') return serveGet(path, res, state);
-      const rec: ReceivedRequest = { path, headers: req.headers, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} };
+      const rec: ReceivedRequest = {
+        path,
+        headers: req.headers,
+        body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {},
+      };
       received.push(rec);
       play(script(rec, received.length - 1), rec, res, later);
     });
@@ -84,28 +103,47 @@ export async function startSseServer(script: (req: ReceivedRequest, n: number) =
   const api: SseServer = {
     url: `http://127.0.0.1:${port}`,
     received,
-    get metrics() { return state.metrics; },
-    set metrics(v) { state.metrics = v; },
-    get serverInfo() { return state.serverInfo; },
-    set serverInfo(v) { state.serverInfo = v; },
-    close: () => new Promise<void>((r) => {
-      for (const t of timers) clearTimeout(t);
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    get metrics() {
+      return state.metrics;
+    },
+    set metrics(v) {
+      state.metrics = v;
+    },
+    get serverInfo() {
+      return state.serverInfo;
+    },
+    set serverInfo(v) {
+      state.serverInfo = v;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const t of timers) clearTimeout(t);
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
   return api;
 }
 
-function serveGet(path: string, res: http.ServerResponse, state: { metrics: string | null; serverInfo: unknown }): void {
+function serveGet(
+  path: string,
+  res: http.ServerResponse,
+  state: { metrics: string | null; serverInfo: unknown },
+): void {
   if (path === '/metrics' && state.metrics !== null) return void res.end(state.metrics);
   if (path === '/server_info' && state.serverInfo !== null) return void res.end(JSON.stringify(state.serverInfo));
-  if (path === '/v1/models') return void res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake/model-7b', object: 'model' }] }));
+  if (path === '/v1/models')
+    return void res.end(JSON.stringify({ object: 'list', data: [{ id: 'fake/model-7b', object: 'model' }] }));
   res.statusCode = 404;
   res.end('not found');
 }
 
-function play(s: SseScript, rec: ReceivedRequest, res: http.ServerResponse, later: (ms: number, fn: () => void) => void): void {
+function play(
+  s: SseScript,
+  rec: ReceivedRequest,
+  res: http.ServerResponse,
+  later: (ms: number, fn: () => void) => void,
+): void {
   if (s.status) {
     res.statusCode = s.status;
     res.end(JSON.stringify({ error: { message: `scripted ${s.status}` } }));
@@ -135,7 +173,8 @@ function play(s: SseScript, rec: ReceivedRequest, res: http.ServerResponse, late
       return void res.end();
     }
     let text = '';
-    for (let k = 0; k < (s.framesPerWrite ?? 1) && sent < frames; k++) text += `data: ${chatFrame(rec.path, `tok${sent++} `)}\n\n`;
+    for (let k = 0; k < (s.framesPerWrite ?? 1) && sent < frames; k++)
+      text += `data: ${chatFrame(rec.path, `tok${sent++} `)}\n\n`;
     write(text);
     later(s.itlMs ?? 5, step);
   };

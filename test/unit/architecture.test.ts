@@ -62,8 +62,13 @@ function findViolations(edges: Edge[], layers: Map<string, number>): string[] {
   return edges.flatMap((e) => {
     const a = layers.get(e.from);
     const b = layers.get(e.to);
-    if (a === undefined || b === undefined) return [`${e.file}: imports ${e.spec}, but ${a === undefined ? e.from : e.to} is not in the layer table`];
-    return a > b ? [] : [`${e.file}: ${e.from} (layer ${a}) imports ${e.spec} of ${e.to} (layer ${b}); only lower layers may be imported`];
+    if (a === undefined || b === undefined)
+      return [`${e.file}: imports ${e.spec}, but ${a === undefined ? e.from : e.to} is not in the layer table`];
+    return a > b
+      ? []
+      : [
+          `${e.file}: ${e.from} (layer ${a}) imports ${e.spec} of ${e.to} (layer ${b}); only lower layers may be imported`,
+        ];
   });
 }
 
@@ -98,7 +103,9 @@ const edges = readEdges();
 
 describe('ARCHITECTURE.md layering', () => {
   it('places every folder of src/ in the layer table', () => {
-    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders.length).toBeGreaterThan(10);
     expect(folders.filter((f) => !layers.has(f))).toEqual([]);
     expect(layers.get(ROOT_FOLDER)).toBe(0);
@@ -121,9 +128,15 @@ describe('ARCHITECTURE.md layering', () => {
 
   it('catches an upward import, a cycle and an unplaced folder', () => {
     const up: Edge = { from: 'app', to: 'cli', file: 'src/app/x.ts', spec: '../cli/io.js' };
-    expect(findViolations([up], layers)).toEqual([expect.stringMatching(/app \(layer 7\) imports \.\.\/cli\/io\.js of cli \(layer 8\)/)]);
+    expect(findViolations([up], layers)).toEqual([
+      expect.stringMatching(/app \(layer 7\) imports \.\.\/cli\/io\.js of cli \(layer 8\)/),
+    ]);
     expect(findCycle([up, { ...up, from: 'cli', to: 'app' }])).toMatch(/^(app -> cli -> app|cli -> app -> cli)$/);
-    expect(findViolations([{ from: 'newfolder', to: ROOT_FOLDER, file: 'src/newfolder/a.ts', spec: '../errors.js' }], layers))
-      .toEqual([expect.stringMatching(/newfolder is not in the layer table/)]);
+    expect(
+      findViolations(
+        [{ from: 'newfolder', to: ROOT_FOLDER, file: 'src/newfolder/a.ts', spec: '../errors.js' }],
+        layers,
+      ),
+    ).toEqual([expect.stringMatching(/newfolder is not in the layer table/)]);
   });
 });

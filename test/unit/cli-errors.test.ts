@@ -34,7 +34,9 @@ describe('report', () => {
       const r = await runCli(['report', '--db', notes]);
       expect(r.code, r.stderr).toBe(1);
       expect(isOneLineError(r.stderr), r.stderr).toBe(true);
-      expect(r.stderr).toContain(`--db ${notes} is not a spectune store (not an SQLite database); it was left unchanged`);
+      expect(r.stderr).toContain(
+        `--db ${notes} is not a spectune store (not an SQLite database); it was left unchanged`,
+      );
       expect(readFileSync(notes, 'utf8')).toBe(text);
     }
   });
@@ -65,10 +67,12 @@ describe('flag mistakes', () => {
   it('a typo names the nearest flag in one line, exit 2, no usage dump', async () => {
     const r = await runCli(['bench', '--url', 'http://127.0.0.1:1', '--concurency', '8']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('spectune: unknown flag --concurency; did you mean --concurrency? (hint: `spectune bench --help` lists every flag with its default)\n');
+    expect(r.stderr).toBe(
+      'spectune: unknown flag --concurency; did you mean --concurrency? (hint: `spectune bench --help` lists every flag with its default)\n',
+    );
   });
 
-  it('a missing value is our own words, not node\'s parser text', async () => {
+  it("a missing value is our own words, not node's parser text", async () => {
     const r = await runCli(['bench', '--url', 'http://127.0.0.1:1', '--concurrency', '--requests', '4']);
     expect(r.code).toBe(2);
     expect(isOneLineError(r.stderr), r.stderr).toBe(true);

@@ -2,10 +2,27 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, runCli } from './cli-run.js';
 
-const COMMANDS = ['demo', 'diagnose', 'bench', 'tune', 'report', 'status', 'apply', 'rollback', 'logs', 'sim', 'history', 'fold'];
+const COMMANDS = [
+  'demo',
+  'diagnose',
+  'bench',
+  'tune',
+  'report',
+  'status',
+  'apply',
+  'rollback',
+  'logs',
+  'sim',
+  'history',
+  'fold',
+];
 /** Words each command's help must show with their defaults (timeouts above all). */
 const MUST_SHOW: Record<string, RegExp[]> = {
-  bench: [/--first-token-timeout S .*\(default 600\)/, /--stall-timeout S .*\(default 60\)/, /--connect-timeout S .*\(default 10\)/],
+  bench: [
+    /--first-token-timeout S .*\(default 600\)/,
+    /--stall-timeout S .*\(default 60\)/,
+    /--connect-timeout S .*\(default 10\)/,
+  ],
   apply: [/--ready-timeout S .*\(default 1200\)/, /--dry-run/],
   rollback: [/--ready-timeout S .*\(default 1200\)/, /--dry-run/],
   tune: [/benchmark\.timeouts default to ready 20m, connect 10s, firstToken 120s, stall 60s, total 10m/, /--dry-run/],

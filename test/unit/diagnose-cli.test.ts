@@ -13,25 +13,43 @@ let tmp = '';
 
 // Run the CLI; never throws.
 function cli(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, [BIN, 'diagnose', ...args], { cwd: ROOT, input: input ?? '', encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, 'diagnose', ...args], {
+    cwd: ROOT,
+    input: input ?? '',
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 beforeAll(() => {
   if (!existsSync(join(ROOT, 'dist/cli/commands/diagnose.js'))) {
-    try { execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' }); } catch { /* emitted despite other folders' type errors */ }
+    try {
+      execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+    } catch {
+      /* emitted despite other folders' type errors */
+    }
   }
   tmp = mkdtempSync(join(tmpdir(), 'spectune-diag-'));
 }, 120_000);
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('spectune diagnose (built CLI)', () => {
-  it('prints exactly one JSON object with the issue\'s shape and exits 0', () => {
-    const r = cli([join(SEED1, 'journal.jsonl'), '--state', join(SEED1, 'state.txt'), '--actions', join(SEED1, 'actions.jsonl'), '--json']);
+  it("prints exactly one JSON object with the issue's shape and exits 0", () => {
+    const r = cli([
+      join(SEED1, 'journal.jsonl'),
+      '--state',
+      join(SEED1, 'state.txt'),
+      '--actions',
+      join(SEED1, 'actions.jsonl'),
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const d = JSON.parse(r.stdout);
     expect(Object.keys(d).slice(0, 4)).toEqual(['verdict', 'rootException', 'timeline', 'lifetimes']);
-    expect(Object.keys(d.verdict)).toEqual(expect.arrayContaining(['class', 'cause', 'confidence', 'summary', 'evidence', 'ruledOut', 'remediation']));
+    expect(Object.keys(d.verdict)).toEqual(
+      expect.arrayContaining(['class', 'cause', 'confidence', 'summary', 'evidence', 'ruledOut', 'remediation']),
+    );
     expect(d.verdict.class).toBe('stop_timeout');
     expect(d.verdict.facts.stop_by).toBe('operator');
     expect(d.verdict.evidence[0]).toEqual({ line: expect.any(Number), text: expect.any(String) });
@@ -90,7 +108,10 @@ describe('spectune diagnose (built CLI)', () => {
     if (!existsSync(loop)) symlinkSync(loop, loop);
     const cases: [string[], RegExp][] = [
       [['--state', tmp, join(SEED1, 'journal.txt')], /: is a directory \(hint: pass a file\)$/],
-      [['--actions', join(file, 'child'), join(SEED1, 'journal.txt')], /plain\.txt\/child: no such file \(a part of the path is a file/],
+      [
+        ['--actions', join(file, 'child'), join(SEED1, 'journal.txt')],
+        /plain\.txt\/child: no such file \(a part of the path is a file/,
+      ],
       [['--kernel', loop, join(SEED1, 'journal.txt')], /loop: too many levels of symbolic links/],
       [[tmp], /: is a directory/],
     ];
@@ -98,7 +119,10 @@ describe('spectune diagnose (built CLI)', () => {
       const locked = join(tmp, 'locked.txt');
       writeFileSync(locked, 'x\n');
       chmodSync(locked, 0o000);
-      cases.push([['--state', locked, join(SEED1, 'journal.txt')], /locked\.txt: permission denied \(hint: check its permissions/]);
+      cases.push([
+        ['--state', locked, join(SEED1, 'journal.txt')],
+        /locked\.txt: permission denied \(hint: check its permissions/,
+      ]);
     }
     for (const [args, message] of cases) {
       const r = cli(args);

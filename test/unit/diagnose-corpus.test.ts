@@ -10,17 +10,39 @@ import { diagnoseLogs } from '../../src/diagnose/index.js';
 const ROOT = join(import.meta.dirname, '../../test/corpus/real');
 /** The floors of the issue: 90% overall, 85% per engine, no confident-wrong verdict, 95% of `high` right. */
 const FLOOR = { overall: 0.9, perEngine: 0.85, highRight: 0.95, cases: 150, perEngineCases: 30, hard: 40 };
-const CRASH_CLASSES = ['kv_cache_oom', 'cuda_oom', 'cuda_graph_capture_failure', 'host_oom_kill', 'stop_timeout', 'crash_loop',
-  'distributed_error', 'port_in_use', 'bad_config', 'model_load_error', 'speculative_error', 'cuda_error', 'external_kill',
-  'clean_stop', 'disk_full', 'tokenizer_error', 'dependency_error'];
+const CRASH_CLASSES = [
+  'kv_cache_oom',
+  'cuda_oom',
+  'cuda_graph_capture_failure',
+  'host_oom_kill',
+  'stop_timeout',
+  'crash_loop',
+  'distributed_error',
+  'port_in_use',
+  'bad_config',
+  'model_load_error',
+  'speculative_error',
+  'cuda_error',
+  'external_kill',
+  'clean_stop',
+  'disk_full',
+  'tokenizer_error',
+  'dependency_error',
+];
 
-interface Case { id: string; engine: string; meta: { url: string; class: string; decisive?: string; hard?: string[]; established: string }; log: Buffer }
+interface Case {
+  id: string;
+  engine: string;
+  meta: { url: string; class: string; decisive?: string; hard?: string[]; established: string };
+  log: Buffer;
+}
 const cases = loadCorpus(ROOT) as Case[];
 
 describe('real-log corpus: data', () => {
   it('holds 150+ cases, 30+ per engine, 40+ hard ones, every crash class', () => {
     expect(cases.length).toBeGreaterThanOrEqual(FLOOR.cases);
-    for (const e of ENGINES) expect(cases.filter((c) => c.engine === e).length, e).toBeGreaterThanOrEqual(FLOOR.perEngineCases);
+    for (const e of ENGINES)
+      expect(cases.filter((c) => c.engine === e).length, e).toBeGreaterThanOrEqual(FLOOR.perEngineCases);
     expect(cases.filter((c) => (c.meta.hard ?? []).length).length).toBeGreaterThanOrEqual(FLOOR.hard);
     const classes = new Set(cases.map((c) => c.meta.class));
     expect(CRASH_CLASSES.filter((k) => !classes.has(k))).toEqual([]);

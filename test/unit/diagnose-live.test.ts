@@ -19,24 +19,46 @@ const FLOOD = join(import.meta.dirname, '../fixtures/journal/flood.mjs');
 function fakeHost(replies: [string[], Partial<CommandResult>][]): Host & { calls: string[][] } {
   const calls: string[][] = [];
   return {
-    name: 'root@llm-two', calls,
+    name: 'root@llm-two',
+    calls,
     async exec(argv) {
       calls.push(argv);
       const hit = replies.find(([prefix]) => prefix.every((p, i) => argv[i] === p));
-      return { host: 'root@llm-two', argv, exitCode: 0, signal: null, timedOut: false, durationMs: 1, stdout: '', stderr: '', ...(hit?.[1] ?? { exitCode: 1, stderr: 'unexpected command' }) };
+      return {
+        host: 'root@llm-two',
+        argv,
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 1,
+        stdout: '',
+        stderr: '',
+        ...(hit?.[1] ?? { exitCode: 1, stderr: 'unexpected command' }),
+      };
     },
-    async readFile() { throw new Error('not used'); },
-    async writeFile() { throw new Error('not used'); },
+    async readFile() {
+      throw new Error('not used');
+    },
+    async writeFile() {
+      throw new Error('not used');
+    },
     async close() {},
   };
 }
 
 describe('diagnoseUnit (exec fallback)', () => {
   it('reads systemctl show, the kernel OOM lines and the unit journal, then diagnoses the crash loop', async () => {
-    const kernelJson = '{"__REALTIME_TIMESTAMP":"1773095000000000","_TRANSPORT":"kernel","SYSLOG_IDENTIFIER":"kernel","MESSAGE":"usb 1-1: new high-speed USB device"}\n';
+    const kernelJson =
+      '{"__REALTIME_TIMESTAMP":"1773095000000000","_TRANSPORT":"kernel","SYSLOG_IDENTIFIER":"kernel","MESSAGE":"usb 1-1: new high-speed USB device"}\n';
     const host = fakeHost([
-      [['systemctl', 'show', 'sglang-qwen.service'], { stdout: readFileSync(join(FIX, 'seed2-crash-loop-kv-oom/state.txt'), 'utf8') }],
-      [['journalctl', '-u', 'sglang-qwen.service'], { stdout: readFileSync(join(FIX, 'seed2-crash-loop-kv-oom/journal.jsonl'), 'utf8') }],
+      [
+        ['systemctl', 'show', 'sglang-qwen.service'],
+        { stdout: readFileSync(join(FIX, 'seed2-crash-loop-kv-oom/state.txt'), 'utf8') },
+      ],
+      [
+        ['journalctl', '-u', 'sglang-qwen.service'],
+        { stdout: readFileSync(join(FIX, 'seed2-crash-loop-kv-oom/journal.jsonl'), 'utf8') },
+      ],
       [['journalctl', '-k'], { stdout: kernelJson }],
     ]);
     const d = await diagnoseUnit(host, { unit: 'sglang-qwen.service', since: '2 min ago' });
@@ -52,7 +74,13 @@ describe('diagnoseUnit (exec fallback)', () => {
 
   it('keeps only OOM/Xid kernel lines and ties a cgroup kill to the unit', async () => {
     const journal = readFileSync(join(FIX, 'exit-137-alone/journal.jsonl'), 'utf8');
-    const oom = JSON.stringify({ __REALTIME_TIMESTAMP: String(Date.UTC(2026, 2, 10, 9, 14, 0) * 1000), _TRANSPORT: 'kernel', SYSLOG_IDENTIFIER: 'kernel', MESSAGE: 'Memory cgroup out of memory: Killed process 3109 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB' });
+    const oom = JSON.stringify({
+      __REALTIME_TIMESTAMP: String(Date.UTC(2026, 2, 10, 9, 14, 0) * 1000),
+      _TRANSPORT: 'kernel',
+      SYSLOG_IDENTIFIER: 'kernel',
+      MESSAGE:
+        'Memory cgroup out of memory: Killed process 3109 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB',
+    });
     const host = fakeHost([
       [['systemctl', 'show'], { stdout: 'Result=signal\nExecMainCode=2\nExecMainStatus=9\n' }],
       [['journalctl', '-u'], { stdout: journal }],
@@ -66,7 +94,9 @@ describe('diagnoseUnit (exec fallback)', () => {
 
   it('reports a missing unit with a coded error', async () => {
     const host = fakeHost([[['systemctl', 'show'], { stdout: 'Id=nope.service\nLoadState=not-found\n' }]]);
-    await expect(diagnoseUnit(host, { unit: 'nope.service', since: '10 min ago' })).rejects.toMatchObject({ code: 'E_UNIT_NOT_FOUND' });
+    await expect(diagnoseUnit(host, { unit: 'nope.service', since: '10 min ago' })).rejects.toMatchObject({
+      code: 'E_UNIT_NOT_FOUND',
+    });
   });
 
   it('tolerates a kernel log it may not read (non-root) and still diagnoses', async () => {
@@ -75,17 +105,30 @@ describe('diagnoseUnit (exec fallback)', () => {
       [['journalctl', '-u'], { stdout: readFileSync(join(FIX, 'seed1-stop-timeout/journal.jsonl'), 'utf8') }],
       [['journalctl', '-k'], { exitCode: 1, stderr: 'No journal files were opened due to insufficient permissions.' }],
     ]);
-    expect((await diagnoseUnit(host, { unit: 'sglang-qwen.service', since: '10 min ago' })).verdict.class).toBe('stop_timeout');
+    expect((await diagnoseUnit(host, { unit: 'sglang-qwen.service', since: '10 min ago' })).verdict.class).toBe(
+      'stop_timeout',
+    );
   });
 
   it('says so when the window has no journal entries', async () => {
-    const host = fakeHost([[['systemctl', 'show'], { stdout: 'ActiveState=active\n' }], [['journalctl'], { stdout: '\n' }]]);
-    await expect(diagnoseUnit(host, { unit: 'sglang-qwen.service', since: '1 min ago' })).rejects.toMatchObject({ code: 'E_INPUT_UNUSABLE' });
+    const host = fakeHost([
+      [['systemctl', 'show'], { stdout: 'ActiveState=active\n' }],
+      [['journalctl'], { stdout: '\n' }],
+    ]);
+    await expect(diagnoseUnit(host, { unit: 'sglang-qwen.service', since: '1 min ago' })).rejects.toMatchObject({
+      code: 'E_INPUT_UNUSABLE',
+    });
   });
 
   it('fails with a coded error when journalctl -u fails', async () => {
-    const host = fakeHost([[['systemctl', 'show'], { stdout: 'ActiveState=active\n' }], [['journalctl', '-k'], {}], [['journalctl', '-u'], { exitCode: 1, stderr: 'Failed to add filter' }]]);
-    await expect(diagnoseUnit(host, { unit: 'sglang-qwen.service', since: '1 min ago' })).rejects.toMatchObject({ code: 'E_REMOTE_COMMAND' });
+    const host = fakeHost([
+      [['systemctl', 'show'], { stdout: 'ActiveState=active\n' }],
+      [['journalctl', '-k'], {}],
+      [['journalctl', '-u'], { exitCode: 1, stderr: 'Failed to add filter' }],
+    ]);
+    await expect(diagnoseUnit(host, { unit: 'sglang-qwen.service', since: '1 min ago' })).rejects.toMatchObject({
+      code: 'E_REMOTE_COMMAND',
+    });
   });
 });
 
@@ -112,7 +155,9 @@ function retained(gc: () => void): number {
 class MeasuredLocalHost extends LocalHost {
   peak = 0;
   streamedBytes = 0;
-  constructor(private readonly gc: () => void) { super(); }
+  constructor(private readonly gc: () => void) {
+    super();
+  }
 
   override stream(argv: string[]): CommandStream {
     const s = super.stream(argv);
@@ -120,7 +165,10 @@ class MeasuredLocalHost extends LocalHost {
     const tap = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
         this.streamedBytes += chunk.length;
-        if (this.streamedBytes >= next) { next += SAMPLE_EVERY_BYTES; this.peak = Math.max(this.peak, retained(this.gc)); }
+        if (this.streamedBytes >= next) {
+          next += SAMPLE_EVERY_BYTES;
+          this.peak = Math.max(this.peak, retained(this.gc));
+        }
         cb(null, chunk);
       },
     });
@@ -133,9 +181,18 @@ describe('diagnoseUnit streaming through a real child process (LocalHost)', () =
   const savedPath = process.env.PATH;
   beforeAll(() => {
     bin = mkdtempSync(join(tmpdir(), 'spectune-live-'));
-    const script = (name: string, body: string) => { writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`); chmodSync(join(bin, name), 0o755); };
-    script('systemctl', 'printf "Id=sglang-qwen.service\\nLoadState=loaded\\nActiveState=failed\\nResult=timeout\\nExecMainCode=2\\nExecMainStatus=9\\n"');
-    script('journalctl', `case "$1" in -k) echo '{"_TRANSPORT":"kernel","MESSAGE":"eth0: link up"}';; -u) exec "${process.execPath}" "${FLOOD}" ${FLOOD_LINES} 2>/dev/null;; *) exit 2;; esac`);
+    const script = (name: string, body: string) => {
+      writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`);
+      chmodSync(join(bin, name), 0o755);
+    };
+    script(
+      'systemctl',
+      'printf "Id=sglang-qwen.service\\nLoadState=loaded\\nActiveState=failed\\nResult=timeout\\nExecMainCode=2\\nExecMainStatus=9\\n"',
+    );
+    script(
+      'journalctl',
+      `case "$1" in -k) echo '{"_TRANSPORT":"kernel","MESSAGE":"eth0: link up"}';; -u) exec "${process.execPath}" "${FLOOD}" ${FLOOD_LINES} 2>/dev/null;; *) exit 2;; esac`,
+    );
     process.env.PATH = `${bin}:${savedPath}`;
   });
   afterAll(() => {
@@ -154,14 +211,18 @@ describe('diagnoseUnit streaming through a real child process (LocalHost)', () =
     expect(d.verdict.facts).toMatchObject({ requests_served: served - Math.floor(served / 5), remaining_requests: 3 });
     expect(d.lifetimes).toHaveLength(1);
     expect(host.streamedBytes).toBeGreaterThan(100 * 1024 * 1024);
-    expect(host.peak - before, `peak retained growth ${((host.peak - before) / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(MAX_RETAINED_GROWTH_BYTES);
+    expect(host.peak - before, `peak retained growth ${((host.peak - before) / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(
+      MAX_RETAINED_GROWTH_BYTES,
+    );
   }, 60_000);
 
   it('fails with a coded error when the stream stalls', async () => {
     process.env.PATH = `${bin}:${savedPath}`;
     writeFileSync(join(bin, 'journalctl'), '#!/bin/sh\ncase "$1" in -k) exit 0;; *) echo "{}"; exec sleep 30;; esac\n');
     const t0 = Date.now();
-    await expect(diagnoseUnit(new LocalHost(), { unit: 'sglang-qwen.service', since: '1 min ago', idleMs: 300 })).rejects.toMatchObject({ code: 'E_TIMEOUT' });
+    await expect(
+      diagnoseUnit(new LocalHost(), { unit: 'sglang-qwen.service', since: '1 min ago', idleMs: 300 }),
+    ).rejects.toMatchObject({ code: 'E_TIMEOUT' });
     expect(Date.now() - t0).toBeLessThan(5000);
   });
 });

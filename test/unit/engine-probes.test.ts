@@ -7,7 +7,12 @@ import { targetSchema } from '../../src/config/schema.js';
 import { ENGINE_NAMES, getEngine } from '../../src/engines/index.js';
 import { createHttpProber, httpProber, readEngineInfo } from '../../src/service/health.js';
 
-const SERVER_INFO = { max_total_num_tokens: 4096, max_running_requests: 8, context_length: 2048, internal_states: [{ avg_spec_accept_length: 2.5 }] };
+const SERVER_INFO = {
+  max_total_num_tokens: 4096,
+  max_running_requests: 8,
+  context_length: 2048,
+  internal_states: [{ avg_spec_accept_length: 2.5 }],
+};
 let server: Server;
 let base = '';
 let asked: string[] = [];
@@ -20,9 +25,20 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     asked.push(req.url ?? '');
     auth[req.url ?? ''] = req.headers.authorization;
-    if (missing.has(req.url ?? '')) { res.writeHead(404).end(); return; }
-    if (req.url === '/metrics') { res.writeHead(200, { 'content-type': 'text/plain' }).end('sglang:num_running_reqs{tp_rank="0"} 3\nvllm:num_requests_running 2\n'); return; }
-    if (req.url === '/server_info' || req.url === '/get_server_info') { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(SERVER_INFO)); return; }
+    if (missing.has(req.url ?? '')) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (req.url === '/metrics') {
+      res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end('sglang:num_running_reqs{tp_rank="0"} 3\nvllm:num_requests_running 2\n');
+      return;
+    }
+    if (req.url === '/server_info' || req.url === '/get_server_info') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(SERVER_INFO));
+      return;
+    }
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -58,7 +74,7 @@ describe('engine probes follow the adapter', () => {
     expect((await record(() => httpProber.metrics(base, getEngine('vllm')))).value?.runningRequests).toBe(2);
   });
 
-  it('reads capacity from SGLang\'s info only; other engines cost no request', async () => {
+  it("reads capacity from SGLang's info only; other engines cost no request", async () => {
     const sg = await record(() => readCapacity(base, 'sglang'));
     expect(sg.value).toEqual({ maxTotalNumTokens: 4096, maxRunningRequests: 8, contextLen: 2048 });
     const vl = await record(() => readCapacity(base, 'vllm'));
@@ -67,28 +83,35 @@ describe('engine probes follow the adapter', () => {
   });
 });
 
-describe('probes carry the engine\'s --api-key', () => {
+describe("probes carry the engine's --api-key", () => {
   it('sends the bearer key on health, metrics and /server_info (SGLang guards /server_info: no 401 in its journal)', async () => {
     const p = createHttpProber('k-123');
     await record(() => p.health(`${base}/health`));
-    await record(async () => { await p.metrics(base, getEngine('sglang')); });
+    await record(async () => {
+      await p.metrics(base, getEngine('sglang'));
+    });
     expect(auth).toEqual({ '/metrics': 'Bearer k-123', '/server_info': 'Bearer k-123' });
     await record(() => readCapacity(base, 'sglang', 'k-123'));
     expect(auth).toEqual({ '/server_info': 'Bearer k-123' });
     // llama-server guards /metrics too.
-    await record(async () => { await p.metrics(base, getEngine('llamacpp')); });
+    await record(async () => {
+      await p.metrics(base, getEngine('llamacpp'));
+    });
     expect(auth).toEqual({ '/metrics': 'Bearer k-123' });
     await record(() => p.health(`${base}/health`));
     expect(auth).toEqual({ '/health': 'Bearer k-123' });
     // Without a key nothing is sent.
-    await record(async () => { await createHttpProber(null).metrics(base, getEngine('sglang')); });
+    await record(async () => {
+      await createHttpProber(null).metrics(base, getEngine('sglang'));
+    });
     expect(auth).toEqual({ '/metrics': undefined, '/server_info': undefined });
   });
 });
 
-describe('the config\'s engine enum', () => {
-  it('accepts exactly the registry\'s engines', () => {
-    const target = (engine: string) => targetSchema.safeParse({ engine, endpoint: 'http://127.0.0.1:30000', hosts: [{ unit: 'x.service' }] }).success;
+describe("the config's engine enum", () => {
+  it("accepts exactly the registry's engines", () => {
+    const target = (engine: string) =>
+      targetSchema.safeParse({ engine, endpoint: 'http://127.0.0.1:30000', hosts: [{ unit: 'x.service' }] }).success;
     for (const name of ENGINE_NAMES) expect(target(name)).toBe(true);
     expect(target('tgi')).toBe(false);
   });

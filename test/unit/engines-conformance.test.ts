@@ -10,7 +10,14 @@ import { validateConfig } from '../../src/config/index.js';
 import { ALL_RULES, parseLine } from '../../src/diagnose/index.js';
 import { stripAppPrefix } from '../../src/diagnose/prefix.js';
 import {
-  detectEngine, ENGINE_NAMES, getEngine, parsePrometheus, patchExecStart, readExecStart, type EngineName, type ParamValue,
+  detectEngine,
+  ENGINE_NAMES,
+  getEngine,
+  parsePrometheus,
+  patchExecStart,
+  readExecStart,
+  type EngineName,
+  type ParamValue,
 } from '../../src/engines/index.js';
 import { describeUnitFiles, proposeConfig, type EngineUnit } from '../../src/onboard/index.js';
 import { loadLaunchConfigs } from './engines-launch-configs.helpers.js';
@@ -29,9 +36,17 @@ function readUnit(id: string, text: string): EngineUnit | null {
 
 // The lines of every journal fixture and real-corpus case filed under one engine.
 function engineLogLines(engine: EngineName): string[] {
-  const dirs = [JOURNAL, CORPUS].map((root) => join(root, engine)).filter(existsSync)
-    .flatMap((root) => readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(root, d.name)));
-  return dirs.flatMap((d) => JOURNAL_FORMS.filter((f) => existsSync(join(d, f))).flatMap((f) => readFileSync(join(d, f), 'utf8').split('\n')));
+  const dirs = [JOURNAL, CORPUS]
+    .map((root) => join(root, engine))
+    .filter(existsSync)
+    .flatMap((root) =>
+      readdirSync(root, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => join(root, d.name)),
+    );
+  return dirs.flatMap((d) =>
+    JOURNAL_FORMS.filter((f) => existsSync(join(d, f))).flatMap((f) => readFileSync(join(d, f), 'utf8').split('\n')),
+  );
 }
 
 // A value init proposes for a dimension that differs from the setting in force when it can.
@@ -42,7 +57,9 @@ function proposedValue(values: ParamValue[], current: ParamValue | undefined): P
 describe.each(ENGINE_NAMES.map((n) => [n] as const))('engine %s', (name) => {
   const adapter = getEngine(name);
   const configs = CONFIGS.filter((c) => c.engine === name);
-  const units = configs.filter((c) => c.kind === 'systemd').map((c) => ({ c, u: readUnit(c.id, c.text) }))
+  const units = configs
+    .filter((c) => c.kind === 'systemd')
+    .map((c) => ({ c, u: readUnit(c.id, c.text) }))
     .filter((x): x is { c: typeof x.c; u: EngineUnit } => x.u !== null);
 
   it('is one folder whose adapter names itself', () => {
@@ -63,26 +80,41 @@ describe.each(ENGINE_NAMES.map((n) => [n] as const))('engine %s', (name) => {
 
   it("proposes a valid config whose space the adapter patches into each unit's command", () => {
     for (const { c, u } of units) {
-      const p = proposeConfig({ host: 'root@gpu1', endpointHost: '10.0.0.5', unit: u, startup: null, timeoutStopMs: 90_000, others: [], generatedAt: '2026-12-01T15:00:00Z' });
+      const p = proposeConfig({
+        host: 'root@gpu1',
+        endpointHost: '10.0.0.5',
+        unit: u,
+        startup: null,
+        timeoutStopMs: 90_000,
+        others: [],
+        generatedAt: '2026-12-01T15:00:00Z',
+      });
       const v = validateConfig(parseYaml(p.yaml), { params: PARAMS });
       expect(v.errors, `${c.id}:\n${p.yaml}`).toEqual([]);
       expect(v.config!.target.engine).toBe(name);
       expect(p.space.length, c.id).toBeGreaterThan(0);
-      expect(p.space.filter((k) => !adapter.params.some((s) => s.key === k)), c.id).toEqual([]);
+      expect(
+        p.space.filter((k) => !adapter.params.some((s) => s.key === k)),
+        c.id,
+      ).toEqual([]);
       const dim = v.config!.space[0];
       const value = proposedValue(dim.values, u.settings[dim.key]);
       const before = readExecStart(c.text, {}, { engine: name });
       const patched = patchExecStart(c.text, name, { [dim.key]: value });
       const again = readExecStart(patched.execStart, {}, { engine: name });
       expect(again.settings[dim.key], `${c.id}: ${dim.key}`).toBe(value);
-      for (const [k, old] of Object.entries(before.settings)) if (k !== dim.key) expect(again.settings[k], `${c.id}: ${k} kept`).toEqual(old);
+      for (const [k, old] of Object.entries(before.settings))
+        if (k !== dim.key) expect(again.settings[k], `${c.id}: ${k} kept`).toEqual(old);
     }
   });
 
   it('reads its metrics fixture through the adapter and the bench, every declared metric name included', () => {
     const dir = join(FIXTURES, 'metrics', name);
     const text = readFileSync(join(dir, 'metrics.prom'), 'utf8');
-    const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as { engine: Record<string, unknown>; view: Record<string, number> };
+    const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as {
+      engine: Record<string, unknown>;
+      view: Record<string, number>;
+    };
     expect(adapter.parseMetrics(text, null)).toMatchObject(expected.engine);
     const view = summarizeEngineView(parsePrometheus(text), null);
     const declared = Object.keys(adapter.metricNames);
@@ -90,20 +122,30 @@ describe.each(ENGINE_NAMES.map((n) => [n] as const))('engine %s', (name) => {
     expect(Object.keys(expected.view).sort()).toEqual([...declared].sort());
     for (const figure of declared) expect(view[figure], figure).toBe(expected.view[figure]);
     const exported = new Set(parsePrometheus(text).map((s) => s.name));
-    for (const [figure, names] of Object.entries(adapter.metricNames)) expect(names!.some((n) => exported.has(n)), figure).toBe(true);
+    for (const [figure, names] of Object.entries(adapter.metricNames))
+      expect(
+        names!.some((n) => exported.has(n)),
+        figure,
+      ).toBe(true);
   });
 
   it('has a fixture line of its own dialect for every diagnosis rule tagged with it', () => {
     const lines = engineLogLines(name);
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines.some((l) => stripAppPrefix(parseLine(l).message).dialect === name), 'its log prefix is recognised in its fixtures').toBe(true);
+    expect(
+      lines.some((l) => stripAppPrefix(parseLine(l).message).dialect === name),
+      'its log prefix is recognised in its fixtures',
+    ).toBe(true);
     // A rule of this engine alone needs a fixture of this engine; a rule shared by several engines (NCCL, argparse,
     // uvicorn) needs one of any engine it names, checked once, under the first engine it names.
     const own = ALL_RULES.filter((r) => r.engines?.length === 1 && r.engines[0] === name);
     expect(own.length).toBeGreaterThan(0);
     expect(own.filter((r) => !r.patterns.some((p) => lines.some((l) => p.test(l)))).map((r) => r.id)).toEqual([]);
     const shared = ALL_RULES.filter((r) => (r.engines?.length ?? 0) > 1 && r.engines![0] === name);
-    const matchesAny = (r: (typeof shared)[number]) => { const ls = r.engines!.flatMap(engineLogLines); return r.patterns.some((p) => ls.some((l) => p.test(l))); };
+    const matchesAny = (r: (typeof shared)[number]) => {
+      const ls = r.engines!.flatMap(engineLogLines);
+      return r.patterns.some((p) => ls.some((l) => p.test(l)));
+    };
     expect(shared.filter((r) => !matchesAny(r)).map((r) => r.id)).toEqual([]);
   });
 });

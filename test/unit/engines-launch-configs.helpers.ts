@@ -18,22 +18,32 @@ export interface LaunchConfig {
   companion?: { text: string; path: string };
 }
 
-export const LAUNCH_CONFIGS_PATH = fileURLToPath(new URL('../fixtures/launch-configs/launch-configs.jsonl', import.meta.url));
+export const LAUNCH_CONFIGS_PATH = fileURLToPath(
+  new URL('../fixtures/launch-configs/launch-configs.jsonl', import.meta.url),
+);
 
 // Read the reference file (skips the suite when it is not on this machine).
 export function loadLaunchConfigs(): LaunchConfig[] {
-  return readFileSync(LAUNCH_CONFIGS_PATH, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as LaunchConfig);
+  return readFileSync(LAUNCH_CONFIGS_PATH, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as LaunchConfig);
 }
 
 // Compose splits a string command shell-style (no expansion); folded scalars arrive as one line.
 function composeWords(value: unknown): string[] {
   if (Array.isArray(value)) return value.map(String);
   if (typeof value !== 'string') return [];
-  return splitShellCommands(value).flat().map((w) => w.value);
+  return splitShellCommands(value)
+    .flat()
+    .map((w) => w.value);
 }
 
 // The engine argv of a compose service: entrypoint + command (an image entrypoint is given by the caller).
-export function composeArgv(text: string, imageEntrypoint: string[]): { argv: string[]; environment: Record<string, string> } {
+export function composeArgv(
+  text: string,
+  imageEntrypoint: string[],
+): { argv: string[]; environment: Record<string, string> } {
   const doc = parseAllDocuments(text)[0].toJS() as { services: Record<string, Record<string, unknown>> };
   const service = Object.values(doc.services)[0];
   const entry = service.entrypoint !== undefined ? composeWords(service.entrypoint) : imageEntrypoint;
@@ -48,9 +58,15 @@ export function composeArgv(text: string, imageEntrypoint: string[]): { argv: st
 export function k8sContainers(text: string): { name: string; argv: string[] }[] {
   const out: { name: string; argv: string[] }[] = [];
   for (const doc of parseAllDocuments(text)) {
-    const js = doc.toJS() as { kind?: string; spec?: { template?: { spec?: { containers?: Record<string, unknown>[] } } } } | null;
+    const js = doc.toJS() as {
+      kind?: string;
+      spec?: { template?: { spec?: { containers?: Record<string, unknown>[] } } };
+    } | null;
     for (const c of js?.spec?.template?.spec?.containers ?? []) {
-      out.push({ name: String(c.name), argv: [...((c.command as string[]) ?? []), ...((c.args as string[]) ?? [])].map(String) });
+      out.push({
+        name: String(c.name),
+        argv: [...((c.command as string[]) ?? []), ...((c.args as string[]) ?? [])].map(String),
+      });
     }
   }
   return out;

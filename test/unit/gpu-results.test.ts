@@ -12,16 +12,28 @@ const DOCS = join(import.meta.dirname, '../../docs/gpu');
 const tmp = mkdtempSync(join(tmpdir(), 'spectune-gpu-docs-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const campaigns = readdirSync(DOCS, { withFileTypes: true }).filter((d) => d.isDirectory())
-  .flatMap((run) => readdirSync(join(DOCS, run.name), { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(DOCS, run.name, d.name, 'store.db')))
-    .map((c) => ({ run: run.name, name: c.name, dir: join(DOCS, run.name, c.name) })));
+const campaigns = readdirSync(DOCS, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .flatMap((run) =>
+    readdirSync(join(DOCS, run.name), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(DOCS, run.name, d.name, 'store.db')))
+      .map((c) => ({ run: run.name, name: c.name, dir: join(DOCS, run.name, c.name) })),
+  );
 
-interface TuneJson { status: string; restarts: number; best: { config: Record<string, number> } | null; trials: unknown[] }
+interface TuneJson {
+  status: string;
+  restarts: number;
+  best: { config: Record<string, number> } | null;
+  trials: unknown[];
+}
 
 describe('the stored GPU campaigns (docs/gpu)', () => {
   it('are there: two runs, four campaigns', () => {
     expect(campaigns.map((c) => `${c.run}/${c.name}`).sort()).toEqual([
-      'run1-one-wave/good-adaptive', 'run1-one-wave/good-grid', 'run1-one-wave/poor-adaptive', 'run2-steady/good-grid',
+      'run1-one-wave/good-adaptive',
+      'run1-one-wave/good-grid',
+      'run1-one-wave/poor-adaptive',
+      'run2-steady/good-grid',
     ]);
   });
 
@@ -38,15 +50,20 @@ describe('the stored GPU campaigns (docs/gpu)', () => {
       expect(m.concurrencies).toEqual([1, 4, 16, 64]);
       const html = renderHtml(m);
       expect(html).toContain('<h2>Best config per concurrency</h2>');
-      expect(renderMarkdown(m)).toContain(tune.best ? 'Recommended (maximize decodeTokensPerSec.mean at concurrency 1, constraints met)' : 'No config met the objective and the constraints.');
+      expect(renderMarkdown(m)).toContain(
+        tune.best
+          ? 'Recommended (maximize decodeTokensPerSec.mean at concurrency 1, constraints met)'
+          : 'No config met the objective and the constraints.',
+      );
     } finally {
       store.close();
     }
   });
 
-  it('summary figures: speculation doubles one user\'s throughput and stops paying at 64 users', () => {
+  it("summary figures: speculation doubles one user's throughput and stops paying at 64 users", () => {
     const s = JSON.parse(readFileSync(join(DOCS, 'run2-steady/summary.json'), 'utf8')) as {
-      perConcurrency: { concurrency: number; best: { nMax: number; vsNospec: number } }[]; speculationStopsPayingAt: number;
+      perConcurrency: { concurrency: number; best: { nMax: number; vsNospec: number } }[];
+      speculationStopsPayingAt: number;
       campaigns: { name: string; best: { nMax: number } | null }[];
     };
     const at = (c: number) => s.perConcurrency.find((p) => p.concurrency === c)!.best;

@@ -27,7 +27,9 @@ function timedTune(name: string, onInt: 'save' | 'ignore' | 'finish') {
     ignore: `trap '' INT; sleep 4`,
     finish: `echo '{"campaignId":1,"status":"done","trials":[]}' > ${json}`,
   }[onInt];
-  return withOutcome(`timeout -s INT -k 1 1 bash -c ${JSON.stringify(body)}; rc=$?; echo "rc=$rc outcome=$(tune_outcome $rc ${json})"`);
+  return withOutcome(
+    `timeout -s INT -k 1 1 bash -c ${JSON.stringify(body)}; rc=$?; echo "rc=$rc outcome=$(tune_outcome $rc ${json})"`,
+  );
 }
 
 describe('scripts/gpu/outcome.sh: a tune stopped at its deadline is not a failure', () => {
@@ -43,16 +45,36 @@ describe('scripts/gpu/outcome.sh: a tune stopped at its deadline is not a failur
   it('the deadline hit but tune.json does not say interrupted (it failed on its own): a failure', () => {
     const json = join(tmp, 'failed.json');
     writeFileSync(json, '{"campaignId":1,"status":"failed"}');
-    expect(withOutcome(`tune_outcome 124 ${json}; tune_outcome 124 ${join(tmp, 'absent.json')}; tune_outcome 1 ${json}`).stdout.split('\n').filter(Boolean)).toEqual(['1', '1', '1']);
+    expect(
+      withOutcome(`tune_outcome 124 ${json}; tune_outcome 124 ${join(tmp, 'absent.json')}; tune_outcome 1 ${json}`)
+        .stdout.split('\n')
+        .filter(Boolean),
+    ).toEqual(['1', '1', '1']);
   });
   it('merging phases: a failure outranks a deadline stop, which outranks done', () => {
-    const pairs = [[0, 0, 0], [0, 3, 3], [3, 0, 3], [3, 1, 1], [1, 3, 1], [2, 3, 2], [3, 3, 3], [0, 124, 124]];
-    const out = withOutcome(pairs.map(([a, b]) => `merge_outcome ${a} ${b}`).join('\n')).stdout.split('\n').filter(Boolean).map(Number);
+    const pairs = [
+      [0, 0, 0],
+      [0, 3, 3],
+      [3, 0, 3],
+      [3, 1, 1],
+      [1, 3, 1],
+      [2, 3, 2],
+      [3, 3, 3],
+      [0, 124, 124],
+    ];
+    const out = withOutcome(pairs.map(([a, b]) => `merge_outcome ${a} ${b}`).join('\n'))
+      .stdout.split('\n')
+      .filter(Boolean)
+      .map(Number);
     expect(out).toEqual(pairs.map((p) => p[2]));
   });
   it.each([
     [0, 0, 'device-run 7: done'],
-    [3, 0, 'device-run 7: stopped at its deadline with results saved (results-7.tar.gz); run the same phases again to resume'],
+    [
+      3,
+      0,
+      'device-run 7: stopped at its deadline with results saved (results-7.tar.gz); run the same phases again to resume',
+    ],
     [1, 1, 'device-run 7: FAILED (campaign exit 1; see log-7.txt)'],
     [2, 2, 'device-run 7: FAILED (campaign exit 2; see log-7.txt)'],
   ])('device-run.sh on campaign outcome %i exits %i and says so', (rc, code, line) => {
@@ -63,7 +85,12 @@ describe('scripts/gpu/outcome.sh: a tune stopped at its deadline is not a failur
 });
 
 describe('campaign.sh and make-bundle.sh: missing inputs are one line naming the variable', () => {
-  const base = { RESULTS: join(tmp, 'results'), WORK: join(tmp, 'work'), LLAMA_SERVER: join(tmp, 'no-llama-server'), DEADLINE_EPOCH: '' };
+  const base = {
+    RESULTS: join(tmp, 'results'),
+    WORK: join(tmp, 'work'),
+    LLAMA_SERVER: join(tmp, 'no-llama-server'),
+    DEADLINE_EPOCH: '',
+  };
 
   it('the models phase without a vocab GGUF: exit 2, one line naming VOCAB and how to set it, nothing run', () => {
     const r = bash(`bash ${ROOT}/scripts/gpu/campaign.sh models`, { ...base, VOCAB: join(tmp, 'nope.gguf') });
@@ -78,7 +105,9 @@ describe('campaign.sh and make-bundle.sh: missing inputs are one line naming the
     const r = bash(`unset VOCAB LLAMA_SRC; bash ${ROOT}/scripts/gpu/campaign.sh prepare`, base);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain(`VOCAB: no vocab GGUF at ${join(tmp, 'work')}/llama.cpp/models/ggml-vocab-llama-spm.gguf: set VOCAB=`);
+    expect(r.stderr).toContain(
+      `VOCAB: no vocab GGUF at ${join(tmp, 'work')}/llama.cpp/models/ggml-vocab-llama-spm.gguf: set VOCAB=`,
+    );
   });
 
   it('the build phase without the llama.cpp source or a llama-server: exit 2, one line naming LLAMA_SRC', () => {
@@ -94,8 +123,13 @@ describe('campaign.sh and make-bundle.sh: missing inputs are one line naming the
     mkdirSync(src, { recursive: true });
     writeFileSync(join(src, 'CMakeLists.txt'), '');
     const dest = join(tmp, 'bundle');
-    const r = bash(`bash ${ROOT}/scripts/gpu/make-bundle.sh ${dest} ${src}; echo "rc=$? files: $(ls ${dest} | wc -l)"`, { VOCAB: join(tmp, 'nope.gguf') });
-    expect(r.stderr.trim().split('\n')).toEqual([`make-bundle: VOCAB: no vocab GGUF at ${join(tmp, 'nope.gguf')}: set VOCAB=/path/to/ggml-vocab-llama-spm.gguf`]);
+    const r = bash(
+      `bash ${ROOT}/scripts/gpu/make-bundle.sh ${dest} ${src}; echo "rc=$? files: $(ls ${dest} | wc -l)"`,
+      { VOCAB: join(tmp, 'nope.gguf') },
+    );
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `make-bundle: VOCAB: no vocab GGUF at ${join(tmp, 'nope.gguf')}: set VOCAB=/path/to/ggml-vocab-llama-spm.gguf`,
+    ]);
     expect(r.stdout).toBe('rc=2 files: 0\n');
   });
 });
@@ -107,7 +141,9 @@ describe('the GPU recipe as the docs give it', () => {
     const blocks = [...text.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
     const scripts = [...new Set([...blocks.matchAll(/(?:bash|node) (scripts\/[\w/.-]+)/g)].map((m) => m[1]))];
     if (doc !== 'README.md') expect(scripts).toContain('scripts/gpu/make-bundle.sh');
-    expect(scripts).toContain(doc === 'docs/gpu/README.md' ? 'scripts/gpu/make-bundle.sh' : 'scripts/llamacpp/unpack-llama-src.sh');
+    expect(scripts).toContain(
+      doc === 'docs/gpu/README.md' ? 'scripts/gpu/make-bundle.sh' : 'scripts/llamacpp/unpack-llama-src.sh',
+    );
     for (const s of scripts) expect(existsSync(join(ROOT, s)), `${doc} runs ${s}`).toBe(true);
   });
 });

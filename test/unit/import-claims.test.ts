@@ -11,12 +11,20 @@ const SRC = join(ROOT, 'src');
 const BIOME = join(ROOT, 'node_modules', '.bin', 'biome');
 const CLAIM = /other folders import from here only/;
 
-type Override = { includes?: string[]; linter?: { rules?: { style?: { noRestrictedImports?: { options?: { patterns?: { group: string[] }[] } } } } } };
+type Override = {
+  includes?: string[];
+  linter?: { rules?: { style?: { noRestrictedImports?: { options?: { patterns?: { group: string[] }[] } } } } };
+};
 
 // biome.jsonc without its whole-line comments.
 function readBiomeConfig(): { overrides?: Override[] } {
   const text = readFileSync(join(ROOT, 'biome.jsonc'), 'utf8');
-  return JSON.parse(text.split('\n').filter((l) => !/^\s*\/\//.test(l)).join('\n'));
+  return JSON.parse(
+    text
+      .split('\n')
+      .filter((l) => !/^\s*\/\//.test(l))
+      .join('\n'),
+  );
 }
 
 // Folders of src/ whose index.ts claims to be the only way in.
@@ -58,7 +66,10 @@ function lintScratch(files: Record<string, string>): string[] {
     mkdirSync(join(dir, dirname(path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
-  const r = spawnSync(BIOME, ['lint', '--vcs-enabled=false', '--reporter=github', '--max-diagnostics=none', '.'], { cwd: dir, encoding: 'utf8' });
+  const r = spawnSync(BIOME, ['lint', '--vcs-enabled=false', '--reporter=github', '--max-diagnostics=none', '.'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   expect(r.error).toBeUndefined();
   return [...r.stdout.matchAll(/title=lint\/style\/noRestrictedImports,file=([^,]+),line=(\d+)/g)]
     .map((m) => `${m[1].slice(dir.length + 1)}:${m[2]}`)
@@ -76,8 +87,10 @@ describe('index.ts import claims', () => {
   it('Biome reports a deep import into each such folder, and neither its index nor a sibling import', () => {
     const files: Record<string, string> = {};
     for (const f of claiming) {
-      files[`src/zz-outside/${f}.ts`] = `import { a } from '../${f}/index.js';\nimport { b } from '../${f}/deep/x.js';\nexport const y = [a, b];\n`;
-      files[`src/${f}/zz-inside.ts`] = `import { a } from './x.js';\nimport { b } from '../${f}-other/y.js';\nexport const y = [a, b];\n`;
+      files[`src/zz-outside/${f}.ts`] =
+        `import { a } from '../${f}/index.js';\nimport { b } from '../${f}/deep/x.js';\nexport const y = [a, b];\n`;
+      files[`src/${f}/zz-inside.ts`] =
+        `import { a } from './x.js';\nimport { b } from '../${f}-other/y.js';\nexport const y = [a, b];\n`;
     }
     expect(lintScratch(files)).toEqual(claiming.map((f) => `src/zz-outside/${f}.ts:2`).sort());
   });

@@ -25,7 +25,8 @@ function expectOneLine(r: UserRun, re: RegExp): void {
 }
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'dist/app/local-preflight.js'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  if (!existsSync(join(ROOT, 'dist/app/local-preflight.js')))
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
   user = ensureNonRootUser();
   ro = mkdtempSync('/tmp/st-ro-');
   chmodSync(ro, 0o755);
@@ -33,26 +34,52 @@ beforeAll(() => {
   mkdirSync(own, { recursive: true });
   chownSync(own, user.uid, user.gid);
 }, 120_000);
-afterAll(() => { rmSync(ro, { recursive: true, force: true }); rmSync(own, { recursive: true, force: true }); });
+afterAll(() => {
+  rmSync(ro, { recursive: true, force: true });
+  rmSync(own, { recursive: true, force: true });
+});
 
 describe('local state as a non-root user', () => {
   it('apply and rollback with an action log in a directory it cannot write: one line naming it, EACCES in words, the fix', async () => {
     for (const verb of [['apply', '--set', 'speculative_num_steps=4'], ['rollback']]) {
       const r = await runCliAs(user, [...verb, ...HOST, '--action-log', join(ro, 'actions.jsonl')]);
-      expectOneLine(r, new RegExp(`^spectune: action log ${ro}/actions.jsonl: cannot write it \\(at ${ro}\\): permission denied \\(EACCES\\); nothing was changed on any host \\(hint: pass --action-log PATH or set SPECTUNE_ACTION_LOG`));
+      expectOneLine(
+        r,
+        new RegExp(
+          `^spectune: action log ${ro}/actions.jsonl: cannot write it \\(at ${ro}\\): permission denied \\(EACCES\\); nothing was changed on any host \\(hint: pass --action-log PATH or set SPECTUNE_ACTION_LOG`,
+        ),
+      );
     }
-    const env = await runCliAs(user, ['apply', '--set', 'speculative_num_steps=4', ...HOST], { env: { SPECTUNE_ACTION_LOG: join(ro, 'sub', 'a.jsonl') } });
+    const env = await runCliAs(user, ['apply', '--set', 'speculative_num_steps=4', ...HOST], {
+      env: { SPECTUNE_ACTION_LOG: join(ro, 'sub', 'a.jsonl') },
+    });
     expectOneLine(env, /action log .*\/sub\/a\.jsonl: cannot write it .*permission denied \(EACCES\)/);
   });
   it('tune with a store in a directory it cannot write: one line naming the store, before any ssh', async () => {
     const cfg = join(own, 'spectune.yaml');
-    writeFileSync(cfg, [
-      'target:', '  engine: sglang', '  endpoint: http://127.0.0.1:31999', '  hosts:', '    - host: root@127.0.0.1', '      unit: st-nonroot.service',
-      'space:', '  speculative_num_steps: { min: 1, max: 4 }', `store: ${join(ro, 'tune.db')}`, '',
-    ].join('\n'));
+    writeFileSync(
+      cfg,
+      [
+        'target:',
+        '  engine: sglang',
+        '  endpoint: http://127.0.0.1:31999',
+        '  hosts:',
+        '    - host: root@127.0.0.1',
+        '      unit: st-nonroot.service',
+        'space:',
+        '  speculative_num_steps: { min: 1, max: 4 }',
+        `store: ${join(ro, 'tune.db')}`,
+        '',
+      ].join('\n'),
+    );
     chownSync(cfg, user.uid, user.gid);
     const r = await runCliAs(user, ['tune', '-c', cfg]);
-    expectOneLine(r, new RegExp(`^spectune: store ${ro}/tune.db: cannot write it \\(at ${ro}\\): permission denied \\(EACCES\\); nothing was changed on any host \\(hint: point store:`));
+    expectOneLine(
+      r,
+      new RegExp(
+        `^spectune: store ${ro}/tune.db: cannot write it \\(at ${ro}\\): permission denied \\(EACCES\\); nothing was changed on any host \\(hint: point store:`,
+      ),
+    );
     // The same config with its own defaults (store next to the config): the preflight passes, ssh is what fails.
     writeFileSync(cfg, readConfigWith(join(own, 'tune.db')));
     const ok = await runCliAs(user, ['tune', '-c', cfg, '--action-log', join(own, 'a.jsonl')]);
@@ -61,30 +88,69 @@ describe('local state as a non-root user', () => {
   });
   it('an ssh control directory it cannot write (TMPDIR) is refused too, dry run or not', async () => {
     for (const extra of [[], ['--dry-run']]) {
-      const r = await runCliAs(user, ['apply', '--set', 'speculative_num_steps=4', ...HOST, '--action-log', join(own, 'a.jsonl'), ...extra], { env: { TMPDIR: ro } });
-      expectOneLine(r, new RegExp(`^spectune: ssh control directory ${ro}: cannot write it: permission denied \\(EACCES\\).*\\(hint: set TMPDIR`));
+      const r = await runCliAs(
+        user,
+        ['apply', '--set', 'speculative_num_steps=4', ...HOST, '--action-log', join(own, 'a.jsonl'), ...extra],
+        { env: { TMPDIR: ro } },
+      );
+      expectOneLine(
+        r,
+        new RegExp(
+          `^spectune: ssh control directory ${ro}: cannot write it: permission denied \\(EACCES\\).*\\(hint: set TMPDIR`,
+        ),
+      );
     }
   });
   it('a dry run writes nothing here, so an unwritable action log does not stop it', async () => {
-    const r = await runCliAs(user, ['apply', '--set', 'speculative_num_steps=4', ...HOST, '--action-log', join(ro, 'actions.jsonl'), '--dry-run']);
+    const r = await runCliAs(user, [
+      'apply',
+      '--set',
+      'speculative_num_steps=4',
+      ...HOST,
+      '--action-log',
+      join(ro, 'actions.jsonl'),
+      '--dry-run',
+    ]);
     expect(r.stderr).not.toMatch(/cannot write it|internal error/);
     expect(r.stderr).toMatch(/127\.0\.0\.1/);
   });
   it('doctor, as that user, FAILs the local-state check with the path and the fix', async () => {
-    const r = await runCliAs(user, ['doctor', ...HOST, '--json'], { env: { SPECTUNE_ACTION_LOG: join(ro, 'actions.jsonl') } });
-    const j = JSON.parse(r.stdout) as { ok: boolean; checks: { id: string; status: string; summary: string; fix: string | null }[] };
+    const r = await runCliAs(user, ['doctor', ...HOST, '--json'], {
+      env: { SPECTUNE_ACTION_LOG: join(ro, 'actions.jsonl') },
+    });
+    const j = JSON.parse(r.stdout) as {
+      ok: boolean;
+      checks: { id: string; status: string; summary: string; fix: string | null }[];
+    };
     const local = j.checks.find((c) => c.id === 'local-state');
-    expect(local).toMatchObject({ status: 'FAIL', summary: expect.stringContaining(`action log ${ro}/actions.jsonl: cannot write it (at ${ro}): permission denied (EACCES)`), fix: expect.stringContaining('--action-log PATH') });
+    expect(local).toMatchObject({
+      status: 'FAIL',
+      summary: expect.stringContaining(
+        `action log ${ro}/actions.jsonl: cannot write it (at ${ro}): permission denied (EACCES)`,
+      ),
+      fix: expect.stringContaining('--action-log PATH'),
+    });
     const fine = await runCliAs(user, ['doctor', ...HOST, '--json']);
     const passed = (JSON.parse(fine.stdout) as typeof j).checks.find((c) => c.id === 'local-state');
-    expect(passed).toMatchObject({ status: 'PASS', summary: expect.stringContaining(`${user.home}/.local/state/spectune/actions.jsonl`) });
+    expect(passed).toMatchObject({
+      status: 'PASS',
+      summary: expect.stringContaining(`${user.home}/.local/state/spectune/actions.jsonl`),
+    });
   });
 });
 
 // The tune config of this file with another store.
 function readConfigWith(store: string): string {
   return [
-    'target:', '  engine: sglang', '  endpoint: http://127.0.0.1:31999', '  hosts:', '    - host: root@127.0.0.1', '      unit: st-nonroot.service',
-    'space:', '  speculative_num_steps: { min: 1, max: 4 }', `store: ${store}`, '',
+    'target:',
+    '  engine: sglang',
+    '  endpoint: http://127.0.0.1:31999',
+    '  hosts:',
+    '    - host: root@127.0.0.1',
+    '      unit: st-nonroot.service',
+    'space:',
+    '  speculative_num_steps: { min: 1, max: 4 }',
+    `store: ${store}`,
+    '',
   ].join('\n');
 }

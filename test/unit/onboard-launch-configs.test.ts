@@ -19,23 +19,52 @@ function readUnit(id: string): EngineUnit | null {
 
 // Propose a config for a unit and validate it as `spectune tune` would.
 function proposeAndValidate(u: EngineUnit) {
-  const p = proposeConfig({ host: 'root@gpu1', endpointHost: '10.0.0.5', unit: u, startup: null, timeoutStopMs: 90_000, others: [], generatedAt: '2026-12-01T15:00:00Z' });
+  const p = proposeConfig({
+    host: 'root@gpu1',
+    endpointHost: '10.0.0.5',
+    unit: u,
+    startup: null,
+    timeoutStopMs: 90_000,
+    others: [],
+    generatedAt: '2026-12-01T15:00:00Z',
+  });
   return { p, v: validateConfig(parseYaml(p.yaml), { params: PARAMS }) };
 }
 
 describe('init reads the real systemd launch configs', () => {
   it('recognises engine, model, port and the speculative settings in force', () => {
     expect(readUnit('sd-vllm-rizkynindra')).toMatchObject({
-      engine: 'vllm', model: 'zai-org/GLM-OCR', port: 8001, portIsDefault: false, speculativeEnabled: true,
+      engine: 'vllm',
+      model: 'zai-org/GLM-OCR',
+      port: 8001,
+      portIsDefault: false,
+      speculativeEnabled: true,
       speculative: { speculative_method: 'mtp', num_speculative_tokens: 1 },
     });
-    expect(readUnit('sd-sglang-tianyang')).toMatchObject({ engine: 'sglang', model: 'Qwen/Qwen3-14B', port: 8000, speculativeEnabled: false, speculative: {} });
+    expect(readUnit('sd-sglang-tianyang')).toMatchObject({
+      engine: 'sglang',
+      model: 'Qwen/Qwen3-14B',
+      port: 8000,
+      speculativeEnabled: false,
+      speculative: {},
+    });
     expect(readUnit('sd-llamacpp-jakemaly')).toMatchObject({
-      engine: 'llamacpp', port: 8080, speculativeEnabled: true,
-      speculative: { spec_type: 'dflash', model_draft: '/home/hermes/llama/models/precision/dflash-draft-3.6-q4_k_m.gguf', spec_draft_ngl: 'all' },
+      engine: 'llamacpp',
+      port: 8080,
+      speculativeEnabled: true,
+      speculative: {
+        spec_type: 'dflash',
+        model_draft: '/home/hermes/llama/models/precision/dflash-draft-3.6-q4_k_m.gguf',
+        spec_draft_ngl: 'all',
+      },
     });
     // A port only known from a variable is not a fact: the engine default is used and said to be one.
-    expect(readUnit('sd-llamacpp-chrisspen')).toMatchObject({ engine: 'llamacpp', model: null, port: 8080, portIsDefault: true });
+    expect(readUnit('sd-llamacpp-chrisspen')).toMatchObject({
+      engine: 'llamacpp',
+      model: null,
+      port: 8080,
+      portIsDefault: true,
+    });
     // -md without --spec-type: speculation is off, and the adapter's warning travels with the unit.
     const itenev = readUnit('sd-llamacpp-itenev')!;
     expect(itenev.speculativeEnabled).toBe(false);
@@ -46,7 +75,17 @@ describe('init reads the real systemd launch configs', () => {
     const systemd = CONFIGS.filter((c) => c.kind === 'systemd');
     const read = systemd.map((c) => ({ id: c.id, u: readUnit(c.id) })).filter((x) => x.u !== null);
     // 4 call wrapper scripts or are templates whose flags live elsewhere: named, not guessed.
-    expect(read.map((x) => x.id).sort()).toEqual(systemd.map((c) => c.id).filter((id) => !['sd-vllm-ruashots', 'sd-vllm-sparkllm-template', 'sd-llamacpp-user12043', 'sd-llamacpp-hanxiao'].includes(id)).sort());
+    expect(read.map((x) => x.id).sort()).toEqual(
+      systemd
+        .map((c) => c.id)
+        .filter(
+          (id) =>
+            !['sd-vllm-ruashots', 'sd-vllm-sparkllm-template', 'sd-llamacpp-user12043', 'sd-llamacpp-hanxiao'].includes(
+              id,
+            ),
+        )
+        .sort(),
+    );
     for (const { id, u } of read) {
       const { p, v } = proposeAndValidate(u!);
       expect(v.errors, `${id}:\n${p.yaml}`).toEqual([]);
@@ -73,13 +112,22 @@ describe('init reads the real systemd launch configs', () => {
 
 describe('init lists compose services as docker candidates', () => {
   it('reads `docker ps` rows of the real compose configs', () => {
-    const rows = CONFIGS.filter((c) => c.kind === 'compose' && c.id !== 'co-sglang-liukunup' && c.id !== 'co-llamacpp-mousou').map((c) => {
+    const rows = CONFIGS.filter(
+      (c) => c.kind === 'compose' && c.id !== 'co-sglang-liukunup' && c.id !== 'co-llamacpp-mousou',
+    ).map((c) => {
       const { argv } = composeArgv(c.text, c.engine === 'llamacpp' ? ['/app/llama-server'] : []);
-      return JSON.stringify({ Names: c.id, Command: `"${argv.join(' ')}"`, Labels: `com.docker.compose.project=${c.id},com.docker.compose.service=main` });
+      return JSON.stringify({
+        Names: c.id,
+        Command: `"${argv.join(' ')}"`,
+        Labels: `com.docker.compose.project=${c.id},com.docker.compose.service=main`,
+      });
     });
     const units = parseDockerPs(['not json', ...rows].join('\n'));
     expect(units.map((u) => [u.unit, u.engine, u.source])).toEqual([
-      ['co-llamacpp-hanxiao', 'llamacpp', 'docker'], ['co-sglang-niushuai', 'sglang', 'docker'], ['co-sglang-amasu', 'sglang', 'docker'], ['co-vllm-amasu', 'vllm', 'docker'],
+      ['co-llamacpp-hanxiao', 'llamacpp', 'docker'],
+      ['co-sglang-niushuai', 'sglang', 'docker'],
+      ['co-sglang-amasu', 'sglang', 'docker'],
+      ['co-vllm-amasu', 'vllm', 'docker'],
     ]);
     expect(units[2].compose).toBe('co-sglang-amasu/main');
   });

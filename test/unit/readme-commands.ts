@@ -32,7 +32,10 @@ function stripComment(line: string): string {
   let quote: string | null = null;
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
-    if (quote) { if (c === quote) quote = null; continue; }
+    if (quote) {
+      if (c === quote) quote = null;
+      continue;
+    }
     if (c === '"' || c === "'") quote = c;
     else if (c === '#' && (i === 0 || /\s/.test(line[i - 1]))) return line.slice(0, i).trimEnd();
   }
@@ -44,7 +47,10 @@ export function readReadmeCommands(text = readFileSync(join(ROOT, 'README.md'), 
   const out: ReadmeCommand[] = [];
   let inFence = false;
   for (const raw of text.split('\n')) {
-    if (raw.trimStart().startsWith('```')) { inFence = !inFence; continue; }
+    if (raw.trimStart().startsWith('```')) {
+      inFence = !inFence;
+      continue;
+    }
     if (!inFence) continue;
     const line = stripComment(raw.trim().replace(/^\$ /, ''));
     for (const part of line.split('&&').map((p) => p.trim())) {
@@ -63,7 +69,9 @@ export function readReadmeCommands(text = readFileSync(join(ROOT, 'README.md'), 
 // Whether a README command acts on a service host (run by the e2e test against a systemd test host).
 export function needsHost(c: ReadmeCommand): boolean {
   const verb = c.argv[0];
-  return HOST_VERBS.has(verb) || (verb === 'diagnose' && c.argv.some((a) => a === '--host' || a === '--unit' || a === '-c'));
+  return (
+    HOST_VERBS.has(verb) || (verb === 'diagnose' && c.argv.some((a) => a === '--host' || a === '--unit' || a === '-c'))
+  );
 }
 
 // Whether a README command is for a Slurm cluster (a slurm config or a job id): test/e2e/slurm-target.test.ts runs
@@ -74,9 +82,15 @@ export function isSlurmCommand(c: ReadmeCommand): boolean {
 
 // A run is acceptable when the exit code is below 2 (1 = a reported failure, e.g. an unhealthy status) and no
 // stack trace, internal error or flag complaint was printed; returns why not, or null.
-export function judgeRun(r: { code: number | null; signal: string | null; stdout: string; stderr: string }): string | null {
+export function judgeRun(r: {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+}): string | null {
   if (r.signal) return `killed by ${r.signal}`;
   if (r.code === null || r.code >= 2) return `exit ${r.code}`;
-  if (/internal error|\n\s+at \S+ \(|unknown flag|needs a value|takes no value/.test(r.stderr)) return 'stack trace or flag error on stderr';
+  if (/internal error|\n\s+at \S+ \(|unknown flag|needs a value|takes no value/.test(r.stderr))
+    return 'stack trace or flag error on stderr';
   return null;
 }

@@ -9,11 +9,18 @@ import type { Prober } from '../../src/service/health.js';
 import { FakeHost } from '../fakes/fake-host.js';
 
 export const UNIT = 'sim-e2e.service';
-export const EXEC = '/usr/local/bin/node /opt/spectune/bin/spectune.js sim --model-path Qwen/Qwen3.5-122B-A10B --port 30000 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1';
+export const EXEC =
+  '/usr/local/bin/node /opt/spectune/bin/spectune.js sim --model-path Qwen/Qwen3.5-122B-A10B --port 30000 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1';
 const UNIT_TEXT = `[Service]\nExecStart=${EXEC}\nRestart=always\nRestartSec=1\n`;
 export const DROPIN = `/etc/systemd/system/${UNIT}.d/90-spectune.conf`;
 
-interface FakeUnitState { active: string; sub: string; pid: number; restarts: number; result?: string }
+interface FakeUnitState {
+  active: string;
+  sub: string;
+  pid: number;
+  restarts: number;
+  result?: string;
+}
 
 /** A scripted systemd: `step()` advances the unit through a list of states and journal lines. */
 export class ScriptedSystemd {
@@ -32,10 +39,19 @@ export class ScriptedSystemd {
     h.on(['systemctl', 'show'], () => ({ stdout: this.show() }));
     h.on(['systemctl', 'cat'], () => ({ stdout: this.cat() }));
     h.on(['systemctl', 'daemon-reload'], {});
-    h.on(['systemctl', 'restart'], () => { this.state = { active: 'activating', sub: 'start', pid: 100, restarts: 0 }; return {}; });
-    h.on(['systemctl', 'stop'], () => { this.state = { active: 'inactive', sub: 'dead', pid: 0, restarts: this.state.restarts }; return {}; });
+    h.on(['systemctl', 'restart'], () => {
+      this.state = { active: 'activating', sub: 'start', pid: 100, restarts: 0 };
+      return {};
+    });
+    h.on(['systemctl', 'stop'], () => {
+      this.state = { active: 'inactive', sub: 'dead', pid: 0, restarts: this.state.restarts };
+      return {};
+    });
     h.on(['systemctl', 'reset-failed'], {});
-    h.on(['rm', '-f', '--'], (argv) => { h.files.delete(argv[3]); return {}; });
+    h.on(['rm', '-f', '--'], (argv) => {
+      h.files.delete(argv[3]);
+      return {};
+    });
     h.on(['ls', '-1', '--'], (argv) => {
       const dir = `${argv[3]}/`;
       const names = [...h.files.keys()].filter((p) => p.startsWith(dir)).map((p) => p.slice(dir.length));
@@ -57,8 +73,17 @@ export class ScriptedSystemd {
   private show(): string {
     this.script.shift()?.(this);
     const s = this.state;
-    return [`Id=${UNIT}`, 'LoadState=loaded', `ActiveState=${s.active}`, `SubState=${s.sub}`, `Result=${s.result ?? 'success'}`,
-      `MainPID=${s.pid}`, `NRestarts=${s.restarts}`, 'TimeoutStopUSec=5s', 'Restart=always'].join('\n');
+    return [
+      `Id=${UNIT}`,
+      'LoadState=loaded',
+      `ActiveState=${s.active}`,
+      `SubState=${s.sub}`,
+      `Result=${s.result ?? 'success'}`,
+      `MainPID=${s.pid}`,
+      `NRestarts=${s.restarts}`,
+      'TimeoutStopUSec=5s',
+      'Restart=always',
+    ].join('\n');
   }
 
   private cat(): string {
@@ -68,12 +93,28 @@ export class ScriptedSystemd {
 
   private readJournal(argv: string[]): string {
     const after = argv.find((a) => a.startsWith('--after-cursor='))?.slice('--after-cursor='.length);
-    const start = after ? this.journal.findIndex((e) => e.cursor === after) + 1 : argv.includes('1') ? Math.max(0, this.journal.length - 1) : 0;
-    return this.journal.slice(start).map((e) => JSON.stringify({
-      __CURSOR: e.cursor, __REALTIME_TIMESTAMP: String(e.us), _PID: String(e.pid), SYSLOG_IDENTIFIER: e.id, _HOSTNAME: 'th', MESSAGE: e.msg,
-      // As journald writes them: PID 1's lines are about the unit (UNIT=), the service's own are from it (_SYSTEMD_UNIT=).
-      ...(e.pid === 1 ? { UNIT, _SYSTEMD_UNIT: 'init.scope', _TRANSPORT: 'journal' } : { _SYSTEMD_UNIT: UNIT, _TRANSPORT: 'stdout' }),
-    })).join('\n');
+    const start = after
+      ? this.journal.findIndex((e) => e.cursor === after) + 1
+      : argv.includes('1')
+        ? Math.max(0, this.journal.length - 1)
+        : 0;
+    return this.journal
+      .slice(start)
+      .map((e) =>
+        JSON.stringify({
+          __CURSOR: e.cursor,
+          __REALTIME_TIMESTAMP: String(e.us),
+          _PID: String(e.pid),
+          SYSLOG_IDENTIFIER: e.id,
+          _HOSTNAME: 'th',
+          MESSAGE: e.msg,
+          // As journald writes them: PID 1's lines are about the unit (UNIT=), the service's own are from it (_SYSTEMD_UNIT=).
+          ...(e.pid === 1
+            ? { UNIT, _SYSTEMD_UNIT: 'init.scope', _TRANSPORT: 'journal' }
+            : { _SYSTEMD_UNIT: UNIT, _TRANSPORT: 'stdout' }),
+        }),
+      )
+      .join('\n');
   }
 }
 
@@ -83,10 +124,22 @@ export const FATAL = 'RuntimeError: Not enough memory. Please try to increase --
 export const collaborators: Collaborators = {
   isFatalLine: (m) => m.includes('RuntimeError:'),
   diagnose: (inputs): Diagnosis => {
-    const oom = inputs.some((i) => ('text' in i ? i.text : i.entries.map((e) => e.message).join('\n')).includes('Not enough memory'));
+    const oom = inputs.some((i) =>
+      ('text' in i ? i.text : i.entries.map((e) => e.message).join('\n')).includes('Not enough memory'),
+    );
     return {
-      verdict: { class: oom ? 'kv_cache_oom' : 'unknown', cause: null, confidence: oom ? 'high' : 'low', summary: oom ? 'KV cache does not fit' : '?', evidence: [], ruledOut: [], remediation: [] },
-      rootException: null, timeline: [], lifetimes: [],
+      verdict: {
+        class: oom ? 'kv_cache_oom' : 'unknown',
+        cause: null,
+        confidence: oom ? 'high' : 'low',
+        summary: oom ? 'KV cache does not fit' : '?',
+        evidence: [],
+        ruledOut: [],
+        remediation: [],
+      },
+      rootException: null,
+      timeline: [],
+      lifetimes: [],
     };
   },
 };
@@ -100,12 +153,25 @@ export function prober(healthy: boolean, metrics: (EngineMetrics | null)[] = [])
 }
 
 // A controller on the scripted systemd that polls every 5 ms and records its events.
-export function controllerFor(sd: ScriptedSystemd, p: Prober, events: SpectuneEvent[] = [], more: Partial<ServiceControllerOptions> = {}) {
+export function controllerFor(
+  sd: ScriptedSystemd,
+  p: Prober,
+  events: SpectuneEvent[] = [],
+  more: Partial<ServiceControllerOptions> = {},
+) {
   const actionLog = createMemoryActionLog();
   const c = createServiceController({
-    host: sd.host, unit: UNIT, engine: 'sglang', endpoint: 'http://10.0.0.2:30000', actionLog, onEvent: (e) => events.push(e),
-    collaborators, prober: p, pollMs: 5, confirmWindowMs: 200, ...more,
+    host: sd.host,
+    unit: UNIT,
+    engine: 'sglang',
+    endpoint: 'http://10.0.0.2:30000',
+    actionLog,
+    onEvent: (e) => events.push(e),
+    collaborators,
+    prober: p,
+    pollMs: 5,
+    confirmWindowMs: 200,
+    ...more,
   });
   return { c, actionLog };
 }
-

@@ -6,13 +6,20 @@ import { ensureBuilt, FAST, spawnSim, streamChat, type SimProc } from './sim-hel
 /** Real processes on a shared, busy machine: start-up plus streaming can take far longer than a unit test. */
 vi.setConfig({ testTimeout: 120_000 });
 
-const SEED = [[1, 123], [2, 186], [3, 234], [4, 277], [5, 282]] as const;
+const SEED = [
+  [1, 123],
+  [2, 186],
+  [3, 234],
+  [4, 277],
+  [5, 282],
+] as const;
 /** The issue's acceptance band. */
 const TOLERANCE = 0.05;
 /** Timing on a shared CI box is noisy (other suites compete for the CPU): the best of this many runs must be in band. */
 const ATTEMPTS = 3;
 const profile = loadProfile();
-const spec = (steps: number) => resolveSettings(profile, { speculative_algorithm: 'EAGLE', speculative_num_steps: steps, speculative_eagle_topk: 1 });
+const spec = (steps: number) =>
+  resolveSettings(profile, { speculative_algorithm: 'EAGLE', speculative_num_steps: steps, speculative_eagle_topk: 1 });
 
 describe('model reproduces the seed (pure)', () => {
   it.each(SEED)('steps=%i → %i tok/s per request at concurrency 1', (steps, target) => {
@@ -31,7 +38,18 @@ describe('the real process streams at the calibrated speed', () => {
   afterAll(() => p?.stop());
 
   it('steps=4: a streamed 384-token request decodes at 277 tok/s ±5%', async () => {
-    p = spawnSim(['--port', '0', '--sim-time-scale', FAST, '--speculative-algorithm', 'EAGLE', '--speculative-num-steps', '4', '--speculative-eagle-topk', '1']);
+    p = spawnSim([
+      '--port',
+      '0',
+      '--sim-time-scale',
+      FAST,
+      '--speculative-algorithm',
+      'EAGLE',
+      '--speculative-num-steps',
+      '4',
+      '--speculative-eagle-topk',
+      '1',
+    ]);
     await p.waitFor(/ready to roll/);
     const port = await p.port();
     await streamChat(port, { max_tokens: 16, ignore_eos: true, rid: 'warmup' });

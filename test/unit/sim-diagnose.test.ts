@@ -7,7 +7,14 @@ import { ensureBuilt, FAST, freePort, sleep, spawnSim, streamChat, type SimProc 
 /** Real processes on a shared, busy machine: start-up plus streaming can take far longer than a unit test. */
 vi.setConfig({ testTimeout: 120_000 });
 
-const STEPS = (n: number) => ['--speculative-algorithm', 'EAGLE', '--speculative-num-steps', String(n), '--speculative-eagle-topk', '1'];
+const STEPS = (n: number) => [
+  '--speculative-algorithm',
+  'EAGLE',
+  '--speculative-num-steps',
+  String(n),
+  '--speculative-eagle-topk',
+  '1',
+];
 
 // Run one scenario against a fresh sim process and return its captured stdout once it died.
 async function capture(args: string[], drive: (p: SimProc) => Promise<void> = async () => undefined): Promise<string> {
@@ -21,22 +28,28 @@ async function capture(args: string[], drive: (p: SimProc) => Promise<void> = as
   }
 }
 
-const diagnose = (log: string) => diagnoseLogs([{ name: 'sglang.log', content: log }], { engine: 'sglang' }).verdict.class;
+const diagnose = (log: string) =>
+  diagnoseLogs([{ name: 'sglang.log', content: log }], { engine: 'sglang' }).verdict.class;
 
 beforeAll(() => ensureBuilt(), 180_000);
 
-describe.concurrent('spectune diagnose on the simulator\'s logs', () => {
+describe.concurrent("spectune diagnose on the simulator's logs", () => {
   it('steps=10 start-up failure → kv_cache_oom', async () => {
     const log = await capture(['--port', '0', '--sim-time-scale', FAST, ...STEPS(10)]);
     expect(diagnose(log)).toBe('kv_cache_oom');
   });
 
   it('batch-size CUDA OOM → cuda_oom', async () => {
-    const log = await capture(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'cuda-oom-batch=2'], async (p) => {
-      await p.waitFor(/ready to roll/);
-      const port = await p.port();
-      await Promise.allSettled([1, 2].map((i) => streamChat(port, { max_tokens: 40, ignore_eos: true, rid: `bench-${i}` })));
-    });
+    const log = await capture(
+      ['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'cuda-oom-batch=2'],
+      async (p) => {
+        await p.waitFor(/ready to roll/);
+        const port = await p.port();
+        await Promise.allSettled(
+          [1, 2].map((i) => streamChat(port, { max_tokens: 40, ignore_eos: true, rid: `bench-${i}` })),
+        );
+      },
+    );
     expect(diagnose(log)).toBe('cuda_oom');
   });
 
@@ -50,17 +63,22 @@ describe.concurrent('spectune diagnose on the simulator\'s logs', () => {
   });
 
   it('scheduler hang → watchdog → distributed_error', async () => {
-    const log = await capture(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'hang-after=1', '--watchdog-timeout', '60'], async (p) => {
-      await p.waitFor(/ready to roll/);
-      const port = await p.port();
-      await streamChat(port, { max_tokens: 8, ignore_eos: true, rid: 'bench-1' }).catch(() => undefined);
-    });
+    const log = await capture(
+      ['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'hang-after=1', '--watchdog-timeout', '60'],
+      async (p) => {
+        await p.waitFor(/ready to roll/);
+        const port = await p.port();
+        await streamChat(port, { max_tokens: 8, ignore_eos: true, rid: 'bench-1' }).catch(() => undefined);
+      },
+    );
     expect(diagnose(log)).toBe('distributed_error');
   });
 
   it('port already in use → port_in_use', async () => {
     const blocker = createServer();
-    const port = await new Promise<number>((r) => blocker.listen(0, '127.0.0.1', () => r((blocker.address() as { port: number }).port)));
+    const port = await new Promise<number>((r) =>
+      blocker.listen(0, '127.0.0.1', () => r((blocker.address() as { port: number }).port)),
+    );
     try {
       expect(diagnose(await capture(['--port', String(port), '--sim-time-scale', FAST]))).toBe('port_in_use');
     } finally {

@@ -27,7 +27,11 @@ export function ensureBuilt(): void {
     return waitForBuild(built);
   }
   try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')],
+      { stdio: 'ignore' },
+    );
   } catch {
     // tsc exits non-zero on any type error in the tree but still emits our files.
   } finally {
@@ -56,13 +60,25 @@ export interface SimProc {
 
 // Spawn `node bin/spectune.js sim ...args`; the caller must call stop() (kills this PID only).
 export function spawnSim(args: string[], env: NodeJS.ProcessEnv = {}): SimProc {
-  const proc = spawn(process.execPath, [BIN, 'sim', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [BIN, 'sim', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
-  proc.stdout!.on('data', (d) => { text += d; });
-  proc.stderr!.on('data', (d) => { text += d; });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => proc.on('exit', (code, signal) => r({ code, signal })));
+  proc.stdout!.on('data', (d) => {
+    text += d;
+  });
+  proc.stderr!.on('data', (d) => {
+    text += d;
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    proc.on('exit', (code, signal) => r({ code, signal })),
+  );
   let exited = false;
-  void exit.then(() => { exited = true; });
+  void exit.then(() => {
+    exited = true;
+  });
   const waitFor = async (re: RegExp, timeoutMs = 60_000) => {
     const until = Date.now() + timeoutMs;
     for (;;) {
@@ -73,9 +89,15 @@ export function spawnSim(args: string[], env: NodeJS.ProcessEnv = {}): SimProc {
     }
   };
   return {
-    proc, pid: proc.pid!, out: () => text, waitFor, exit,
+    proc,
+    pid: proc.pid!,
+    out: () => text,
+    waitFor,
+    exit,
     port: async () => Number((await waitFor(/Uvicorn running on http:\/\/[^:]+:(\d+)/))[1]),
-    stop: () => { if (!exited) proc.kill('SIGKILL'); },
+    stop: () => {
+      if (!exited) proc.kill('SIGKILL');
+    },
   };
 }
 
@@ -105,11 +127,22 @@ export interface StreamResult {
 }
 
 // Stream one chat completion and time it on the client.
-export async function streamChat(port: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<StreamResult> {
+export async function streamChat(
+  port: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<StreamResult> {
   const t0 = performance.now();
   const r = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true }, ...body }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
+      ...body,
+    }),
   });
   if (!r.ok || !r.body) throw new Error(`HTTP ${r.status}`);
   let first: number | null = null;
@@ -128,10 +161,20 @@ export async function streamChat(port: number, body: Record<string, unknown>, he
       const j = JSON.parse(ev.slice('data: '.length));
       if (j.usage) usage = j.usage;
       else if (j.choices[0].finish_reason) finishReason = j.choices[0].finish_reason;
-      else { chunks++; first ??= performance.now(); }
+      else {
+        chunks++;
+        first ??= performance.now();
+      }
     }
   }
   const end = performance.now();
   const n = usage?.completion_tokens ?? 0;
-  return { ttftMs: (first ?? end) - t0, totalMs: end - t0, completionTokens: n, chunks, finishReason, decodeTokS: (n - 1) / ((end - (first ?? end)) / 1000) };
+  return {
+    ttftMs: (first ?? end) - t0,
+    totalMs: end - t0,
+    completionTokens: n,
+    chunks,
+    finishReason,
+    decodeTokS: (n - 1) / ((end - (first ?? end)) / 1000),
+  };
 }

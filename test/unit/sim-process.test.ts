@@ -13,7 +13,14 @@ function sim(args: string[], env: NodeJS.ProcessEnv = {}): SimProc {
   running.push(p);
   return p;
 }
-const STEPS = (n: number) => ['--speculative-algorithm', 'EAGLE', '--speculative-num-steps', String(n), '--speculative-eagle-topk', '1'];
+const STEPS = (n: number) => [
+  '--speculative-algorithm',
+  'EAGLE',
+  '--speculative-num-steps',
+  String(n),
+  '--speculative-eagle-topk',
+  '1',
+];
 const url = (port: number, path: string) => `http://127.0.0.1:${port}${path}`;
 
 beforeAll(() => ensureBuilt(), 180_000);
@@ -38,12 +45,20 @@ describe('flags', () => {
     expect(b.out()).toContain("launch_server.py: error: argument --mem-fraction-static: invalid float value: 'high'");
   });
 
-  it('topk=1 forces draft tokens to steps+1 with SGLang\'s warning, visible in /server_info', async () => {
+  it("topk=1 forces draft tokens to steps+1 with SGLang's warning, visible in /server_info", async () => {
     const p = sim(['--port=0', '--sim-time-scale', FAST, ...STEPS(2), '--speculative-num-draft-tokens', '8']);
     await p.waitFor(/ready to roll/);
-    expect(p.out()).toContain('speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1');
+    expect(p.out()).toContain(
+      'speculative_num_draft_tokens is adjusted to speculative_num_steps + 1 when speculative_eagle_topk == 1',
+    );
     const info = await (await fetch(url(await p.port(), '/server_info'))).json();
-    expect(info).toMatchObject({ simulated: true, speculative_num_steps: 2, speculative_eagle_topk: 1, speculative_num_draft_tokens: 3, max_running_requests: 21 });
+    expect(info).toMatchObject({
+      simulated: true,
+      speculative_num_steps: 2,
+      speculative_eagle_topk: 1,
+      speculative_num_draft_tokens: 3,
+      max_running_requests: 21,
+    });
     expect(p.out().split('\n')[0]).toContain('spectune sim: SIMULATED SGLang-compatible engine (no GPU)');
   });
 });
@@ -58,10 +73,19 @@ describe('start-up', () => {
     await p.waitFor(/The server is fired up and ready to roll!/);
     expect((await fetch(url(port, '/health'))).status).toBe(200);
     const out = p.out();
-    const order = ['Load weight end.', 'KV Cache is allocated.', 'Capture cuda graph end.', 'max_total_num_tokens=', 'Application startup complete.',
-      '"POST /generate HTTP/1.1" 200 OK', 'The server is fired up and ready to roll!'].map((s) => out.indexOf(s));
+    const order = [
+      'Load weight end.',
+      'KV Cache is allocated.',
+      'Capture cuda graph end.',
+      'max_total_num_tokens=',
+      'Application startup complete.',
+      '"POST /generate HTTP/1.1" 200 OK',
+      'The server is fired up and ready to roll!',
+    ].map((s) => out.indexOf(s));
     expect(order.every((v, i) => v >= 0 && (i === 0 || v > order[i - 1]))).toBe(true);
-    expect(out).toMatch(/max_total_num_tokens=\d+, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=17, context_len=262144, available_gpu_mem=[\d.]+ GB/);
+    expect(out).toMatch(
+      /max_total_num_tokens=\d+, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=17, context_len=262144, available_gpu_mem=[\d.]+ GB/,
+    );
   });
 
   it('steps=10 fails with the Not enough memory traceback and exits 1', async () => {
@@ -76,13 +100,17 @@ describe('start-up', () => {
     expect(out).not.toContain('ready to roll');
   });
 
-  it('a port already in use gives uvicorn\'s errno 98 error and exit 1', async () => {
+  it("a port already in use gives uvicorn's errno 98 error and exit 1", async () => {
     const blocker = createServer();
-    const port = await new Promise<number>((r) => blocker.listen(0, '127.0.0.1', () => r((blocker.address() as { port: number }).port)));
+    const port = await new Promise<number>((r) =>
+      blocker.listen(0, '127.0.0.1', () => r((blocker.address() as { port: number }).port)),
+    );
     try {
       const p = sim(['--port', String(port), '--sim-time-scale', FAST]);
       expect((await p.exit).code).toBe(1);
-      expect(p.out()).toContain(`ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', ${port}): address already in use`);
+      expect(p.out()).toContain(
+        `ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', ${port}): address already in use`,
+      );
     } finally {
       blocker.close();
     }
@@ -99,7 +127,8 @@ describe('signals and memory', () => {
   });
 
   it('--sim-hold-memory holds real host memory in proportion to the simulated load', async () => {
-    const rss = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+    const rss = (pid: number) =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
     const held = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-hold-memory']);
     const plain = sim(['--port', '0', '--sim-time-scale', FAST]);
     await Promise.all([held.waitFor(/ready to roll/), plain.waitFor(/ready to roll/)]);
@@ -130,16 +159,22 @@ describe('serving', () => {
     const p = sim(['--port', '0', '--sim-time-scale', '0.05', ...STEPS(3)]);
     await p.waitFor(/ready to roll/);
     const port = await p.port();
-    const reqs = ['bench-27', 'bench-28', 'bench-29'].map((rid) => streamChat(port, { max_tokens: 400, ignore_eos: true, rid }));
+    const reqs = ['bench-27', 'bench-28', 'bench-29'].map((rid) =>
+      streamChat(port, { max_tokens: 400, ignore_eos: true, rid }),
+    );
     await sleep(200);
     process.kill(p.pid, 'SIGTERM');
     await p.waitFor(/SIGTERM received\. signum=None frame=None\. Draining requests and shutting down\.\.\./);
     expect((await fetch(url(port, '/health'))).status).toBe(503);
-    await p.waitFor(/Remaining number of requests 3\. Remaining requests remaining_rids=\['bench-27', 'bench-28', 'bench-29'\]\./);
+    await p.waitFor(
+      /Remaining number of requests 3\. Remaining requests remaining_rids=\['bench-27', 'bench-28', 'bench-29'\]\./,
+    );
     const res = await Promise.all(reqs);
     expect(res.map((r) => r.completionTokens)).toEqual([400, 400, 400]);
     expect(await p.exit).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(p.out()).toMatch(/Gracefully exiting\.\.\. Remaining number of requests 0\. Remaining requests remaining_rids=\[\]\.\n$/);
+    expect(p.out()).toMatch(
+      /Gracefully exiting\.\.\. Remaining number of requests 0\. Remaining requests remaining_rids=\[\]\.\n$/,
+    );
   });
 
   it('--api-key is enforced (401) except on /health', async () => {
@@ -168,24 +203,46 @@ describe('faults', () => {
     const p = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-fault=cuda-oom-batch=2']);
     await p.waitFor(/ready to roll/);
     const port = await p.port();
-    await Promise.allSettled([1, 2].map((i) => streamChat(port, { max_tokens: 50, ignore_eos: true, rid: `bench-${i}` })));
+    await Promise.allSettled(
+      [1, 2].map((i) => streamChat(port, { max_tokens: 50, ignore_eos: true, rid: `bench-${i}` })),
+    );
     expect(await p.exit).toEqual({ code: null, signal: 'SIGKILL' });
     expect(p.out()).toMatch(/\ntorch\.OutOfMemoryError: CUDA out of memory\. Tried to allocate [\d.]+ GiB/);
   });
 
   it('hang-after=N: health fails, the watchdog fires, then the tree is killed', async () => {
-    const p = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'hang-after=1', '--watchdog-timeout', '100']);
+    const p = sim([
+      '--port',
+      '0',
+      '--sim-time-scale',
+      FAST,
+      '--sim-fault',
+      'hang-after=1',
+      '--watchdog-timeout',
+      '100',
+    ]);
     await p.waitFor(/ready to roll/);
     const port = await p.port();
     await streamChat(port, { max_tokens: 5, ignore_eos: true, rid: 'bench-1' });
     expect((await fetch(url(port, '/health'))).status).toBe(503);
     await p.waitFor(/Watchdog timeout \(self\.watchdog_timeout=100\)/);
     expect(await p.exit).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(p.out()).toContain("Health check failed. Server couldn't get a response from detokenizer for last 20 seconds.");
+    expect(p.out()).toContain(
+      "Health check failed. Server couldn't get a response from detokenizer for last 20 seconds.",
+    );
   });
 
-  it('SIGTERM after a failed health check exits at once without draining (SGLang\'s UnHealthy path)', async () => {
-    const p = sim(['--port', '0', '--sim-time-scale', FAST, '--sim-fault', 'hang-after=1', '--watchdog-timeout', '100000']);
+  it("SIGTERM after a failed health check exits at once without draining (SGLang's UnHealthy path)", async () => {
+    const p = sim([
+      '--port',
+      '0',
+      '--sim-time-scale',
+      FAST,
+      '--sim-fault',
+      'hang-after=1',
+      '--watchdog-timeout',
+      '100000',
+    ]);
     await p.waitFor(/ready to roll/);
     const port = await p.port();
     await streamChat(port, { max_tokens: 5, ignore_eos: true, rid: 'bench-1' });
@@ -205,7 +262,9 @@ describe('faults', () => {
     await r0.waitFor(/ready to roll/);
     expect(r1.out()).toContain('Init torch distributed ends.');
     r0.stop();
-    await r1.waitFor(/Watchdog caught collective operation timeout: WorkNCCL\(.*\) ran for \d+ milliseconds before timing out\./);
+    await r1.waitFor(
+      /Watchdog caught collective operation timeout: WorkNCCL\(.*\) ran for \d+ milliseconds before timing out\./,
+    );
     expect((await r1.exit).signal).toBe('SIGABRT');
     expect(r1.out()).toContain('[Rank 1] To avoid data inconsistency, we are taking the entire process down.');
   });

@@ -34,7 +34,10 @@ describe('tune wiring', () => {
     if (!v.ok) throw new Error(v.errors.join('; '));
     const dir = mkdtempSync(join(tmpdir(), 'spectune-dryrun-'));
     writeFileSync(join(dir, 'spectune.db'), 'my notes\n');
-    await expect(wireCampaign(v.config, { env: {}, baseDir: dir, onEvent: () => {} })).rejects.toMatchObject({ code: 'E_INPUT_UNUSABLE', message: expect.stringContaining('is not a spectune store') });
+    await expect(wireCampaign(v.config, { env: {}, baseDir: dir, onEvent: () => {} })).rejects.toMatchObject({
+      code: 'E_INPUT_UNUSABLE',
+      message: expect.stringContaining('is not a spectune store'),
+    });
     expect(readFileSync(join(dir, 'spectune.db'), 'utf8')).toBe('my notes\n');
   });
 });

@@ -8,23 +8,49 @@ import { configKey } from '../../src/tune/best.js';
 import { sumActiveMs, type RunSpan } from '../../src/tune/active-time.js';
 
 /** The seed's per-request decode tok/s at concurrency 1, steps 1..9 (10 fails). */
-export const SEED_TPS: Record<number, number> = { 1: 123, 2: 186, 3: 234, 4: 277, 5: 282, 6: 279, 7: 272, 8: 265, 9: 258 };
+export const SEED_TPS: Record<number, number> = {
+  1: 123,
+  2: 186,
+  3: 234,
+  4: 277,
+  5: 282,
+  6: 279,
+  7: 272,
+  8: 265,
+  9: 258,
+};
 
 // A BenchRun with the given per-request decode tok/s at concurrency 1.
 export function makeRun(tps: number, concurrency = 1): BenchRun {
   const s = { mean: tps, p50: tps, p90: tps, p99: tps };
   const lat = { mean: 50, p50: 50, p90: 60, p99: 70 };
   return {
-    concurrency, rate: null, requests: { ok: 4, failed: 0 }, durationMs: 1000, outputTokensPerSec: tps * concurrency,
-    requestsPerSec: 1, ttftMs: lat, itlMs: lat, e2eMs: lat, decodeTokensPerSec: s, acceptLength: null, usageFromServer: true,
+    concurrency,
+    rate: null,
+    requests: { ok: 4, failed: 0 },
+    durationMs: 1000,
+    outputTokensPerSec: tps * concurrency,
+    requestsPerSec: 1,
+    ttftMs: lat,
+    itlMs: lat,
+    e2eMs: lat,
+    decodeTokensPerSec: s,
+    acceptLength: null,
+    usageFromServer: true,
     errors: { connect: 0, httpStatus: 0, firstTokenTimeout: 0, stall: 0, endedEarly: 0, other: 0 },
-    engine: { before: null, after: null }, stoppedEarly: null,
+    engine: { before: null, after: null },
+    stoppedEarly: null,
   };
 }
 
 const OOM_VERDICT: Verdict = {
-  class: 'crash_loop', cause: 'kv_cache_oom', confidence: 'high', summary: 'every start dies of Not enough memory',
-  evidence: [{ line: 1, text: 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.' }], ruledOut: [], remediation: [],
+  class: 'crash_loop',
+  cause: 'kv_cache_oom',
+  confidence: 'high',
+  summary: 'every start dies of Not enough memory',
+  evidence: [{ line: 1, text: 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.' }],
+  ruledOut: [],
+  remediation: [],
 };
 
 /** A fake world: the service state and a log of what was done to it. */
@@ -42,7 +68,14 @@ export interface FakeWorld {
 
 // Create the fake world with the service on steps=1 (the seed's default).
 export function createWorld(): FakeWorld {
-  return { current: { speculative_num_steps: 1 }, lastGood: { speculative_num_steps: 1 }, actions: [], deploys: 0, stores: new Map(), spans: new Map() };
+  return {
+    current: { speculative_num_steps: 1 },
+    lastGood: { speculative_num_steps: 1 },
+    actions: [],
+    deploys: 0,
+    stores: new Map(),
+    spans: new Map(),
+  };
 }
 
 // Ports bound to the fake world; `failFrom` is the first step count that crash-loops; the clock starts at `clockStart`.
@@ -53,14 +86,25 @@ export function createFakeDeps(world: FakeWorld, failFrom = 10, clockStart = 0):
     now: () => (clock += 1000),
     service: {
       readConfig: async () => ({ ...world.current }),
-      waitHealthy: async () => ({ healthy: steps() < failFrom, capacity: null, reason: steps() < failFrom ? 'ready' : 'crash loop' }),
+      waitHealthy: async () => ({
+        healthy: steps() < failFrom,
+        capacity: null,
+        reason: steps() < failFrom ? 'ready' : 'crash loop',
+      }),
       deploy: async (config) => {
-        world.deploys++; world.actions.push(`deploy ${configKey(config)}`); world.current = { ...config };
+        world.deploys++;
+        world.actions.push(`deploy ${configKey(config)}`);
+        world.current = { ...config };
         if (steps() >= failFrom) return { ready: false, reason: 'crash loop', verdict: OOM_VERDICT, restarts: 3 };
         return { ready: true, capacity: { maxRunningRequests: 20 - steps() }, restarts: 1 };
       },
-      recover: async (why) => { world.actions.push(`recover: ${why}`); world.current = { ...world.lastGood }; },
-      markGood: async () => { world.lastGood = { ...world.current }; },
+      recover: async (why) => {
+        world.actions.push(`recover: ${why}`);
+        world.current = { ...world.lastGood };
+      },
+      markGood: async () => {
+        world.lastGood = { ...world.current };
+      },
       describeDeployed: async () => `ExecStart=sim --speculative-num-steps ${steps()}`,
     },
     bench: {
@@ -111,15 +155,22 @@ function createMemoryStore(world: FakeWorld): TuneDeps['store'] {
       const spans = world.spans.get(id) ?? [];
       if (spans.length) spans[spans.length - 1] = { ...spans[spans.length - 1], lastActiveAt: now };
     },
-    saveTrial: (id, t) => { world.stores.set(id, [...(world.stores.get(id) ?? []).filter((x) => x.index !== t.index), t]); },
+    saveTrial: (id, t) => {
+      world.stores.set(id, [...(world.stores.get(id) ?? []).filter((x) => x.index !== t.index), t]);
+    },
     saveSamples: () => {},
-    finishCampaign: (id) => { finished.add(id); },
+    finishCampaign: (id) => {
+      finished.add(id);
+    },
   };
 }
 
 /** The tune spec of the tests: maximise decode tok/s at concurrency 1 over steps. */
 export const TEST_SPEC: TuneSpec = {
-  name: 'fake', keys: ['speculative_num_steps'],
+  name: 'fake',
+  keys: ['speculative_num_steps'],
   objective: { metric: 'decodeTokensPerSec.mean', concurrency: 1, goal: 'maximize' },
-  constraints: [], budget: { maxTrials: 20, maxHours: 1 }, noiseMargin: 0.03,
+  constraints: [],
+  budget: { maxTrials: 20, maxHours: 1 },
+  noiseMargin: 0.03,
 };

@@ -24,29 +24,45 @@ export function later(ms: number, f: () => void): void {
 }
 
 // A rank that comes up: rank0 logs the ready line, a worker just runs.
-export const comesUp = (rank: number): Scenario => (sd, pid) => later(30, () => {
-  sd.log(pid, 'Load weight end. type=X, dtype=torch.bfloat16, avail mem=3.00 GB, mem usage=60.00 GB.');
-  if (rank === 0) sd.log(pid, 'The server is fired up and ready to roll!');
-  sd.state = { active: 'active', sub: 'running', pid, restarts: 0 };
-});
+export const comesUp =
+  (rank: number): Scenario =>
+  (sd, pid) =>
+    later(30, () => {
+      sd.log(pid, 'Load weight end. type=X, dtype=torch.bfloat16, avail mem=3.00 GB, mem usage=60.00 GB.');
+      if (rank === 0) sd.log(pid, 'The server is fired up and ready to roll!');
+      sd.state = { active: 'active', sub: 'running', pid, restarts: 0 };
+    });
 
 // A rank that dies of a CUDA OOM at start-up, `afterMs` after its start.
-export const diesOfOom = (afterMs: number): Scenario => (sd, pid) => later(afterMs, () => {
-  sd.log(pid, 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 80 GiB');
-  sd.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'signal' };
-  sd.log(1, `${UNIT}: Main process exited, code=killed, status=9/KILL`, 'systemd');
-});
+export const diesOfOom =
+  (afterMs: number): Scenario =>
+  (sd, pid) =>
+    later(afterMs, () => {
+      sd.log(
+        pid,
+        'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 80 GiB',
+      );
+      sd.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'signal' };
+      sd.log(1, `${UNIT}: Main process exited, code=killed, status=9/KILL`, 'systemd');
+    });
 
 // A worker whose peer died: the NCCL watchdog aborts it `afterMs` after its start.
-export const abortsOnNccl = (afterMs: number): Scenario => (sd, pid) => later(afterMs, () => {
-  for (const l of renderNcclWatchdog(1, 12_345, 600_000, 600_081, '1130 01:00:00.000000 123')) sd.log(pid, l);
-  sd.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'core-dump' };
-  sd.log(1, `${UNIT}: Main process exited, code=dumped, status=6/ABRT`, 'systemd');
-});
+export const abortsOnNccl =
+  (afterMs: number): Scenario =>
+  (sd, pid) =>
+    later(afterMs, () => {
+      for (const l of renderNcclWatchdog(1, 12_345, 600_000, 600_081, '1130 01:00:00.000000 123')) sd.log(pid, l);
+      sd.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'core-dump' };
+      sd.log(1, `${UNIT}: Main process exited, code=dumped, status=6/ABRT`, 'systemd');
+    });
 
 // Two ranks on hosts th-a (rank0) and th-b (rank1) sharing one in-memory action log (its records readable) and one
 // record of restarts.
-export function createRanks(events: SpectuneEvent[] = []): { ranks: FakeRank[]; actionLog: ReturnType<typeof createMemoryActionLog>; restarts: string[] } {
+export function createRanks(events: SpectuneEvent[] = []): {
+  ranks: FakeRank[];
+  actionLog: ReturnType<typeof createMemoryActionLog>;
+  restarts: string[];
+} {
   const actionLog = createMemoryActionLog();
   const restarts: string[] = [];
   let pid = 100;
@@ -54,8 +70,16 @@ export function createRanks(events: SpectuneEvent[] = []): { ranks: FakeRank[]; 
     const sd = new ScriptedSystemd();
     (sd.host as { name: string }).name = name;
     const ctl = createServiceController({
-      host: sd.host, unit: UNIT, engine: 'sglang', endpoint: 'http://10.0.0.2:30000', actionLog, onEvent: (e) => events.push(e),
-      collaborators: diagnoseCollaborators, prober: prober(true), pollMs: 5, confirmWindowMs: 200,
+      host: sd.host,
+      unit: UNIT,
+      engine: 'sglang',
+      endpoint: 'http://10.0.0.2:30000',
+      actionLog,
+      onEvent: (e) => events.push(e),
+      collaborators: diagnoseCollaborators,
+      prober: prober(true),
+      pollMs: 5,
+      confirmWindowMs: 200,
     });
     const rank: FakeRank = { sd, ctl, onStart: comesUp(i) };
     sd.host.on(['systemctl', 'restart'], () => {

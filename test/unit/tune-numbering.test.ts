@@ -11,13 +11,25 @@ import { listTrials, openStore } from '../../src/store/index.js';
 import { createFakeDeps, createWorld, TEST_SPEC } from './tune-fakes.js';
 
 // A spec whose constraint steps 6 and up break: output tok/s at concurrency 1 must stay <= 278.
-const CONSTRAINED = { ...TEST_SPEC, constraints: [{ metric: 'outputTokensPerSec' as const, concurrency: 1, op: '<=' as const, value: 278, relative: false }] };
+const CONSTRAINED = {
+  ...TEST_SPEC,
+  constraints: [
+    { metric: 'outputTokensPerSec' as const, concurrency: 1, op: '<=' as const, value: 278, relative: false },
+  ],
+};
 
 describe('one numbering and one verdict for progress, summary and report', () => {
   it('every trial event carries the store seq (1-based), and a constraint-breaking trial is "violates" in progress as in the report', async () => {
     const db = openStore(':memory:');
     const events: SpectuneEvent[] = [];
-    const res = await runCampaign({ ...createFakeDeps(createWorld()), store: createSqliteTuneStore(db, 'sglang') }, CONSTRAINED, { resume: false, restore: false }, (e) => { events.push(e); });
+    const res = await runCampaign(
+      { ...createFakeDeps(createWorld()), store: createSqliteTuneStore(db, 'sglang') },
+      CONSTRAINED,
+      { resume: false, restore: false },
+      (e) => {
+        events.push(e);
+      },
+    );
     const rows = listTrials(db, res.campaignId);
     const starts = events.filter((e): e is Extract<SpectuneEvent, { type: 'trial:start' }> => e.type === 'trial:start');
     expect(starts[0].trial).toBe(1);
@@ -34,7 +46,8 @@ describe('one numbering and one verdict for progress, summary and report', () =>
       expect(row.verdict).toMatch(/^violates: outputTokensPerSec@c1 = /);
       expect(formatEvent(e)).toMatch(new RegExp(`^trial ${e.trial}: violates: outputTokensPerSec@c1 = `));
     }
-    for (const e of ends.filter((x) => x.status === 'ok')) expect(model.rows.find((r) => r.seq === e.trial)?.verdict).toBe('ok');
+    for (const e of ends.filter((x) => x.status === 'ok'))
+      expect(model.rows.find((r) => r.seq === e.trial)?.verdict).toBe('ok');
     expect(model.best?.seq).toBe(res.best!.index + 1);
     // tune --json numbers the trials as progress and the report do
     const doc = toTuneJson(res);
@@ -47,12 +60,27 @@ describe('one numbering and one verdict for progress, summary and report', () =>
     const world = createWorld();
     const ac = new AbortController();
     let benches = 0;
-    world.beforeBench = (phase) => { if (phase === 'bench' && ++benches === 5) { ac.abort(); throw new Error('aborted'); } };
-    const res = await runCampaign({ ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') }, TEST_SPEC, { resume: false, restore: false }, () => {}, ac.signal);
+    world.beforeBench = (phase) => {
+      if (phase === 'bench' && ++benches === 5) {
+        ac.abort();
+        throw new Error('aborted');
+      }
+    };
+    const res = await runCampaign(
+      { ...createFakeDeps(world), store: createSqliteTuneStore(db, 'sglang') },
+      TEST_SPEC,
+      { resume: false, restore: false },
+      () => {},
+      ac.signal,
+    );
     expect(res.status).toBe('interrupted');
     expect(res.best).not.toBeNull();
     const n = res.best!.index + 1;
-    expect(res.summary).toMatch(new RegExp(`^interrupted; best so far: trial ${n} speculative_num_steps=\\d+: \\d+\\.\\d; run with --resume to continue$`));
+    expect(res.summary).toMatch(
+      new RegExp(
+        `^interrupted; best so far: trial ${n} speculative_num_steps=\\d+: \\d+\\.\\d; run with --resume to continue$`,
+      ),
+    );
     markCampaignInterrupted(db, res.campaignId, { bestIndex: res.best!.index, summary: res.summary });
     const model = loadReportModel(db, res.campaignId);
     expect(model.best?.seq).toBe(n);

@@ -3,7 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../src/diagnose/types.js';
 import type { SpectuneEvent } from '../../src/tune/events.js';
-import { createMultiHostServicePort, mergeGroupVerdict, withoutRankDiagnoses } from '../../src/app/tune-service-multi.js';
+import {
+  createMultiHostServicePort,
+  mergeGroupVerdict,
+  withoutRankDiagnoses,
+} from '../../src/app/tune-service-multi.js';
 import { orderRanks } from '../../src/config/index.js';
 import { describeRankDifferences, pickGroupVersion, type FailedStart } from '../../src/service/index.js';
 import { renderDropIn } from '../../src/service/unit.js';
@@ -14,11 +18,27 @@ import { abortsOnNccl, comesUp, createRanks, diesOfOom, later } from './tune-mul
 function setup() {
   const events: SpectuneEvent[] = [];
   const { ranks, actionLog, restarts } = createRanks(events);
-  const port = createMultiHostServicePort({ ranks: ranks.map((r) => r.ctl), endpoint: 'http://10.0.0.2:30000', engine: 'sglang', onEvent: (e) => events.push(e), actionLog, echoWindowMs: 300 });
+  const port = createMultiHostServicePort({
+    ranks: ranks.map((r) => r.ctl),
+    endpoint: 'http://10.0.0.2:30000',
+    engine: 'sglang',
+    onEvent: (e) => events.push(e),
+    actionLog,
+    echoWindowMs: 300,
+  });
   return { events, ranks, actionLog, restarts, port };
 }
 
-const VERDICT = (cls: Verdict['class'], summary: string): Verdict => ({ class: cls, cause: null, confidence: 'high', summary, evidence: [], ruledOut: [], remediation: [], crashed: true });
+const VERDICT = (cls: Verdict['class'], summary: string): Verdict => ({
+  class: cls,
+  cause: null,
+  confidence: 'high',
+  summary,
+  evidence: [],
+  ruledOut: [],
+  remediation: [],
+  crashed: true,
+});
 
 describe('multi-host service port', () => {
   it('writes the drop-in on both hosts, restarts rank0 then rank1, is ready with rank0, and marks both good', async () => {
@@ -27,7 +47,12 @@ describe('multi-host service port', () => {
     expect(out).toMatchObject({ ready: true, restarts: 1 });
     for (const r of ranks) expect(r.sd.host.files.get(DROPIN)).toContain('--speculative-num-steps 4');
     expect(restarts).toEqual(['root@th-a', 'root@th-b']);
-    expect(actionLog.records.map((a) => `${a.action}@${a.host}`)).toEqual(['deploy@root@th-a', 'restart@root@th-a', 'deploy@root@th-b', 'restart@root@th-b']);
+    expect(actionLog.records.map((a) => `${a.action}@${a.host}`)).toEqual([
+      'deploy@root@th-a',
+      'restart@root@th-a',
+      'deploy@root@th-b',
+      'restart@root@th-b',
+    ]);
     await port.markGood();
     for (const r of ranks) expect(r.sd.host.files.get(`/var/lib/spectune/${UNIT}/good`)).toBe('1\n');
     expect(await port.readConfig(['speculative_num_steps'])).toEqual({ speculative_num_steps: 4 });
@@ -75,7 +100,10 @@ describe('multi-host service port', () => {
     ranks[1].onStart = comesUp(1);
     await port.recover('trial 2 failed');
     for (const r of ranks) expect(r.sd.host.files.has(DROPIN)).toBe(false);
-    const rollbacks = actionLog.records.filter((a) => a.action === 'rollback').map((a) => a.host).sort();
+    const rollbacks = actionLog.records
+      .filter((a) => a.action === 'rollback')
+      .map((a) => a.host)
+      .sort();
     expect(rollbacks).toEqual(['root@th-a', 'root@th-b']);
     expect(await port.readConfig(['speculative_num_steps'])).toEqual({ speculative_num_steps: 3 });
   });
@@ -85,8 +113,17 @@ describe('multi-host service port', () => {
       const { ranks, port } = setup();
       for (const r of ranks) r.sd.state = { active: 'failed', sub: 'failed', pid: 0, restarts: 0, result: 'signal' };
       ranks[0].onStart = comesUp(0);
-      ranks[1].onStart = worker === 'slow' ? (sd, pid) => later(600, () => { sd.state = { active: 'active', sub: 'running', pid, restarts: 0 }; }) : diesOfOom(600);
-      const out = await port.recover('trial 2 failed').then(() => 'recovered', (e: Error) => e.message);
+      ranks[1].onStart =
+        worker === 'slow'
+          ? (sd, pid) =>
+              later(600, () => {
+                sd.state = { active: 'active', sub: 'running', pid, restarts: 0 };
+              })
+          : diesOfOom(600);
+      const out = await port.recover('trial 2 failed').then(
+        () => 'recovered',
+        (e: Error) => e.message,
+      );
       if (worker === 'slow') expect(out).toBe('recovered');
       else expect(out).toContain('root@th-b sim-e2e.service is failed/failed');
     }
@@ -96,7 +133,8 @@ describe('multi-host service port', () => {
     const { ranks, port } = setup();
     // rank0 kept versions 1-5, rank1 1-3 (it missed two changes): the next change is version 6 on both.
     for (const [i, r] of ranks.entries()) {
-      for (let v = 1; v <= (i === 0 ? 5 : 3); v++) r.sd.host.files.set(`/var/lib/spectune/${UNIT}/dropins/${v}.conf`, `[Service]\n# v${v}\n`);
+      for (let v = 1; v <= (i === 0 ? 5 : 3); v++)
+        r.sd.host.files.set(`/var/lib/spectune/${UNIT}/dropins/${v}.conf`, `[Service]\n# v${v}\n`);
       r.sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, 'none\n');
       r.sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, 'none\n');
     }
@@ -111,9 +149,17 @@ describe('multi-host service port', () => {
 
   it('writes the group version on a rank whose drop-in already says the config too (no per-rank drift)', async () => {
     const { ranks, port } = setup();
-    const steps4 = renderDropIn({ execStart: EXEC.replace('steps 3', 'steps 4'), environment: {}, timeoutStopSec: null });
+    const steps4 = renderDropIn({
+      execStart: EXEC.replace('steps 3', 'steps 4'),
+      environment: {},
+      timeoutStopSec: null,
+    });
     // rank1 already runs steps 4 as its version 3 (changed alone before); rank0 has no history.
-    for (let v = 1; v <= 3; v++) ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/dropins/${v}.conf`, v === 3 ? steps4 : `[Service]\n# v${v}\n`);
+    for (let v = 1; v <= 3; v++)
+      ranks[1].sd.host.files.set(
+        `/var/lib/spectune/${UNIT}/dropins/${v}.conf`,
+        v === 3 ? steps4 : `[Service]\n# v${v}\n`,
+      );
     ranks[1].sd.host.files.set(DROPIN, steps4);
     ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/good`, '3\n');
     ranks[1].sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, '3\n');
@@ -133,8 +179,13 @@ describe('multi-host service port', () => {
       r.sd.host.files.set(`/var/lib/spectune/${UNIT}/current`, '1\n');
     }
     const operator = `/etc/systemd/system/${UNIT}.d/95-operator.conf`;
-    ranks[1].sd.foreign = [{ path: operator, text: `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 10')}\n` }];
-    const err = await port.recover('trial failed').then(() => null, (e: Error & { code?: string; hint?: string }) => e);
+    ranks[1].sd.foreign = [
+      { path: operator, text: `[Service]\nExecStart=\nExecStart=${EXEC.replace('steps 3', 'steps 10')}\n` },
+    ];
+    const err = await port.recover('trial failed').then(
+      () => null,
+      (e: Error & { code?: string; hint?: string }) => e,
+    );
     expect(err?.code).toBe('E_FOREIGN_OVERRIDE');
     expect(err?.message).toContain(`rank1 root@th-b: ${operator} comes after spectune's drop-in`);
     expect(err?.hint).toContain(`move ${operator}`);
@@ -152,12 +203,13 @@ describe('multi-host service port', () => {
     expect(text).toContain('root@th-b');
   });
 
-  it('reads the end state of every rank for the report, rank0 first, with each unit\'s own ExecStart', async () => {
+  it("reads the end state of every rank for the report, rank0 first, with each unit's own ExecStart", async () => {
     const { port } = setup();
     const end = await port.readEndState!(['speculative_num_steps']);
     expect(end.settings).toEqual({ speculative_num_steps: 3 });
     expect(end.units.map((u) => u.host)).toEqual(['root@th-a', 'root@th-b']);
-    for (const u of end.units) expect(u).toMatchObject({ unit: UNIT, dropIn: null, execStart: u.operatorExecStart, dropInPath: DROPIN });
+    for (const u of end.units)
+      expect(u).toMatchObject({ unit: UNIT, dropIn: null, execStart: u.operatorExecStart, dropInPath: DROPIN });
     expect(end.units[0].operatorExecStart).toContain('--speculative-num-steps 3');
   });
 });
@@ -165,12 +217,25 @@ describe('multi-host service port', () => {
 describe('multi-host helpers', () => {
   it('orders hosts rank0 first and keeps unranked hosts in order', () => {
     type Host = { unit: string; role?: 'rank0' | 'rank1' };
-    expect(orderRanks<Host>([{ unit: 'b', role: 'rank1' }, { unit: 'a', role: 'rank0' }]).map((h) => h.unit)).toEqual(['a', 'b']);
+    expect(
+      orderRanks<Host>([
+        { unit: 'b', role: 'rank1' },
+        { unit: 'a', role: 'rank0' },
+      ]).map((h) => h.unit),
+    ).toEqual(['a', 'b']);
     expect(orderRanks<Host>([{ unit: 'x' }, { unit: 'y' }]).map((h) => h.unit)).toEqual(['x', 'y']);
   });
 
   it("keeps the failed rank's crash loop in the group verdict, and falls back to it when the group names no failure", () => {
-    const failed = { status: 'failed', reason: 'r', looping: true, verdict: { ...VERDICT('crash_loop', 'loop'), cause: 'kv_cache_oom' }, diagnosis: null, timeToVerdictMs: null, journal: '' } as FailedStart;
+    const failed = {
+      status: 'failed',
+      reason: 'r',
+      looping: true,
+      verdict: { ...VERDICT('crash_loop', 'loop'), cause: 'kv_cache_oom' },
+      diagnosis: null,
+      timeToVerdictMs: null,
+      journal: '',
+    } as FailedStart;
     const merged = mergeGroupVerdict(VERDICT('kv_cache_oom', 'no room'), failed, 'th1 u');
     expect(merged).toMatchObject({ class: 'crash_loop', cause: 'kv_cache_oom' });
     expect(merged.summary).toContain('th1 u failed first');
@@ -186,10 +251,18 @@ describe('multi-host helpers', () => {
 
   it('names every difference between the ranks (version and settings), not their own host and port', () => {
     const same = { speculative_num_steps: 4, port: 30000 };
-    expect(describeRankDifferences([{ rank: 0, version: 6, settings: same }, { rank: 1, version: 6, settings: { ...same, port: 30001 } }])).toEqual([]);
-    expect(describeRankDifferences([{ rank: 0, version: 15, settings: same }, { rank: 1, version: 14, settings: { speculative_num_steps: 5 } }])).toEqual([
-      'drop-in version differs: rank0 15, rank1 14', 'speculative_num_steps differs: rank0 4, rank1 5',
-    ]);
+    expect(
+      describeRankDifferences([
+        { rank: 0, version: 6, settings: same },
+        { rank: 1, version: 6, settings: { ...same, port: 30001 } },
+      ]),
+    ).toEqual([]);
+    expect(
+      describeRankDifferences([
+        { rank: 0, version: 15, settings: same },
+        { rank: 1, version: 14, settings: { speculative_num_steps: 5 } },
+      ]),
+    ).toEqual(['drop-in version differs: rank0 15, rank1 14', 'speculative_num_steps differs: rank0 4, rank1 5']);
     expect(describeRankDifferences([{ rank: 0, version: 1, settings: same }])).toEqual([]);
   });
 

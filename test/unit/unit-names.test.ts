@@ -21,8 +21,12 @@ describe('the one unit-name rule', () => {
     const fromConfig = validateConfig(config('sglang-qwen'));
     expect(fromConfig.errors).toEqual([]);
     expect(fromConfig.config?.target.hosts[0].unit).toBe('sglang-qwen.service');
-    expect((await resolveTarget({ host: 'root@h', unit: 'sglang-qwen', endpoint: 'http://h:30000' }, {})).unit).toBe('sglang-qwen.service');
-    expect((await resolveDoctorPlan({ host: 'root@h', unit: 'sglang-qwen', engine: 'sglang' }, {})).hosts[0].unit).toBe('sglang-qwen.service');
+    expect((await resolveTarget({ host: 'root@h', unit: 'sglang-qwen', endpoint: 'http://h:30000' }, {})).unit).toBe(
+      'sglang-qwen.service',
+    );
+    expect((await resolveDoctorPlan({ host: 'root@h', unit: 'sglang-qwen', engine: 'sglang' }, {})).hosts[0].unit).toBe(
+      'sglang-qwen.service',
+    );
     expect(toUnitName('sglang-qwen')).toBe('sglang-qwen.service');
     const found = [{ unit: 'sglang-qwen.service', source: 'systemd', engine: 'sglang' } as EngineUnit];
     expect(chooseUnit(found, 'sglang-qwen', 'h').unit).toBe('sglang-qwen.service');
@@ -32,7 +36,9 @@ describe('the one unit-name rule', () => {
     const bad = 'x;reboot';
     expect(() => normalizeUnitName(bad)).toThrow(expect.objectContaining({ code: 'E_UNSAFE_VALUE' }));
     expect(() => toUnitName(bad)).toThrow(expect.objectContaining({ code: 'E_UNSAFE_VALUE' }));
-    await expect(resolveDoctorPlan({ host: 'root@h', unit: bad }, {})).rejects.toMatchObject({ code: 'E_UNSAFE_VALUE' });
+    await expect(resolveDoctorPlan({ host: 'root@h', unit: bad }, {})).rejects.toMatchObject({
+      code: 'E_UNSAFE_VALUE',
+    });
     await expect(resolveTarget({ host: 'root@h', unit: bad }, {})).rejects.toMatchObject({ code: 'E_UNSAFE_VALUE' });
     expect(validateConfig(config(bad)).errors).toEqual([
       'target.hosts[0].unit: expected a systemd unit name (letters, digits and ":_.@-", e.g. "sglang-qwen.service"), got "x;reboot"',

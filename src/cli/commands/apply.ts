@@ -38,14 +38,27 @@ examples:
   spectune apply --host root@gpu1 --unit sglang-qwen --set speculative_num_steps=4 --dry-run
   spectune apply --host root@gpu1 --unit sglang-qwen --set --speculative-num-steps=4 --json`;
 const FLAGS = {
-  ...TARGET_FLAGS, set: { type: 'string', multiple: true }, unset: { type: 'string', multiple: true }, 'dry-run': { type: 'boolean' },
-  json: { type: 'boolean' }, 'no-rollback': { type: 'boolean' }, 'timeout-stop-sec': { type: 'string' }, 'ready-timeout': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, 'drain-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  ...TARGET_FLAGS,
+  set: { type: 'string', multiple: true },
+  unset: { type: 'string', multiple: true },
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+  'no-rollback': { type: 'boolean' },
+  'timeout-stop-sec': { type: 'string' },
+  'ready-timeout': { type: 'string' },
+  'break-lock': { type: 'boolean' },
+  lease: { type: 'string' },
+  'drain-timeout': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Canonical setting key from "speculative_num_steps", "speculative-num-steps" or "--speculative-num-steps".
 function settingKey(raw: string): string {
   const key = raw.replace(/^--/, '').replace(/-/g, '_').toLowerCase();
-  if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new ToolError('E_USAGE', `--set: "${raw}" is not a setting name`, { hint: 'e.g. --set speculative_num_steps=4' });
+  if (!/^[a-z][a-z0-9_]*$/.test(key))
+    throw new ToolError('E_USAGE', `--set: "${raw}" is not a setting name`, {
+      hint: 'e.g. --set speculative_num_steps=4',
+    });
   return key;
 }
 
@@ -61,13 +74,22 @@ export function parseChanges(sets: string[], unsets: string[]): Changes {
   const changes: Changes = {};
   for (const s of sets) {
     const eq = s.indexOf('=');
-    if (eq <= 0) throw new ToolError('E_USAGE', `--set: expected KEY=VALUE, got "${s}"`, { hint: 'e.g. --set speculative_num_steps=4' });
+    if (eq <= 0)
+      throw new ToolError('E_USAGE', `--set: expected KEY=VALUE, got "${s}"`, {
+        hint: 'e.g. --set speculative_num_steps=4',
+      });
     const key = settingKey(s.slice(0, eq));
-    if (s.slice(eq + 1).trim() === '') throw new ToolError('E_USAGE', `--set ${s}: empty value for ${key}`, { hint: `give a value (--set ${key}=VALUE) or remove the flag with --unset ${key}` });
+    if (s.slice(eq + 1).trim() === '')
+      throw new ToolError('E_USAGE', `--set ${s}: empty value for ${key}`, {
+        hint: `give a value (--set ${key}=VALUE) or remove the flag with --unset ${key}`,
+      });
     changes[key] = settingValue(s.slice(eq + 1));
   }
   for (const u of unsets) changes[settingKey(u)] = null;
-  if (!Object.keys(changes).length) throw new ToolError('E_USAGE', 'nothing to apply: give --set KEY=VALUE or --unset KEY', { hint: 'e.g. --set speculative_num_steps=4' });
+  if (!Object.keys(changes).length)
+    throw new ToolError('E_USAGE', 'nothing to apply: give --set KEY=VALUE or --unset KEY', {
+      hint: 'e.g. --set speculative_num_steps=4',
+    });
   return changes;
 }
 
@@ -77,30 +99,58 @@ function renderOutcome(o: ApplyOutcome, unit: string): string {
   const lines = [`failed: ${unit} with ${JSON.stringify(o.plan.changes)}`];
   if (o.json.verdict) lines.push(formatVerdict(o.json.verdict, o.diagnosis).trimEnd());
   if (o.startError) lines.push(`${o.startError.code}: start-up deadline missed (hint: ${o.startError.hint})`);
-  if (o.json.timeToVerdictMs !== null) lines.push(`verdict ${(o.json.timeToVerdictMs / 1000).toFixed(1)} s after the fatal log line`);
-  if (o.rollback) lines.push(`rolled back to ${describeRollbackTarget(o.rollback.version)}: ready after ${(o.rollback.elapsedMs / 1000).toFixed(1)} s`);
+  if (o.json.timeToVerdictMs !== null)
+    lines.push(`verdict ${(o.json.timeToVerdictMs / 1000).toFixed(1)} s after the fatal log line`);
+  if (o.rollback)
+    lines.push(
+      `rolled back to ${describeRollbackTarget(o.rollback.version)}: ready after ${(o.rollback.elapsedMs / 1000).toFixed(1)} s`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
 // Entry point of `spectune apply`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE, false, { dashValues: ['set', 'unset'] });
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const changes = parseChanges(values.set ?? [], values.unset ?? []);
-  const timeoutStopSec = values['timeout-stop-sec'] === undefined ? undefined : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);
+  const timeoutStopSec =
+    values['timeout-stop-sec'] === undefined
+      ? undefined
+      : numberFlag('timeout-stop-sec', values['timeout-stop-sec'], NaN);
   const readyTimeoutMs = parseReadyTimeout(values['ready-timeout']);
   const target = await resolveCommandTarget(values, io);
   const drainTimeoutMs = parseDrainTimeout(values['drain-timeout']);
   const progress = createServiceProgress(io);
   const r = await applyConfig({
-    target, changes, dryRun: values['dry-run'] === true, rollback: values['no-rollback'] !== true, timeoutStopSec, readyTimeoutMs, breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), drainTimeoutMs, onEvent: progress.onEvent,
+    target,
+    changes,
+    dryRun: values['dry-run'] === true,
+    rollback: values['no-rollback'] !== true,
+    timeoutStopSec,
+    readyTimeoutMs,
+    breakLock: values['break-lock'] === true,
+    leaseMs: parseLease(values.lease),
+    drainTimeoutMs,
+    onEvent: progress.onEvent,
   }).finally(() => progress.close());
   if ('dryRun' in r) {
-    if (r.plans.length === 1) io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));
-    else io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan, ranks: r.plans }))}\n` : r.plans.map((p) => `# rank${p.rank} ${p.host}\n${renderPlan(p.plan)}`).join('\n'));
+    if (r.plans.length === 1)
+      io.stdout.write(values.json ? `${JSON.stringify(redactValue({ plan: r.plan }))}\n` : renderPlan(r.plan));
+    else
+      io.stdout.write(
+        values.json
+          ? `${JSON.stringify(redactValue({ plan: r.plan, ranks: r.plans }))}\n`
+          : r.plans.map((p) => `# rank${p.rank} ${p.host}\n${renderPlan(p.plan)}`).join('\n'),
+      );
     return EXIT.ok;
   }
-  const what = target.ranks.length > 1 ? `${target.unit} on every rank (${target.ranks.map((k) => k.target ?? 'this machine').join(', ')})` : target.unit;
+  const what =
+    target.ranks.length > 1
+      ? `${target.unit} on every rank (${target.ranks.map((k) => k.target ?? 'this machine').join(', ')})`
+      : target.unit;
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.json))}\n` : redactText(renderOutcome(r, what)));
   if (r.rollbackError) return reportError(r.rollbackError, io);
   return r.json.status === 'ready' ? EXIT.ok : EXIT.failure;

@@ -42,12 +42,26 @@ examples:
   spectune bench --url http://gpu1:8000 --rate 4 --duration 60 --first-token-timeout 30`;
 
 const FLAGS = {
-  url: { type: 'string' }, api: { type: 'string' }, model: { type: 'string' }, 'api-key': { type: 'string' },
-  concurrency: { type: 'string' }, requests: { type: 'string' }, duration: { type: 'string' },
-  'input-tokens': { type: 'string' }, 'output-tokens': { type: 'string' }, warmup: { type: 'string' },
-  rate: { type: 'string' }, prompts: { type: 'string' }, 'connect-timeout': { type: 'string' }, 'first-token-timeout': { type: 'string' },
-  'stall-timeout': { type: 'string' }, 'no-saturation-guard': { type: 'boolean' }, transport: { type: 'string' }, engine: { type: 'string' },
-  json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  url: { type: 'string' },
+  api: { type: 'string' },
+  model: { type: 'string' },
+  'api-key': { type: 'string' },
+  concurrency: { type: 'string' },
+  requests: { type: 'string' },
+  duration: { type: 'string' },
+  'input-tokens': { type: 'string' },
+  'output-tokens': { type: 'string' },
+  warmup: { type: 'string' },
+  rate: { type: 'string' },
+  prompts: { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  'first-token-timeout': { type: 'string' },
+  'stall-timeout': { type: 'string' },
+  'no-saturation-guard': { type: 'boolean' },
+  transport: { type: 'string' },
+  engine: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 // A timeout flag in seconds as milliseconds, when given.
@@ -60,7 +74,9 @@ function timeoutFlag(v: Record<string, string | boolean | undefined>, flag: stri
 function requestCounts(raw: string | undefined): { requests: number | null; requestsPerLevel: number[] | null } {
   if (raw === undefined) return { requests: null, requestsPerLevel: null };
   const list = numberListFlag('requests', raw, []);
-  return list.length > 1 ? { requests: Math.max(...list), requestsPerLevel: list } : { requests: list[0], requestsPerLevel: null };
+  return list.length > 1
+    ? { requests: Math.max(...list), requestsPerLevel: list }
+    : { requests: list[0], requestsPerLevel: null };
 }
 
 // Turn flags into the benchmark request (validation of values happens in the library).
@@ -69,7 +85,9 @@ function toRequest(v: Record<string, string | boolean | undefined>, env: NodeJS.
   const opt = (k: string): number | null => (s(k) === undefined ? null : numberFlag(k, s(k), NaN));
   const rate = opt('rate');
   const timeouts: Record<string, number> = {};
-  const set = (key: string, ms: number | undefined): void => { if (ms !== undefined) timeouts[key] = ms; };
+  const set = (key: string, ms: number | undefined): void => {
+    if (ms !== undefined) timeouts[key] = ms;
+  };
   set('connect', timeoutFlag(v, 'connect-timeout'));
   set('firstToken', timeoutFlag(v, 'first-token-timeout'));
   set('stall', timeoutFlag(v, 'stall-timeout'));
@@ -116,7 +134,10 @@ function createRenderer(io: CliIo, json: boolean): { sink: EventSink; clear: () 
   };
   const sink: EventSink = (e) => {
     if (e.type === 'bench:progress') {
-      if (tty) { io.stderr.write(`\r\x1b[2K${formatProgress(e)}`); barShown = true; } else plainProgress(e);
+      if (tty) {
+        io.stderr.write(`\r\x1b[2K${formatProgress(e)}`);
+        barShown = true;
+      } else plainProgress(e);
     } else if (e.type === 'bench:level') {
       clear();
       (json ? io.stderr : io.stdout).write(`${formatLevelLine(e.run)}\n`);
@@ -139,7 +160,9 @@ export const run: Command = async (argv, io) => {
     return EXIT.ok;
   }
   if (!values.url) {
-    io.stderr.write('spectune: bench needs --url (hint: e.g. spectune bench --url http://127.0.0.1:30000; `spectune bench --help` for every flag)\n');
+    io.stderr.write(
+      'spectune: bench needs --url (hint: e.g. spectune bench --url http://127.0.0.1:30000; `spectune bench --help` for every flag)\n',
+    );
     return EXIT.usage;
   }
   const json = values.json === true;
@@ -149,9 +172,14 @@ export const run: Command = async (argv, io) => {
     r.clear();
     const skipped = result.skipped ?? [];
     if (skipped.length) {
-      io.stderr.write(`spectune: warn: skipped concurrency ${skipped.map((s) => s.concurrency).join(',')} of the levels asked for (${redactText(skipped[0].reason)})${skipped[0].reason.startsWith('server saturated') ? '; pass --no-saturation-guard to run every level' : ''}\n`);
+      io.stderr.write(
+        `spectune: warn: skipped concurrency ${skipped.map((s) => s.concurrency).join(',')} of the levels asked for (${redactText(skipped[0].reason)})${skipped[0].reason.startsWith('server saturated') ? '; pass --no-saturation-guard to run every level' : ''}\n`,
+      );
     }
-    if (json) io.stdout.write(`${JSON.stringify(redactValue(toJsonRuns(result.runs, result.transport, skipped, result.cachePolicy)))}\n`);
+    if (json)
+      io.stdout.write(
+        `${JSON.stringify(redactValue(toJsonRuns(result.runs, result.transport, skipped, result.cachePolicy)))}\n`,
+      );
     const failed = result.runs.some((x) => x.requests.ok === 0);
     return failed ? EXIT.failure : EXIT.ok;
   } finally {

@@ -25,7 +25,11 @@ const EXIT_INTERRUPTED = 130;
 const MAX_ABORT_LISTENERS = 0;
 
 const FLAGS = {
-  out: { type: 'string' }, 'time-scale': { type: 'string' }, keep: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  out: { type: 'string' },
+  'time-scale': { type: 'string' },
+  keep: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 // The human ending: what was found, what failed and why, where the report is.
@@ -33,13 +37,19 @@ function printSummary(io: CliIo, r: DemoResult): void {
   const c = r.campaign;
   const failures = c.trials.filter((t) => t.status === 'failed');
   const lines = [
-    '', `spectune demo (SIMULATED engine) finished in ${formatDuration(r.wallMs)}`,
+    '',
+    `spectune demo (SIMULATED engine) finished in ${formatDuration(r.wallMs)}`,
     `  baseline:  ${c.baseline ? `trial ${c.baseline.index + 1} ${formatConfig(c.baseline.config)} -> ${c.baseline.objective?.toFixed(1)} tok/s per request` : '-'}`,
     `  ${c.status === 'interrupted' ? 'best so far:' : 'winner:   '} ${c.best ? `trial ${c.best.index + 1} ${formatConfig(c.best.config)} -> ${c.best.objective?.toFixed(1)} tok/s per request` : 'none'}`,
-    ...failures.map((t) => `  failed:    trial ${t.index + 1} ${formatConfig(t.config)} -> ${t.verdict ? `${verdictLabel(t.verdict)}: ${t.verdict.summary}` : t.violations.join('; ')} (rolled back)`),
+    ...failures.map(
+      (t) =>
+        `  failed:    trial ${t.index + 1} ${formatConfig(t.config)} -> ${t.verdict ? `${verdictLabel(t.verdict)}: ${t.verdict.summary}` : t.violations.join('; ')} (rolled back)`,
+    ),
     `  trials:    ${c.trials.length}, service restarts: ${c.restarts} (a grid over 1..10 needs 12)`,
     `  service:   now on ${formatConfig(r.final.settings)}, ${r.final.healthy ? 'healthy' : 'NOT healthy'}`,
-    `  report:    ${r.reports.markdown}`, `             ${r.reports.html}`, '',
+    `  report:    ${r.reports.markdown}`,
+    `             ${r.reports.html}`,
+    '',
   ];
   io.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -47,7 +57,10 @@ function printSummary(io: CliIo, r: DemoResult): void {
 // Entry point of `spectune demo`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const json = values.json === true;
   const renderer = createRenderer(chooseRenderMode({ json, isTTY: io.stderr.isTTY, env: io.env }), io.stderr);
   const ac = new AbortController();
@@ -56,8 +69,11 @@ export const run: Command = async (argv, io) => {
   process.once('SIGINT', onSigint);
   try {
     const r = await runDemo({
-      outDir: values.out, timeScale: values['time-scale'] === undefined ? undefined : numberFlag('time-scale', values['time-scale'], NaN),
-      keep: values.keep === true, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
+      outDir: values.out,
+      timeScale: values['time-scale'] === undefined ? undefined : numberFlag('time-scale', values['time-scale'], NaN),
+      keep: values.keep === true,
+      onEvent: renderer.onEvent.bind(renderer),
+      signal: ac.signal,
     });
     renderer.close();
     if (json) io.stdout.write(`${JSON.stringify(redactValue(r))}\n`);

@@ -35,52 +35,117 @@ examples:
 
 // --rank N of a group: a number 0..ranks-1; without a group it is refused.
 function readRank(raw: string, ranks: RankTarget[] | undefined): number {
-  if (!ranks) throw new ToolError('E_USAGE', '--rank: needs a group: -c spectune.yaml with several target.hosts, or --host once per rank', { hint: 'e.g. spectune diagnose -c spectune.yaml --rank 1' });
+  if (!ranks)
+    throw new ToolError(
+      'E_USAGE',
+      '--rank: needs a group: -c spectune.yaml with several target.hosts, or --host once per rank',
+      { hint: 'e.g. spectune diagnose -c spectune.yaml --rank 1' },
+    );
   const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!(n < ranks.length)) throw new ToolError('E_USAGE', `--rank: expected 0..${ranks.length - 1} (the group has ${ranks.length} ranks), got "${raw}"`, { hint: 'e.g. --rank 1 for the first worker; leave it out for the group' });
+  if (!(n < ranks.length))
+    throw new ToolError(
+      'E_USAGE',
+      `--rank: expected 0..${ranks.length - 1} (the group has ${ranks.length} ranks), got "${raw}"`,
+      { hint: 'e.g. --rank 1 for the first worker; leave it out for the group' },
+    );
   return n;
 }
 
 // Parse flags, run the diagnosis, print it; exit 0 whenever a diagnosis was produced.
 export const run: Command = async (argv, io) => {
-  const { values, positionals: files } = parseFlags(argv, {
-    json: { type: 'boolean' }, state: { type: 'string' }, actions: { type: 'string' }, kernel: { type: 'string' },
-    engine: { type: 'string' }, unit: { type: 'string' }, host: { type: 'string', multiple: true }, since: { type: 'string' }, rank: { type: 'string' },
-    'ssh-config': { type: 'string' }, config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' },
-    'slurm-job': { type: 'string' }, output: { type: 'string' },
-  }, USAGE, true);
+  const { values, positionals: files } = parseFlags(
+    argv,
+    {
+      json: { type: 'boolean' },
+      state: { type: 'string' },
+      actions: { type: 'string' },
+      kernel: { type: 'string' },
+      engine: { type: 'string' },
+      unit: { type: 'string' },
+      host: { type: 'string', multiple: true },
+      since: { type: 'string' },
+      rank: { type: 'string' },
+      'ssh-config': { type: 'string' },
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+      'slurm-job': { type: 'string' },
+      output: { type: 'string' },
+    },
+    USAGE,
+    true,
+  );
   const positionals = files as string[];
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return 0; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const hosts = values.host ?? [];
   let ranks: RankTarget[] | undefined;
   let host = hosts.length === 1 ? hosts[0] : undefined;
   if (values.config) {
-    const t = await resolveTarget({ config: values.config, host, unit: values.unit, engine: values.engine, 'ssh-config': values['ssh-config'] }, io.env);
+    const t = await resolveTarget(
+      { config: values.config, host, unit: values.unit, engine: values.engine, 'ssh-config': values['ssh-config'] },
+      io.env,
+    );
     Object.assign(values, { unit: t.unit, engine: t.engine, 'ssh-config': t.sshConfig });
     host = t.target;
     if (t.ranks.length > 1) ranks = t.ranks;
   }
   if (hosts.length > 1) {
-    if (values.config) throw new ToolError('E_USAGE', '--host once per rank goes without -c (the config names the ranks)', { hint: 'e.g. spectune diagnose -c spectune.yaml, or --host root@gpu1 --host root@gpu2 --unit sglang-qwen' });
-    if (!values.unit) throw new ToolError('E_USAGE', '--host per rank needs --unit', { hint: 'e.g. spectune diagnose --host root@gpu1 --host root@gpu2 --unit sglang-qwen' });
+    if (values.config)
+      throw new ToolError('E_USAGE', '--host once per rank goes without -c (the config names the ranks)', {
+        hint: 'e.g. spectune diagnose -c spectune.yaml, or --host root@gpu1 --host root@gpu2 --unit sglang-qwen',
+      });
+    if (!values.unit)
+      throw new ToolError('E_USAGE', '--host per rank needs --unit', {
+        hint: 'e.g. spectune diagnose --host root@gpu1 --host root@gpu2 --unit sglang-qwen',
+      });
     ranks = hosts.map((target, rank) => ({ target, unit: values.unit!, rank }));
   }
   const pick = values.rank === undefined ? undefined : readRank(values.rank, ranks);
-  if (values.engine && !(ENGINE_NAMES as string[]).includes(values.engine)) throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${values.engine}"`);
+  if (values.engine && !(ENGINE_NAMES as string[]).includes(values.engine))
+    throw new ToolError('E_USAGE', `--engine: expected one of ${ENGINE_NAMES.join(', ')}, got "${values.engine}"`);
   if (values['slurm-job'] !== undefined) {
-    if (positionals.length || values.unit) throw new ToolError('E_USAGE', '--slurm-job reads the job from Slurm: give no log files and no --unit', { hint: 'e.g. spectune diagnose --slurm-job 1234 --host user@login' });
-    const d = await runSlurmDiagnose({ jobId: values['slurm-job'], host, sshConfig: values['ssh-config'], engine: values.engine as EngineName | undefined, output: values.output });
+    if (positionals.length || values.unit)
+      throw new ToolError('E_USAGE', '--slurm-job reads the job from Slurm: give no log files and no --unit', {
+        hint: 'e.g. spectune diagnose --slurm-job 1234 --host user@login',
+      });
+    const d = await runSlurmDiagnose({
+      jobId: values['slurm-job'],
+      host,
+      sshConfig: values['ssh-config'],
+      engine: values.engine as EngineName | undefined,
+      output: values.output,
+    });
     io.stdout.write(values.json ? `${JSON.stringify(redactValue(d), null, 2)}\n` : renderDiagnosis(d));
     return 0;
   }
-  if (values.output) throw new ToolError('E_USAGE', '--output goes with --slurm-job', { hint: 'e.g. spectune diagnose --slurm-job 1234 --output /shared/spectune-%j.out' });
-  if (host && !values.unit) throw new ToolError('E_USAGE', '--host needs --unit', { hint: 'e.g. spectune diagnose --host root@gpu1 --unit sglang-qwen.service' });
+  if (values.output)
+    throw new ToolError('E_USAGE', '--output goes with --slurm-job', {
+      hint: 'e.g. spectune diagnose --slurm-job 1234 --output /shared/spectune-%j.out',
+    });
+  if (host && !values.unit)
+    throw new ToolError('E_USAGE', '--host needs --unit', {
+      hint: 'e.g. spectune diagnose --host root@gpu1 --unit sglang-qwen.service',
+    });
   const stdinUsable = io.stdin && !io.stdin.isTTY;
-  if (!positionals.length && !values.unit && !stdinUsable) throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', { hint: 'e.g. spectune diagnose journal.txt, or journalctl -u UNIT -o json | spectune diagnose -' });
+  if (!positionals.length && !values.unit && !stdinUsable)
+    throw new ToolError('E_USAGE', 'nothing to diagnose: give log files, pipe a journal on stdin, or --unit', {
+      hint: 'e.g. spectune diagnose journal.txt, or journalctl -u UNIT -o json | spectune diagnose -',
+    });
   const d = await runDiagnose({
-    files: positionals, stdin: positionals.includes('-') || (!positionals.length && !values.unit && stdinUsable) ? io.stdin : undefined, stateFile: values.state,
-    actionsFile: values.actions, kernelFile: values.kernel, engine: values.engine as EngineName | undefined, unit: values.unit,
-    host, since: values.since, sshConfig: values['ssh-config'], ranks, pick,
+    files: positionals,
+    stdin: positionals.includes('-') || (!positionals.length && !values.unit && stdinUsable) ? io.stdin : undefined,
+    stateFile: values.state,
+    actionsFile: values.actions,
+    kernelFile: values.kernel,
+    engine: values.engine as EngineName | undefined,
+    unit: values.unit,
+    host,
+    since: values.since,
+    sshConfig: values['ssh-config'],
+    ranks,
+    pick,
   });
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(d), null, 2)}\n` : renderDiagnosis(d));
   return 0;

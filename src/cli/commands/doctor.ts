@@ -22,22 +22,48 @@ example:
   spectune doctor -c spectune.yaml
   spectune doctor --host root@gpu1 --unit sglang-qwen --itl-ms 45`;
 const FLAGS = {
-  config: { type: 'string', short: 'c' }, host: { type: 'string' }, 'ssh-config': { type: 'string' }, sudo: { type: 'boolean' },
-  unit: { type: 'string' }, engine: { type: 'string' }, endpoint: { type: 'string' }, 'itl-ms': { type: 'string' }, json: { type: 'boolean' },
+  config: { type: 'string', short: 'c' },
+  host: { type: 'string' },
+  'ssh-config': { type: 'string' },
+  sudo: { type: 'boolean' },
+  unit: { type: 'string' },
+  engine: { type: 'string' },
+  endpoint: { type: 'string' },
+  'itl-ms': { type: 'string' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Entry point of `spectune doctor`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const itlMs = values['itl-ms'] === undefined ? undefined : numberFlag('itl-ms', values['itl-ms'], NaN);
-  if (itlMs !== undefined && !(itlMs > 0)) throw new ToolError('E_USAGE', `--itl-ms: expected a positive number of milliseconds, got "${values['itl-ms']}"`, { hint: 'e.g. --itl-ms 45 (p99 ITL from `spectune bench`)' });
-  const r = await runDoctor({
-    config: values.config, host: values.host, sshConfig: values['ssh-config'], sudo: values.sudo === true, unit: values.unit,
-    engine: values.engine, endpoint: values.endpoint, itlMs,
-  }, io.env);
+  if (itlMs !== undefined && !(itlMs > 0))
+    throw new ToolError('E_USAGE', `--itl-ms: expected a positive number of milliseconds, got "${values['itl-ms']}"`, {
+      hint: 'e.g. --itl-ms 45 (p99 ITL from `spectune bench`)',
+    });
+  const r = await runDoctor(
+    {
+      config: values.config,
+      host: values.host,
+      sshConfig: values['ssh-config'],
+      sudo: values.sudo === true,
+      unit: values.unit,
+      engine: values.engine,
+      endpoint: values.endpoint,
+      itlMs,
+    },
+    io.env,
+  );
   const s = summarizeChecks(r.checks);
-  io.stdout.write(values.json ? `${JSON.stringify(redactValue({ ok: s.fail === 0, source: r.source, summary: s, checks: r.checks }), null, 2)}\n` : redactText(formatChecks(r.checks)));
+  io.stdout.write(
+    values.json
+      ? `${JSON.stringify(redactValue({ ok: s.fail === 0, source: r.source, summary: s, checks: r.checks }), null, 2)}\n`
+      : redactText(formatChecks(r.checks)),
+  );
   return r.exitCode === 0 ? EXIT.ok : EXIT.failure;
 };

@@ -21,21 +21,39 @@ ${TARGET_USAGE}
 examples:
   spectune fold --host root@gpu1 --unit sglang-qwen --dry-run
   spectune fold --host root@gpu1 --unit sglang-qwen`;
-const FLAGS = { ...TARGET_FLAGS, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, 'break-lock': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const FLAGS = {
+  ...TARGET_FLAGS,
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
+  'break-lock': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 // The text of an outcome.
 function render(r: FoldOutcome): string {
-  const head = r.status === 'dry-run' ? `fold plan for ${r.plan.unitPath}:` : `folded ${r.plan.dropInPath} into ${r.plan.unitPath} (backup ${r.backupPath}); not restarted: the effective config is unchanged`;
+  const head =
+    r.status === 'dry-run'
+      ? `fold plan for ${r.plan.unitPath}:`
+      : `folded ${r.plan.dropInPath} into ${r.plan.unitPath} (backup ${r.backupPath}); not restarted: the effective config is unchanged`;
   return `${[head, '', r.plan.diff || '(unit file unchanged)', 'steps:', ...r.steps.map((s, i) => `  ${i + 1}. ${s}`), ...(r.status === 'dry-run' ? ['(dry run: nothing was changed)'] : [])].join('\n')}\n`;
 }
 
 // Entry point of `spectune fold`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const target = await resolveCommandTarget(values, io);
-  const progress = (e: Parameters<typeof formatServiceEvent>[0]) => { const l = formatServiceEvent(e); if (l) io.stderr.write(`${redactText(l)}\n`); };
-  const r = await foldService(target, progress, { dryRun: values['dry-run'] === true, breakLock: values['break-lock'] === true });
+  const progress = (e: Parameters<typeof formatServiceEvent>[0]) => {
+    const l = formatServiceEvent(e);
+    if (l) io.stderr.write(`${redactText(l)}\n`);
+  };
+  const r = await foldService(target, progress, {
+    dryRun: values['dry-run'] === true,
+    breakLock: values['break-lock'] === true,
+  });
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(r))}\n` : redactText(render(r)));
   return EXIT.ok;
 };

@@ -19,11 +19,17 @@ const FLAGS = { ...TARGET_FLAGS, json: { type: 'boolean' }, help: { type: 'boole
 
 // The text of one rank's history.
 export function formatHistory(h: UnitHistory, multi: boolean): string {
-  const lines = [`${multi ? `rank${h.rank} ` : ''}${h.host} ${h.unit}: current ${h.current ?? 'not recorded'}, known-good ${h.good ?? 'not recorded'}`];
+  const lines = [
+    `${multi ? `rank${h.rank} ` : ''}${h.host} ${h.unit}: current ${h.current ?? 'not recorded'}, known-good ${h.good ?? 'not recorded'}`,
+  ];
   if (!h.versions.length) lines.push('  no kept versions (spectune never deployed to this unit)');
   for (const v of h.versions) {
     const tags = [v.current && 'current', v.good && 'known-good', v.inForce && 'in force'].filter(Boolean).join(', ');
-    lines.push(`  ${String(v.version).padStart(3)}  ${v.date ?? '?'}${tags ? `  [${tags}]` : ''}`, `       ${v.changes}`, `       ${v.rollback}`);
+    lines.push(
+      `  ${String(v.version).padStart(3)}  ${v.date ?? '?'}${tags ? `  [${tags}]` : ''}`,
+      `       ${v.changes}`,
+      `       ${v.rollback}`,
+    );
   }
   lines.push(`  none: the operator's unit alone`, `       ${h.none}`);
   return `${lines.join('\n')}\n`;
@@ -32,7 +38,10 @@ export function formatHistory(h: UnitHistory, multi: boolean): string {
 // Entry point of `spectune history`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const target = await resolveCommandTarget(values, io);
   const all = await readHistory(target, () => {});
   if (values.json) io.stdout.write(`${JSON.stringify(redactValue(all.length === 1 ? all[0] : all), null, 2)}\n`);

@@ -24,29 +24,57 @@ example:
   spectune init --host root@gpu1 && spectune doctor
   spectune init --host root@spark1 --host root@spark2      (a two-node SGLang model: rank 0 and rank 1)`;
 const FLAGS = {
-  host: { type: 'string', multiple: true }, 'ssh-config': { type: 'string' }, sudo: { type: 'boolean' }, unit: { type: 'string' }, engine: { type: 'string' },
-  out: { type: 'string' }, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, stdout: { type: 'boolean' }, json: { type: 'boolean' },
+  host: { type: 'string', multiple: true },
+  'ssh-config': { type: 'string' },
+  sudo: { type: 'boolean' },
+  unit: { type: 'string' },
+  engine: { type: 'string' },
+  out: { type: 'string' },
+  force: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  stdout: { type: 'boolean' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Entry point of `spectune init`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const dryRun = values['dry-run'] === true || values.stdout === true;
   const r = await runInit({
-    host: values.host?.[0], moreHosts: values.host?.slice(1), sshConfig: values['ssh-config'], sudo: values.sudo === true, unit: values.unit, engine: values.engine as EngineName | undefined,
-    out: dryRun ? null : values.out ?? 'spectune.yaml', force: values.force === true,
+    host: values.host?.[0],
+    moreHosts: values.host?.slice(1),
+    sshConfig: values['ssh-config'],
+    sudo: values.sudo === true,
+    unit: values.unit,
+    engine: values.engine as EngineName | undefined,
+    out: dryRun ? null : (values.out ?? 'spectune.yaml'),
+    force: values.force === true,
   });
   for (const n of r.notes) io.stderr.write(`spectune: note: ${redactText(n)}\n`);
   if (values.json) {
-    io.stdout.write(`${JSON.stringify(redactValue({ found: r.found, chosen: r.facts.unit.unit, ranks: r.facts.group ?? null, startup: r.facts.startup, timeoutStopSec: r.facts.timeoutStopMs === null ? null : r.facts.timeoutStopMs / 1000, space: r.space, written: r.written, yaml: r.yaml }), null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify(redactValue({ found: r.found, chosen: r.facts.unit.unit, ranks: r.facts.group ?? null, startup: r.facts.startup, timeoutStopSec: r.facts.timeoutStopMs === null ? null : r.facts.timeoutStopMs / 1000, space: r.space, written: r.written, yaml: r.yaml }), null, 2)}\n`,
+    );
     return EXIT.ok;
   }
-  io.stderr.write(`spectune: engine units on ${values.host?.[0] ?? 'this machine'}:\n${redactText(formatUnits(r.found))}\n`);
-  if (r.written === null) { io.stdout.write(redactText(r.yaml)); return EXIT.ok; }
+  io.stderr.write(
+    `spectune: engine units on ${values.host?.[0] ?? 'this machine'}:\n${redactText(formatUnits(r.found))}\n`,
+  );
+  if (r.written === null) {
+    io.stdout.write(redactText(r.yaml));
+    return EXIT.ok;
+  }
   const st = r.facts.startup?.last ? `, start-up ${r.facts.startup.last.seconds} s` : '';
-  const ranks = r.facts.group ? ` on ${r.facts.group.length} ranks (${r.facts.group.map((g) => `rank${g.rank} ${g.host ?? 'this machine'}`).join(', ')})` : '';
-  io.stdout.write(`wrote ${r.written} for ${r.facts.unit.unit}${ranks} (${r.facts.unit.engine}, tuning ${r.space.join(', ')}${st}); next: spectune doctor -c ${r.written}\n`);
+  const ranks = r.facts.group
+    ? ` on ${r.facts.group.length} ranks (${r.facts.group.map((g) => `rank${g.rank} ${g.host ?? 'this machine'}`).join(', ')})`
+    : '';
+  io.stdout.write(
+    `wrote ${r.written} for ${r.facts.unit.unit}${ranks} (${r.facts.unit.engine}, tuning ${r.space.join(', ')}${st}); next: spectune doctor -c ${r.written}\n`,
+  );
   return EXIT.ok;
 };

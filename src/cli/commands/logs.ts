@@ -24,17 +24,35 @@ examples:
   spectune logs --host root@gpu1 --unit sglang-qwen
   spectune logs -c spectune.yaml --trial 3
   spectune logs --host root@gpu1 --unit sglang-qwen --version 3`;
-const FLAGS = { ...TARGET_FLAGS, trial: { type: 'string' }, campaign: { type: 'string' }, db: { type: 'string' }, version: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const FLAGS = {
+  ...TARGET_FLAGS,
+  trial: { type: 'string' },
+  campaign: { type: 'string' },
+  db: { type: 'string' },
+  version: { type: 'string' },
+  since: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 // Entry point of `spectune logs`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const trial = values.trial === undefined ? undefined : numberFlag('trial', values.trial, NaN);
   const version = values.version === undefined ? undefined : numberFlag('version', values.version, NaN);
   const campaign = values.campaign === undefined ? undefined : numberFlag('campaign', values.campaign, NaN);
   const target = await resolveCommandTarget(values, io);
-  const db = trial === undefined ? undefined : await resolveReportDb({ db: values.db, config: values.config ?? (existsSync('spectune.yaml') ? 'spectune.yaml' : undefined) });
+  const db =
+    trial === undefined
+      ? undefined
+      : await resolveReportDb({
+          db: values.db,
+          config: values.config ?? (existsSync('spectune.yaml') ? 'spectune.yaml' : undefined),
+        });
   const r = await readServiceLogs(target, { trial, campaign, db, version, since: values.since });
   io.stdout.write(values.json ? `${JSON.stringify(redactValue(r.entries))}\n` : redactText(r.text));
   return EXIT.ok;

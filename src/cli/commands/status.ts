@@ -24,7 +24,10 @@ const FLAGS = { ...TARGET_FLAGS, json: { type: 'boolean' }, help: { type: 'boole
 // Entry point of `spectune status`; exit 0 when the service answers its health check, 1 otherwise.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const target = await resolveCommandTarget(values, io);
   if (!isSingleUnit(target)) {
     const g = await readGroupStatus(target, () => {});
@@ -32,6 +35,10 @@ export const run: Command = async (argv, io) => {
     return g.healthy ? EXIT.ok : EXIT.failure;
   }
   const st = await readServiceStatus(target, () => {});
-  io.stdout.write(values.json ? `${JSON.stringify(redactValue(st), null, 2)}\n` : formatStatus(st) + (st.incomplete ? redactText(`warning: ${st.incomplete}\n`) : ''));
+  io.stdout.write(
+    values.json
+      ? `${JSON.stringify(redactValue(st), null, 2)}\n`
+      : formatStatus(st) + (st.incomplete ? redactText(`warning: ${st.incomplete}\n`) : ''),
+  );
   return st.health.ok ? EXIT.ok : EXIT.failure;
 };

@@ -14,7 +14,9 @@ import type { CliIo, Command } from '../io.js';
 const USAGE = `usage: spectune tune -c spectune.yaml [--resume] [--dry-run] [--restore] [--json] [--confirm-probes] [--ssh-config FILE] [--break-lock] [--lease DURATION]
        [--drain-timeout DURATION] [--action-log FILE]
   -c FILE           the campaign config (default ./spectune.yaml; example: examples/spectune.yaml, schema:
-                    schema/spectune.schema.json); benchmark.timeouts default to ${Object.entries(DEFAULT_BENCH_TIMEOUTS).map(([k, v]) => `${k} ${v}`).join(', ')}
+                    schema/spectune.schema.json); benchmark.timeouts default to ${Object.entries(DEFAULT_BENCH_TIMEOUTS)
+                      .map(([k, v]) => `${k} ${v}`)
+                      .join(', ')}
   --resume          continue the last unfinished campaign (after Ctrl-C, a kill or a reboot)
   --dry-run         print the baseline, the first proposals and the first deploy's files and commands; change
                     nothing (no store file, no action log, no restart)
@@ -50,48 +52,91 @@ const MAX_ABORT_LISTENERS = 0;
 const EXIT_INTERRUPTED = 130;
 
 const FLAGS = {
-  config: { type: 'string', short: 'c' }, resume: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, restore: { type: 'boolean' },
-  json: { type: 'boolean' }, 'confirm-probes': { type: 'boolean' }, 'ssh-config': { type: 'string' }, 'break-lock': { type: 'boolean' }, lease: { type: 'string' }, 'drain-timeout': { type: 'string' }, 'action-log': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  config: { type: 'string', short: 'c' },
+  resume: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  restore: { type: 'boolean' },
+  json: { type: 'boolean' },
+  'confirm-probes': { type: 'boolean' },
+  'ssh-config': { type: 'string' },
+  'break-lock': { type: 'boolean' },
+  lease: { type: 'string' },
+  'drain-timeout': { type: 'string' },
+  'action-log': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 // Human summary of the result on stdout.
 function printResult(io: CliIo, r: TuneCommandResult): void {
-  const out = { write: (t: string): void => { io.stdout.write(redactText(t)); } };
+  const out = {
+    write: (t: string): void => {
+      io.stdout.write(redactText(t));
+    },
+  };
   if (r.kind === 'dry-run') {
     const p = r.plan;
     for (const l of p.locks ?? []) out.write(`warning: ${l}\n`);
     if (p.resume) out.write(`resume:\n${p.resume.map((l) => `  ${l}`).join('\n')}\n`);
     out.write(`baseline (in force): ${formatConfig(p.baseline)}\n`);
-    p.proposals.forEach((x, i) => { out.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`); });
+    p.proposals.forEach((x, i) => {
+      out.write(`proposal ${i + 1}: ${formatConfig(x.config)} (${x.reason})\n`);
+    });
     out.write(p.firstDeploy ? `\nfirst deploy:\n${p.firstDeploy}\n` : 'nothing to deploy\n');
     return;
   }
   const c = r.result;
   out.write(`${c.summary}\n`);
   if (c.status !== 'interrupted') out.write(`\nfor the team chat:\n${formatChatSummary(c)}\n`);
-  if (c.deployed) out.write('parallel' in c ? `\nthe winner as a Slurm job (sbatch --parsable < script):\n${c.deployed}\n` : `\nservice now runs:\n${c.deployed}\n`);
+  if (c.deployed)
+    out.write(
+      'parallel' in c
+        ? `\nthe winner as a Slurm job (sbatch --parsable < script):\n${c.deployed}\n`
+        : `\nservice now runs:\n${c.deployed}\n`,
+    );
   if (c.status === 'interrupted') out.write('interrupted: run `spectune tune --resume` to continue\n');
 }
 
 // Entry point of `spectune tune`.
 export const run: Command = async (argv, io) => {
   const { values } = parseFlags(argv, FLAGS, USAGE);
-  if (values.help) { io.stdout.write(`${USAGE}\n`); return EXIT.ok; }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   const configPath = values.config ?? 'spectune.yaml';
   const json = values.json === true;
   const ac = new AbortController();
   setMaxListeners(MAX_ABORT_LISTENERS, ac.signal);
   ignoreBrokenOutput(io.stdout, io.stderr);
   const signals = handleInterrupts(ac, {
-    proc: process, say: (l) => { try { io.stderr.write(`${l}\n`); } catch { /* a closed terminal */ } }, exit: (c) => process.exit(c),
+    proc: process,
+    say: (l) => {
+      try {
+        io.stderr.write(`${l}\n`);
+      } catch {
+        /* a closed terminal */
+      }
+    },
+    exit: (c) => process.exit(c),
     leaseNote: 'it restores known-good within target.lease, default 5 min',
   });
   const renderer = createRenderer(chooseRenderMode({ json, isTTY: io.stderr.isTTY, env: io.env }), io.stderr);
   try {
     const r = await runTuneCommand({
-      configPath, baseDir: dirname(configPath), resume: values.resume === true, dryRun: values['dry-run'] === true,
-      restore: values.restore === true, sshConfig: values['ssh-config'], confirmProbes: values['confirm-probes'] === true,
-      breakLock: values['break-lock'] === true, leaseMs: parseLease(values.lease), drainTimeoutMs: parseDrainTimeout(values['drain-timeout']), actionLogPath: values['action-log'], env: io.env, onEvent: renderer.onEvent.bind(renderer), signal: ac.signal,
+      configPath,
+      baseDir: dirname(configPath),
+      resume: values.resume === true,
+      dryRun: values['dry-run'] === true,
+      restore: values.restore === true,
+      sshConfig: values['ssh-config'],
+      confirmProbes: values['confirm-probes'] === true,
+      breakLock: values['break-lock'] === true,
+      leaseMs: parseLease(values.lease),
+      drainTimeoutMs: parseDrainTimeout(values['drain-timeout']),
+      actionLogPath: values['action-log'],
+      env: io.env,
+      onEvent: renderer.onEvent.bind(renderer),
+      signal: ac.signal,
     }).finally(() => renderer.close());
     if (json) io.stdout.write(`${JSON.stringify(redactValue(r.kind === 'dry-run' ? r.plan : toTuneJson(r.result)))}\n`);
     else printResult(io, r);

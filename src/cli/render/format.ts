@@ -32,14 +32,22 @@ function rankOf(e: { rank?: number; rankHost?: string }): string {
 // Describe a service or diagnosis event; null when the event is not of that family.
 function formatServiceEvent(e: SpectuneEvent): string | null {
   switch (e.type) {
-    case 'service:action': return `service ${rankOf(e)}${e.unit}: ${e.action} (${e.why})`;
-    case 'slurm:job': return `${e.trial === null ? '' : `trial ${e.trial}: `}slurm job ${e.jobId}${e.node ? ` on ${e.node}` : ''}: ${e.state} (${e.message})`;
-    case 'service:state': return `service ${rankOf(e)}${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} systemd NRestarts=${e.nRestarts ?? '-'}`;
-    case 'service:ready': return `service ${rankOf(e)}${e.unit}: ready after ${formatDuration(e.elapsedMs)}`;
-    case 'service:drain': return formatDrain(e, e.ts);
-    case 'service:failed': return `service ${rankOf(e)}${e.unit}: FAILED ${e.reason}${e.verdict ? ` -> ${verdictLabel(e.verdict)}` : ''}`;
-    case 'diagnosis': return `diagnosis: ${verdictLabel(e.verdict)}: ${e.verdict.summary}`;
-    default: return null;
+    case 'service:action':
+      return `service ${rankOf(e)}${e.unit}: ${e.action} (${e.why})`;
+    case 'slurm:job':
+      return `${e.trial === null ? '' : `trial ${e.trial}: `}slurm job ${e.jobId}${e.node ? ` on ${e.node}` : ''}: ${e.state} (${e.message})`;
+    case 'service:state':
+      return `service ${rankOf(e)}${e.unit}: ${e.activeState}/${e.subState} pid=${e.mainPid ?? '-'} systemd NRestarts=${e.nRestarts ?? '-'}`;
+    case 'service:ready':
+      return `service ${rankOf(e)}${e.unit}: ready after ${formatDuration(e.elapsedMs)}`;
+    case 'service:drain':
+      return formatDrain(e, e.ts);
+    case 'service:failed':
+      return `service ${rankOf(e)}${e.unit}: FAILED ${e.reason}${e.verdict ? ` -> ${verdictLabel(e.verdict)}` : ''}`;
+    case 'diagnosis':
+      return `diagnosis: ${verdictLabel(e.verdict)}: ${e.verdict.summary}`;
+    default:
+      return null;
   }
 }
 
@@ -58,41 +66,51 @@ export function verdictLabel(v: { class: string; cause: string | null }): string
 // Why a per-request rate can top the total: it counts decode time only, the total counts the whole run.
 function perRequestWhy(r: { outputTokensPerSec: number | null; decodeTokensPerSec: { mean: number | null } }): string {
   const per = r.decodeTokensPerSec.mean;
-  return per !== null && r.outputTokensPerSec !== null && per > r.outputTokensPerSec ? ' (decode only: excludes time to first token and queueing, which the total includes)' : '';
+  return per !== null && r.outputTokensPerSec !== null && per > r.outputTokensPerSec
+    ? ' (decode only: excludes time to first token and queueing, which the total includes)'
+    : '';
 }
 
 // Describe a benchmark event; null when the event is not of that family.
 function formatBenchEvent(e: SpectuneEvent): string | null {
   switch (e.type) {
-    case 'bench:progress': return `bench c=${e.concurrency}: ${e.done}${e.total === null ? '' : `/${e.total}`} requests, ${formatRate(e.outputTokensPerSec)} tok/s`;
+    case 'bench:progress':
+      return `bench c=${e.concurrency}: ${e.done}${e.total === null ? '' : `/${e.total}`} requests, ${formatRate(e.outputTokensPerSec)} tok/s`;
     case 'bench:level': {
       const r = e.run;
       return `bench c=${r.concurrency}: ${formatRate(r.outputTokensPerSec)} tok/s total, ${formatRate(r.decodeTokensPerSec.mean)} tok/s per request${perRequestWhy(r)}, ok=${r.requests.ok} failed=${r.requests.failed}`;
     }
-    case 'bench:stopped': return `bench c=${e.concurrency}: stopped (${e.reason})`;
-    default: return null;
+    case 'bench:stopped':
+      return `bench c=${e.concurrency}: stopped (${e.reason})`;
+    default:
+      return null;
   }
 }
 
 // Describe a campaign/trial event; null when the event is not of that family.
 function formatTrialEvent(e: SpectuneEvent): string | null {
   switch (e.type) {
-    case 'trial:start': return `trial ${e.trial}: ${formatConfig(e.config)} (${e.reason})`;
-    case 'trial:phase': return `trial ${e.trial}: ${e.phase}${e.expectedMs === null ? '' : ` (expected ~${formatDuration(e.expectedMs)})`}`;
+    case 'trial:start':
+      return `trial ${e.trial}: ${formatConfig(e.config)} (${e.reason})`;
+    case 'trial:phase':
+      return `trial ${e.trial}: ${e.phase}${e.expectedMs === null ? '' : ` (expected ~${formatDuration(e.expectedMs)})`}`;
     case 'trial:end': {
       const obj = e.objective === null ? '' : ` objective=${e.objective.toFixed(1)}${e.unit ? ` ${e.unit}` : ''}`;
       const status = e.status === 'violates' ? `violates: ${e.violations?.join('; ') || 'constraint'}` : e.status;
       return `trial ${e.trial}: ${status}${obj}${e.verdict ? ` verdict=${verdictLabel(e.verdict)}` : ''}`;
     }
-    case 'campaign:best': return `best so far: trial ${e.trial} ${formatConfig(e.config)} objective=${e.objective.toFixed(1)}${e.unit ? ` ${e.unit}` : ''}`;
+    case 'campaign:best':
+      return `best so far: trial ${e.trial} ${formatConfig(e.config)} objective=${e.objective.toFixed(1)}${e.unit ? ` ${e.unit}` : ''}`;
     case 'campaign:start': {
       const store = e.store ? `, store ${e.store}` : '';
       const budget = `budget ${e.budget.maxTrials} trials, ${e.budget.maxHours} h of running time`;
       const spent = e.resumed ? `; ${e.trialsDone} trial(s) done, ${formatDuration(e.activeMs)} spent` : '';
       return `campaign ${e.campaignId} ${e.resumed ? 'resumed' : 'started'}${store}: ${budget}${spent}`;
     }
-    case 'campaign:end': return `campaign ${e.campaignId} done: ${e.summary}`;
-    default: return null;
+    case 'campaign:end':
+      return `campaign ${e.campaignId} done: ${e.summary}`;
+    default:
+      return null;
   }
 }
 

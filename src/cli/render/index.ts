@@ -9,7 +9,11 @@ export { formatConfig, formatDuration, formatEvent, verdictLabel } from './forma
 export { createJsonRenderer, createPlainRenderer, createTtyRenderer };
 
 // Pick the renderer a command should use: --json wins, then a terminal gets the live view.
-export function chooseRenderMode(opts: { json: boolean; isTTY: boolean | undefined; env?: NodeJS.ProcessEnv }): RenderMode {
+export function chooseRenderMode(opts: {
+  json: boolean;
+  isTTY: boolean | undefined;
+  env?: NodeJS.ProcessEnv;
+}): RenderMode {
   if (opts.json) return 'json';
   if (opts.isTTY && opts.env?.CI === undefined && opts.env?.TERM !== 'dumb') return 'tty';
   return 'plain';

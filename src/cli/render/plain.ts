@@ -25,7 +25,8 @@ export function createPlainRenderer(out: RenderTarget): Renderer {
       progress = updateProgress(progress, e);
       if (e.type !== 'bench:progress') return line(e.ts, formatEvent(e));
       // Piped: no line rewritten, so progress only every PROGRESS_EVERY_MS or when the level changes.
-      if (lastProgress && lastProgress.concurrency === e.concurrency && e.ts - lastProgress.ts < PROGRESS_EVERY_MS) return;
+      if (lastProgress && lastProgress.concurrency === e.concurrency && e.ts - lastProgress.ts < PROGRESS_EVERY_MS)
+        return;
       lastProgress = { ts: e.ts, concurrency: e.concurrency };
       line(e.ts, `bench ${describeProgress(progress, e.ts)}`);
     },

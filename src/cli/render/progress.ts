@@ -29,14 +29,32 @@ export function createProgress(): CampaignProgress {
 export function updateProgress(p: CampaignProgress, e: SpectuneEvent): CampaignProgress {
   switch (e.type) {
     case 'campaign:start':
-      return { ...p, budget: { maxTrials: e.budget.maxTrials, maxMs: e.budget.maxHours * MS_PER_HOUR }, trialsDone: e.trialsDone, activeBeforeMs: e.activeMs, runStartTs: e.ts };
-    case 'trial:end': return e.status === 'skipped' ? { ...p, level: null } : { ...p, trialsDone: p.trialsDone + 1, level: null };
-    case 'trial:phase': return { ...p, level: null, markTs: e.ts };
+      return {
+        ...p,
+        budget: { maxTrials: e.budget.maxTrials, maxMs: e.budget.maxHours * MS_PER_HOUR },
+        trialsDone: e.trialsDone,
+        activeBeforeMs: e.activeMs,
+        runStartTs: e.ts,
+      };
+    case 'trial:end':
+      return e.status === 'skipped' ? { ...p, level: null } : { ...p, trialsDone: p.trialsDone + 1, level: null };
+    case 'trial:phase':
+      return { ...p, level: null, markTs: e.ts };
     case 'bench:progress': {
       const same = p.level && p.level.concurrency === e.concurrency;
-      return { ...p, markTs: e.ts, level: { concurrency: e.concurrency, startTs: same ? p.level!.startTs : p.markTs ?? e.ts, done: e.done, total: e.total } };
+      return {
+        ...p,
+        markTs: e.ts,
+        level: {
+          concurrency: e.concurrency,
+          startTs: same ? p.level!.startTs : (p.markTs ?? e.ts),
+          done: e.done,
+          total: e.total,
+        },
+      };
     }
-    default: return p;
+    default:
+      return p;
   }
 }
 
@@ -46,7 +64,8 @@ export function describeLevel(p: CampaignProgress, now: number): string | null {
   if (!l) return null;
   const total = l.total === null ? '' : `/${l.total}`;
   const rate = l.done > 0 ? (now - l.startTs) / l.done : null;
-  const eta = rate !== null && l.total !== null && l.total > l.done ? `, ETA ${formatDuration(rate * (l.total - l.done))}` : '';
+  const eta =
+    rate !== null && l.total !== null && l.total > l.done ? `, ETA ${formatDuration(rate * (l.total - l.done))}` : '';
   return `c=${l.concurrency} ${l.done}${total} requests${eta}`;
 }
 

@@ -20,21 +20,50 @@ export interface LiveStatus {
 
 // The status before any event.
 export function createLiveStatus(): LiveStatus {
-  return { trial: null, config: '', phase: null, phaseStartTs: null, expectedMs: null, best: null, bench: null, drain: null, progress: createProgress() };
+  return {
+    trial: null,
+    config: '',
+    phase: null,
+    phaseStartTs: null,
+    expectedMs: null,
+    best: null,
+    bench: null,
+    drain: null,
+    progress: createProgress(),
+  };
 }
 
 // Fold one event into the status (returns a new object; the input is not changed).
 export function updateLiveStatus(prev: LiveStatus, e: SpectuneEvent): LiveStatus {
   const s = { ...prev, progress: updateProgress(prev.progress, e) };
   switch (e.type) {
-    case 'trial:start': return { ...s, trial: e.trial, config: formatConfig(e.config), phase: 'plan', phaseStartTs: e.ts, expectedMs: null, bench: null };
-    case 'trial:phase': return { ...s, trial: e.trial, phase: e.phase, phaseStartTs: e.ts, expectedMs: e.expectedMs, bench: null };
-    case 'bench:progress': return { ...s, bench: `c=${e.concurrency} ${e.done}${e.total === null ? '' : `/${e.total}`}` };
-    case 'campaign:best': return { ...s, best: `${e.objective.toFixed(1)}${e.unit ? ` ${e.unit}` : ''} (${formatConfig(e.config)})` };
-    case 'campaign:end': return { ...s, trial: null, phase: null, drain: null };
-    case 'service:drain': return { ...s, drain: e };
-    case 'service:action': case 'service:state': case 'service:ready': case 'service:failed': return s.drain ? { ...s, drain: null } : s;
-    default: return s;
+    case 'trial:start':
+      return {
+        ...s,
+        trial: e.trial,
+        config: formatConfig(e.config),
+        phase: 'plan',
+        phaseStartTs: e.ts,
+        expectedMs: null,
+        bench: null,
+      };
+    case 'trial:phase':
+      return { ...s, trial: e.trial, phase: e.phase, phaseStartTs: e.ts, expectedMs: e.expectedMs, bench: null };
+    case 'bench:progress':
+      return { ...s, bench: `c=${e.concurrency} ${e.done}${e.total === null ? '' : `/${e.total}`}` };
+    case 'campaign:best':
+      return { ...s, best: `${e.objective.toFixed(1)}${e.unit ? ` ${e.unit}` : ''} (${formatConfig(e.config)})` };
+    case 'campaign:end':
+      return { ...s, trial: null, phase: null, drain: null };
+    case 'service:drain':
+      return { ...s, drain: e };
+    case 'service:action':
+    case 'service:state':
+    case 'service:ready':
+    case 'service:failed':
+      return s.drain ? { ...s, drain: null } : s;
+    default:
+      return s;
   }
 }
 

@@ -12,7 +12,14 @@ import { STARTUP_RULES } from './startup.js';
 
 /** Every rule, in family order (the order only breaks exact ties). */
 export const ALL_RULES: readonly DiagnosisRule[] = [
-  ...MEMORY_RULES, ...CUDA_RULES, ...SPECULATIVE_RULES, ...STARTUP_RULES, ...DISTRIBUTED_RULES, ...ENVIRONMENT_RULES, ...LIFECYCLE_RULES, ...SLURM_RULES,
+  ...MEMORY_RULES,
+  ...CUDA_RULES,
+  ...SPECULATIVE_RULES,
+  ...STARTUP_RULES,
+  ...DISTRIBUTED_RULES,
+  ...ENVIRONMENT_RULES,
+  ...LIFECYCLE_RULES,
+  ...SLURM_RULES,
 ];
 
 // The rules that apply to one engine's dialect (rules without an engine list apply to all).

@@ -6,8 +6,14 @@ import type { HeadNode, MultiNode } from '../types.js';
 function readLlamaHead(argv: readonly string[]): HeadNode | null {
   const rpc = flagValue(argv, ['--rpc']);
   if (!rpc) return null;
-  const peers = rpc.split(',').map((s) => s.trim()).filter(Boolean);
-  return { peers, note: `llama-server offloads layers to rpc-server on ${peers.join(', ')}: those take no engine flags, so spectune changes this unit alone (restart the rpc-server units yourself if they change)` };
+  const peers = rpc
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    peers,
+    note: `llama-server offloads layers to rpc-server on ${peers.join(', ')}: those take no engine flags, so spectune changes this unit alone (restart the rpc-server units yourself if they change)`,
+  };
 }
 
 /** llama.cpp's multi-node form (no ranks). */

@@ -1,9 +1,24 @@
 // vLLM (vllm serve / python -m vllm.entrypoints.openai.api_server).
 import {
-  assertValidValue, checkFlagValues, readFlagSettings, requireParam, setFlag, skipInvocation, type FlagGrammar,
+  assertValidValue,
+  checkFlagValues,
+  readFlagSettings,
+  requireParam,
+  setFlag,
+  skipInvocation,
+  type FlagGrammar,
 } from '../flags.js';
 import { meanMetric, parsePrometheus, sumMetric } from '../prometheus.js';
-import type { ArgvProblem, CapacityFacts, EngineAdapter, EngineInvocation, EngineMetrics, EngineSettings, ParamSpec, ParamValue } from '../types.js';
+import type {
+  ArgvProblem,
+  CapacityFacts,
+  EngineAdapter,
+  EngineInvocation,
+  EngineMetrics,
+  EngineSettings,
+  ParamSpec,
+  ParamValue,
+} from '../types.js';
 import { VLLM_MULTI_NODE } from './nodes.js';
 import { vllmSpace } from './space.js';
 import { VLLM_SPEC_PARAMS, patchVllmSpec, readVllmSpec, validateVllmSpec } from './spec.js';
@@ -19,12 +34,48 @@ const INVOCATIONS: EngineInvocation[] = [
 
 // Flags read by the generic grammar (the speculative keys live in vllm-spec.ts).
 const FLAG_PARAMS: ParamSpec[] = [
-  { key: 'gpu_memory_utilization', flag: '--gpu-memory-utilization', type: 'float', min: 0.05, max: 1, description: 'fraction of GPU memory vLLM may use' },
-  { key: 'max_num_seqs', flag: '--max-num-seqs', type: 'int', min: 1, max: 65536, description: 'concurrent sequences cap' },
-  { key: 'max_num_batched_tokens', flag: '--max-num-batched-tokens', type: 'int', min: 1, description: 'tokens per scheduler step' },
+  {
+    key: 'gpu_memory_utilization',
+    flag: '--gpu-memory-utilization',
+    type: 'float',
+    min: 0.05,
+    max: 1,
+    description: 'fraction of GPU memory vLLM may use',
+  },
+  {
+    key: 'max_num_seqs',
+    flag: '--max-num-seqs',
+    type: 'int',
+    min: 1,
+    max: 65536,
+    description: 'concurrent sequences cap',
+  },
+  {
+    key: 'max_num_batched_tokens',
+    flag: '--max-num-batched-tokens',
+    type: 'int',
+    min: 1,
+    description: 'tokens per scheduler step',
+  },
   { key: 'max_model_len', flag: '--max-model-len', type: 'int', min: 1, description: 'context length' },
-  { key: 'tensor_parallel_size', flag: '--tensor-parallel-size', aliases: ['-tp'], type: 'int', min: 1, max: 64, description: 'tensor parallel size' },
-  { key: 'pipeline_parallel_size', flag: '--pipeline-parallel-size', aliases: ['-pp'], type: 'int', min: 1, max: 64, description: 'pipeline parallel size' },
+  {
+    key: 'tensor_parallel_size',
+    flag: '--tensor-parallel-size',
+    aliases: ['-tp'],
+    type: 'int',
+    min: 1,
+    max: 64,
+    description: 'tensor parallel size',
+  },
+  {
+    key: 'pipeline_parallel_size',
+    flag: '--pipeline-parallel-size',
+    aliases: ['-pp'],
+    type: 'int',
+    min: 1,
+    max: 64,
+    description: 'pipeline parallel size',
+  },
   { key: 'block_size', flag: '--block-size', type: 'int', min: 1, max: 256, description: 'KV block size' },
   { key: 'kv_cache_dtype', flag: '--kv-cache-dtype', type: 'string', description: 'KV cache dtype' },
   { key: 'enable_prefix_caching', flag: '--enable-prefix-caching', type: 'bool', description: 'prefix caching' },
@@ -58,7 +109,10 @@ function readVllmSettings(argv: string[]): EngineSettings {
 
 // Speculation is on when a method or a draft model is configured.
 function deriveVllmSettings(settings: EngineSettings): EngineSettings {
-  return { ...settings, speculative_enabled: settings.speculative_method !== undefined || settings.speculative_model !== undefined };
+  return {
+    ...settings,
+    speculative_enabled: settings.speculative_method !== undefined || settings.speculative_model !== undefined,
+  };
 }
 
 // Apply changes: speculative keys inside the operator's form, the rest as flags; values checked first.
@@ -143,7 +197,8 @@ export const vllm: EngineAdapter = {
   cachePolicy: {
     resetEndpoint: { method: 'POST', path: '/reset_prefix_cache' },
     uniquePrefix: true,
-    description: 'vLLM: POST /reset_prefix_cache before each measured level (served with VLLM_SERVER_DEV_MODE=1), and a random prefix unique to the run and the request',
+    description:
+      'vLLM: POST /reset_prefix_cache before each measured level (served with VLLM_SERVER_DEV_MODE=1), and a random prefix unique to the run and the request',
   },
   readyPattern: /Application startup complete\.|Starting vLLM API server \d+ on /,
   readSettings: readVllmSettings,

@@ -6,9 +6,29 @@ import type { ArgvProblem, EngineSettings, ParamSpec, ParamValue } from '../type
 
 /** The speculative settings, keyed canonically, with their name inside the JSON. */
 export const VLLM_SPEC_PARAMS: (ParamSpec & { jsonKey: string })[] = [
-  { key: 'speculative_method', jsonKey: 'method', flag: '--speculative-config', type: 'string', description: 'speculative method (mtp, eagle, eagle3, ngram, medusa, draft_model, ...) inside --speculative-config' },
-  { key: 'num_speculative_tokens', jsonKey: 'num_speculative_tokens', flag: '--speculative-config', type: 'int', min: 1, max: 64, description: 'draft tokens per step inside --speculative-config' },
-  { key: 'speculative_model', jsonKey: 'model', flag: '--speculative-config', type: 'string', description: 'draft model inside --speculative-config' },
+  {
+    key: 'speculative_method',
+    jsonKey: 'method',
+    flag: '--speculative-config',
+    type: 'string',
+    description: 'speculative method (mtp, eagle, eagle3, ngram, medusa, draft_model, ...) inside --speculative-config',
+  },
+  {
+    key: 'num_speculative_tokens',
+    jsonKey: 'num_speculative_tokens',
+    flag: '--speculative-config',
+    type: 'int',
+    min: 1,
+    max: 64,
+    description: 'draft tokens per step inside --speculative-config',
+  },
+  {
+    key: 'speculative_model',
+    jsonKey: 'model',
+    flag: '--speculative-config',
+    type: 'string',
+    description: 'draft model inside --speculative-config',
+  },
 ];
 
 // Legacy flags that vLLM removed in favour of --speculative-config.
@@ -38,7 +58,11 @@ function findSpecForms(argv: readonly string[], from: number): SpecForms {
   for (let i = from; i < argv.length; i++) {
     const [head, ...rest] = argv[i].split('=');
     const inline = rest.length > 0;
-    const name = head.startsWith('--speculative') ? head.replace(/_/g, '-').replace(/^--speculative-config\.(.*)$/, (_m, k: string) => `${CONFIG_FLAG}.${k.replace(/-/g, '_')}`) : dashed(head);
+    const name = head.startsWith('--speculative')
+      ? head
+          .replace(/_/g, '-')
+          .replace(/^--speculative-config\.(.*)$/, (_m, k: string) => `${CONFIG_FLAG}.${k.replace(/-/g, '_')}`)
+      : dashed(head);
     if (name === CONFIG_FLAG) forms.json = { index: i, inline };
     else if (name.startsWith(`${CONFIG_FLAG}.`)) {
       const spec = VLLM_SPEC_PARAMS.find((p) => p.jsonKey === name.slice(CONFIG_FLAG.length + 1));
@@ -52,7 +76,7 @@ function findSpecForms(argv: readonly string[], from: number): SpecForms {
 
 // The value of a flag occurrence.
 function valueAt(argv: readonly string[], at: { index: number; inline: boolean }): string | null {
-  return at.inline ? argv[at.index].slice(argv[at.index].indexOf('=') + 1) : argv[at.index + 1] ?? null;
+  return at.inline ? argv[at.index].slice(argv[at.index].indexOf('=') + 1) : (argv[at.index + 1] ?? null);
 }
 
 // Regex for one key's value in JSON-ish text (also matches values that are ${VAR} interpolations).
@@ -76,7 +100,13 @@ export function readVllmSpec(argv: readonly string[], from: number): EngineSetti
   for (const spec of VLLM_SPEC_PARAMS) {
     const legacy = forms.legacy.get(spec.key);
     const dotted = forms.dotted.get(spec.key);
-    const v = dotted ? coerceValue(spec, valueAt(argv, dotted)) : json !== null ? readJsonKey(json, spec) : legacy ? coerceValue(spec, valueAt(argv, legacy)) : undefined;
+    const v = dotted
+      ? coerceValue(spec, valueAt(argv, dotted))
+      : json !== null
+        ? readJsonKey(json, spec)
+        : legacy
+          ? coerceValue(spec, valueAt(argv, legacy))
+          : undefined;
     if (v !== undefined) out[spec.key] = v;
   }
   return out;
@@ -105,18 +135,24 @@ function writeAt(out: string[], at: { index: number; inline: boolean }, value: s
 }
 
 // Patch the speculative keys in the operator's form: JSON, dotted or legacy; add JSON when none is present.
-export function patchVllmSpec(argv: readonly string[], changes: Record<string, ParamValue | null>, from: number): string[] {
+export function patchVllmSpec(
+  argv: readonly string[],
+  changes: Record<string, ParamValue | null>,
+  from: number,
+): string[] {
   const out = [...argv];
   const forms = findSpecForms(out, from);
   const fresh: Record<string, ParamValue> = {};
   for (const spec of VLLM_SPEC_PARAMS) {
     if (!(spec.key in changes)) continue;
     const value = changes[spec.key];
-    const dotted = forms.dotted.get(spec.key), legacy = forms.legacy.get(spec.key);
+    const dotted = forms.dotted.get(spec.key),
+      legacy = forms.legacy.get(spec.key);
     if (dotted) {
       if (value === null) out.splice(dotted.index, dotted.inline ? 1 : 2, ...[]);
       else writeAt(out, dotted, String(value));
-    } else if (forms.json) writeAt(out, forms.json, editJsonText(valueAt(out, forms.json) ?? '{}', spec.jsonKey, value));
+    } else if (forms.json)
+      writeAt(out, forms.json, editJsonText(valueAt(out, forms.json) ?? '{}', spec.jsonKey, value));
     else if (forms.dotted.size > 0 && value !== null) out.push(`${CONFIG_FLAG}.${spec.jsonKey}`, String(value));
     else if (legacy) {
       if (value === null) out.splice(legacy.index, legacy.inline ? 1 : 2);
@@ -132,13 +168,23 @@ export function validateVllmSpec(argv: readonly string[], from: number): ArgvPro
   const forms = findSpecForms(argv, from);
   const problems: ArgvProblem[] = [];
   for (const [, at] of forms.legacy) {
-    problems.push({ severity: 'error', flag: at.flag, replacement: CONFIG_FLAG,
-      message: `${at.flag} was removed from vLLM: use --speculative-config '{"method": ..., "num_speculative_tokens": N}'` });
+    problems.push({
+      severity: 'error',
+      flag: at.flag,
+      replacement: CONFIG_FLAG,
+      message: `${at.flag} was removed from vLLM: use --speculative-config '{"method": ..., "num_speculative_tokens": N}'`,
+    });
   }
   const json = forms.json ? valueAt(argv, forms.json) : null;
   if (json !== null && !isIndirect(json)) {
-    try { JSON.parse(json); } catch {
-      problems.push({ severity: 'error', flag: CONFIG_FLAG, message: `--speculative-config is not valid JSON: ${json}` });
+    try {
+      JSON.parse(json);
+    } catch {
+      problems.push({
+        severity: 'error',
+        flag: CONFIG_FLAG,
+        message: `--speculative-config is not valid JSON: ${json}`,
+      });
     }
   }
   return problems;

@@ -45,29 +45,56 @@ function searchAll(ctx: Replay, space: SearchSpace, opts: SearchOptions): Outcom
 
 // Soak the winner; a winner whose soak fails (crash, or worse than its search median by the margin) is replaced by
 // the next one under the same tie rule.
-function soakWinner(first: Params, history: readonly HistoryEntry[], opts: SearchOptions, obs: Map<string, Observation>): Proposal {
-  const soaks = observe(history.filter((h) => h.kind === 'soak'), true);
+function soakWinner(
+  first: Params,
+  history: readonly HistoryEntry[],
+  opts: SearchOptions,
+  obs: Map<string, Observation>,
+): Proposal {
+  const soaks = observe(
+    history.filter((h) => h.kind === 'soak'),
+    true,
+  );
   const rejected = new Set<string>();
   let cand: Params | null = first;
   while (cand) {
     const k = configKey(cand);
     const so = soaks.get(k);
     const n = so ? so.values.length + (so.outcome === 'failed' ? 1 : 0) : 0;
-    const ok = so?.outcome === 'ok' && compare(obs.get(k)?.values ?? so.values, so.values, opts.noiseMargin * SOAK_TOLERANCE_MARGINS, opts.goal).winner !== 'a';
+    const ok =
+      so?.outcome === 'ok' &&
+      compare(obs.get(k)?.values ?? so.values, so.values, opts.noiseMargin * SOAK_TOLERANCE_MARGINS, opts.goal)
+        .winner !== 'a';
     if (so && !ok) {
       rejected.add(k);
       cand = pickBest(obs, history, opts.goal, rejected, tieRuleOf(opts));
       continue;
     }
-    if (n < opts.soakRepeats) return { done: false, params: cand, purpose: 'soak', reason: `stability soak ${n + 1}/${opts.soakRepeats} of the winner`, confirmProbe: false };
-    return { done: true, reason: rejected.size ? `winner after ${rejected.size} failed soak(s)` : 'search converged; winner soaked', best: cand };
+    if (n < opts.soakRepeats)
+      return {
+        done: false,
+        params: cand,
+        purpose: 'soak',
+        reason: `stability soak ${n + 1}/${opts.soakRepeats} of the winner`,
+        confirmProbe: false,
+      };
+    return {
+      done: true,
+      reason: rejected.size ? `winner after ${rejected.size} failed soak(s)` : 'search converged; winner soaked',
+      best: cand,
+    };
   }
   return { done: true, reason: 'every candidate failed its soak; keep the baseline', best: null };
 }
 
 // Next trial of the adaptive search, or done with the winner: the tie rule over everything measured (the climb's
 // incumbent is its usual answer; a chain of ties can leave the climb on a riskier config than the rule picks).
-export function proposeAdaptive(history: readonly HistoryEntry[], space: SearchSpace, opts: SearchOptions, ctx: Replay): Proposal {
+export function proposeAdaptive(
+  history: readonly HistoryEntry[],
+  space: SearchSpace,
+  opts: SearchOptions,
+  ctx: Replay,
+): Proposal {
   const r = searchAll(ctx, space, opts);
   if ('failed' in r) return { done: true, reason: r.failed, best: null };
   const best = pickBest(ctx.obs, history, opts.goal, new Set(), tieRuleOf(opts)) ?? r.best;

@@ -3,7 +3,11 @@ import { nextInBracket, parabolaVertex } from './bracket.js';
 
 const F = [100, 150, 180, 195, 200, 198, 190, 170, 140, 100];
 const bracket = (lo: number, best: number, hi: number, seen: number[]) => ({
-  lo, best, hi, f: (i: number) => (seen.includes(i) ? F[i] : null), seen: (i: number) => seen.includes(i),
+  lo,
+  best,
+  hi,
+  f: (i: number) => (seen.includes(i) ? F[i] : null),
+  seen: (i: number) => seen.includes(i),
 });
 
 it('finds the vertex of a parabola', () => {

@@ -17,7 +17,7 @@ export function parabolaVertex(a: number, fa: number, b: number, fb: number, c: 
   const q = (b - c) * (fb - fa);
   const den = p - q;
   if (den === 0) return null;
-  return b - 0.5 * ((b - a) * p - (b - c) * q) / den;
+  return b - (0.5 * ((b - a) * p - (b - c) * q)) / den;
 }
 
 // Unjudged indices strictly between two indices.

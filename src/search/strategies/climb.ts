@@ -40,13 +40,23 @@ export function judge(s: ClimbState, cand: Params, purpose: Purpose, reason: str
   let c = compare(s.bestObs.values, o.values, s.opts.noiseMargin, s.opts.goal);
   for (;;) {
     if (needsRepeat(c, o.values.length, s.opts.repeats)) {
-      o = s.ctx.measure(cand, 'repeat', `${reason}: within noise of the incumbent (${pct(c.gain)}), measure again`, o.values.length + 1);
+      o = s.ctx.measure(
+        cand,
+        'repeat',
+        `${reason}: within noise of the incumbent (${pct(c.gain)}), measure again`,
+        o.values.length + 1,
+      );
       if (o.outcome !== 'ok') return o.outcome;
     } else if (c.winner !== 'b' && isBaseline(s) && s.bestObs.values.length < o.values.length) {
       // the candidate was measured again and still does not win against the baseline: the baseline gets as many runs
       // before it keeps its place. It is the one config measured on the service as found (not restarted by spectune),
       // and one lucky run of it would otherwise stop the climb for good (seen in CI on llama-server: n-max 1 kept)
-      const inc = s.ctx.measure(s.best, 'repeat', `${reason}: the incumbent measured again to match the candidate's ${o.values.length} runs`, s.bestObs.values.length + 1);
+      const inc = s.ctx.measure(
+        s.best,
+        'repeat',
+        `${reason}: the incumbent measured again to match the candidate's ${o.values.length} runs`,
+        s.bestObs.values.length + 1,
+      );
       if (inc.outcome !== 'ok') return adopt(s, cand, o);
       s.bestObs = inc;
     } else break;
@@ -90,7 +100,12 @@ export function stride(s: ClimbState, ax: Axis, d: 1 | -1): Stop | null {
   while (idxOf(s, ax) !== last) {
     const from = idxOf(s, ax);
     const j = d > 0 ? Math.min(from + step, last) : Math.max(from - step, last);
-    const v = judge(s, at(s, ax, j), 'climb', `${d > 0 ? 'climb' : 'step down'} ${ax.key} ${String(ax.vals[from])} → ${String(ax.vals[j])}`);
+    const v = judge(
+      s,
+      at(s, ax, j),
+      'climb',
+      `${d > 0 ? 'climb' : 'step down'} ${ax.key} ${String(ax.vals[from])} → ${String(ax.vals[j])}`,
+    );
     if (v !== 'better') return { idx: j, verdict: v, prev: path.length > 1 ? path[path.length - 2] : null };
     path.push(j);
     step *= 2;
@@ -110,20 +125,31 @@ function signedValue(s: ClimbState, ax: Axis, i: number): number | null {
 // Whether an index is within noise of the incumbent.
 function ties(s: ClimbState, ax: Axis, i: number): boolean {
   const o = s.ctx.peek(at(s, ax, i));
-  return !!o && o.outcome === 'ok' && s.bestObs.outcome === 'ok' && compare(s.bestObs.values, o.values, s.opts.noiseMargin, s.opts.goal).winner === 'tie';
+  return (
+    !!o &&
+    o.outcome === 'ok' &&
+    s.bestObs.outcome === 'ok' &&
+    compare(s.bestObs.values, o.values, s.opts.noiseMargin, s.opts.goal).winner === 'tie'
+  );
 }
 
 // Refine the bracket around the incumbent after a stride stopped; reports a plateau and the first failing index.
 export function refine(s: ClimbState, ax: Axis, stop: Stop, d: 1 | -1): { plateau: boolean; fail: number | null } {
   const b0 = idxOf(s, ax);
-  let lo = d > 0 ? stop.prev ?? b0 : stop.idx;
-  let hi = d > 0 ? stop.idx : stop.prev ?? b0;
+  let lo = d > 0 ? (stop.prev ?? b0) : stop.idx;
+  let hi = d > 0 ? stop.idx : (stop.prev ?? b0);
   let fail = isBad(stop.verdict) ? stop.idx : null;
   let plateau = stop.verdict === 'tie';
   for (;;) {
     const bi = idxOf(s, ax);
     if (lo !== bi && hi !== bi && ties(s, ax, lo) && ties(s, ax, hi)) return { plateau: true, fail };
-    const x = nextInBracket({ lo, best: bi, hi, f: (i) => signedValue(s, ax, i), seen: (i) => s.seen.has(configKey(at(s, ax, i))) });
+    const x = nextInBracket({
+      lo,
+      best: bi,
+      hi,
+      f: (i) => signedValue(s, ax, i),
+      seen: (i) => s.seen.has(configKey(at(s, ax, i))),
+    });
     if (x === null) return { plateau, fail };
     const towardFail = fail !== null && (x - bi) * (fail - bi) > 0;
     const why = towardFail
@@ -131,12 +157,14 @@ export function refine(s: ClimbState, ax: Axis, stop: Stop, d: 1 | -1): { platea
       : `refine ${ax.key} between ${String(ax.vals[Math.min(lo, hi)])} and ${String(ax.vals[Math.max(lo, hi)])} around ${String(ax.vals[bi])}`;
     const v = judge(s, at(s, ax, x), towardFail ? 'bisect' : 'refine', why);
     if (v === 'better') {
-      if (x < bi) hi = bi; else lo = bi;
+      if (x < bi) hi = bi;
+      else lo = bi;
       continue;
     }
     if (v === 'tie') plateau = true;
     if (isBad(v) && (fail === null || Math.abs(x - bi) < Math.abs(fail - bi))) fail = x;
-    if (x < bi) lo = x; else hi = x;
+    if (x < bi) lo = x;
+    else hi = x;
   }
 }
 
@@ -152,7 +180,13 @@ export function probe(s: ClimbState, ax: Axis, d: 1 | -1): void {
   const far = d > 0 ? ax.vals.length - 1 : 0;
   const bi = idxOf(s, ax);
   if (Math.abs(far - bi) <= 1) return;
-  const v = judge(s, at(s, ax, far), 'probe', `probe ${show(ax, far)} beyond the plateau at ${show(ax, bi)} (see if it unplateaus)`, s.opts.confirmProbes === true);
+  const v = judge(
+    s,
+    at(s, ax, far),
+    'probe',
+    `probe ${show(ax, far)} beyond the plateau at ${show(ax, bi)} (see if it unplateaus)`,
+    s.opts.confirmProbes === true,
+  );
   if (v === 'better') {
     refine(s, ax, { idx: bi, verdict: 'tie', prev: null }, d > 0 ? -1 : 1);
     return;

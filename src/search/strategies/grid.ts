@@ -25,11 +25,19 @@ export function gridSize(space: SearchSpace): number {
 
 // The first grid point not measured yet (baseline first), or done.
 export function proposeGrid(space: SearchSpace, opts: SearchOptions, obs: Map<string, Observation>): Proposal {
-  if (!obs.has(configKey(opts.baseline))) return { done: false, params: opts.baseline, purpose: 'baseline', reason: 'baseline: the config in force', confirmProbe: false };
+  if (!obs.has(configKey(opts.baseline)))
+    return {
+      done: false,
+      params: opts.baseline,
+      purpose: 'baseline',
+      reason: 'baseline: the config in force',
+      confirmProbe: false,
+    };
   const total = gridSize(space);
   for (let i = 0; i < total; i++) {
     const p = gridPoint(space, opts.baseline, i)!;
-    if (!obs.has(configKey(p))) return { done: false, params: p, purpose: 'grid', reason: `grid point ${i + 1}/${total}`, confirmProbe: false };
+    if (!obs.has(configKey(p)))
+      return { done: false, params: p, purpose: 'grid', reason: `grid point ${i + 1}/${total}`, confirmProbe: false };
   }
   return { done: true, reason: 'grid exhausted', best: null };
 }
@@ -39,12 +47,26 @@ export { createRandom as mulberry32 } from '../../random.js';
 
 // A random unmeasured point, seeded by the seed and the number of observations so far.
 export function proposeRandom(space: SearchSpace, opts: SearchOptions, obs: Map<string, Observation>): Proposal {
-  if (!obs.has(configKey(opts.baseline))) return { done: false, params: opts.baseline, purpose: 'baseline', reason: 'baseline: the config in force', confirmProbe: false };
+  if (!obs.has(configKey(opts.baseline)))
+    return {
+      done: false,
+      params: opts.baseline,
+      purpose: 'baseline',
+      reason: 'baseline: the config in force',
+      confirmProbe: false,
+    };
   const total = gridSize(space);
   const rand = mulberry32((opts.seed ?? 1) * 7919 + obs.size);
   for (let k = 0; k < MAX_RANDOM_DRAWS; k++) {
     const p = gridPoint(space, opts.baseline, Math.floor(rand() * total))!;
-    if (!obs.has(configKey(p))) return { done: false, params: p, purpose: 'random', reason: `random point (seed ${opts.seed ?? 1})`, confirmProbe: false };
+    if (!obs.has(configKey(p)))
+      return {
+        done: false,
+        params: p,
+        purpose: 'random',
+        reason: `random point (seed ${opts.seed ?? 1})`,
+        confirmProbe: false,
+      };
   }
   const rest = proposeGrid(space, opts, obs);
   return rest.done ? { done: true, reason: 'every point measured', best: null } : { ...rest, purpose: 'random' };

@@ -6,7 +6,9 @@ export async function waitHealthy(endpoint: string, timeoutMs: number): Promise<
   while (Date.now() < deadline) {
     try {
       if ((await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(2000) })).status === 200) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${endpoint} did not become healthy in ${timeoutMs} ms`);

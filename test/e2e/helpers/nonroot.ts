@@ -11,7 +11,12 @@ const BIN = join(ROOT, 'bin/spectune.js');
 export const NONROOT_USER = 'spectune-nonroot';
 
 /** A local user: name, ids and home. */
-export interface LocalUser { name: string; uid: number; gid: number; home: string }
+export interface LocalUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
 
 // The test user, created (with a home directory) when absent.
 export function ensureNonRootUser(name = NONROOT_USER): LocalUser {
@@ -38,24 +43,48 @@ export function giveSshConfig(u: LocalUser, sshConfig: string): string {
     text = text.replaceAll(join(src, f), join(dir, f));
   }
   writeFileSync(join(dir, 'config'), text);
-  for (const f of ['config', 'id_ed25519', 'known_hosts']) { chownSync(join(dir, f), u.uid, u.gid); chmodSync(join(dir, f), 0o600); }
+  for (const f of ['config', 'id_ed25519', 'known_hosts']) {
+    chownSync(join(dir, f), u.uid, u.gid);
+    chmodSync(join(dir, f), 0o600);
+  }
   chownSync(dir, u.uid, u.gid);
   chmodSync(dir, 0o700);
   return join(dir, 'config');
 }
 
 /** One CLI run's result. */
-export interface UserRun { code: number | null; stdout: string; stderr: string }
+export interface UserRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 // Run the built CLI as the user, with only HOME, PATH and `env` set, in `cwd`.
-export function runCliAs(u: LocalUser, args: string[], o: { env?: Record<string, string>; cwd?: string } = {}): Promise<UserRun> {
-  const vars = Object.entries({ HOME: u.home, PATH: process.env.PATH ?? '/usr/bin:/bin', USER: u.name, LOGNAME: u.name, ...o.env }).map(([k, v]) => `${k}=${v}`);
+export function runCliAs(
+  u: LocalUser,
+  args: string[],
+  o: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<UserRun> {
+  const vars = Object.entries({
+    HOME: u.home,
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    USER: u.name,
+    LOGNAME: u.name,
+    ...o.env,
+  }).map(([k, v]) => `${k}=${v}`);
   return new Promise((done) => {
-    const child = spawn('runuser', ['-u', u.name, '--', 'env', '-i', ...vars, process.execPath, BIN, ...args], { cwd: o.cwd ?? u.home, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('runuser', ['-u', u.name, '--', 'env', '-i', ...vars, process.execPath, BIN, ...args], {
+      cwd: o.cwd ?? u.home,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
     child.on('close', (code) => done({ code, stdout, stderr }));
   });
 }

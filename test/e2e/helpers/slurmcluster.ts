@@ -40,7 +40,8 @@ export interface SlurmCluster {
 }
 
 const DEFAULT_ENV = '/var/lib/spectune-testhost/slurm.env';
-const HOW_TO_START = 'boot it with `sudo bash scripts/testhost/slurm-up.sh` (or run the whole suite with `sudo bash scripts/test-all.sh`)';
+const HOW_TO_START =
+  'boot it with `sudo bash scripts/testhost/slurm-up.sh` (or run the whole suite with `sudo bash scripts/test-all.sh`)';
 
 // slurm.json lives next to slurm.env, whose path may be overridden with SPECTUNE_SLURM_ENV.
 export function slurmJsonPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -54,6 +55,7 @@ export function loadSlurmCluster(env: NodeJS.ProcessEnv = process.env): SlurmClu
   const cluster = JSON.parse(readFileSync(path, 'utf8')) as SlurmCluster;
   if (!cluster.nodes?.length) throw new Error(`${path} lists no nodes: ${HOW_TO_START}`);
   const dead = cluster.nodes.filter((n) => !isAlive(n.pid)).map((n) => n.name);
-  if (dead.length) throw new Error(`Slurm test nodes ${dead.join(', ')} are not running (stale ${path}): ${HOW_TO_START}`);
+  if (dead.length)
+    throw new Error(`Slurm test nodes ${dead.join(', ')} are not running (stale ${path}): ${HOW_TO_START}`);
   return cluster;
 }

@@ -21,7 +21,8 @@ export interface TestHost {
 }
 
 const DEFAULT_ENV = '/var/lib/spectune-testhost/hosts.env';
-const HOW_TO_START = 'boot them with `sudo bash scripts/testhost/up-all.sh` (or run the whole suite with `sudo bash scripts/test-all.sh`)';
+const HOW_TO_START =
+  'boot them with `sudo bash scripts/testhost/up-all.sh` (or run the whole suite with `sudo bash scripts/test-all.sh`)';
 
 // hosts.json lives next to hosts.env, whose path CI exports as SPECTUNE_TESTHOSTS_ENV.
 export function testHostsJsonPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -46,7 +47,8 @@ export function loadTestHosts(env: NodeJS.ProcessEnv = process.env): TestHost[] 
   const hosts = parsed.hosts ?? [];
   if (hosts.length === 0) throw new Error(`${path} lists no hosts: ${HOW_TO_START}`);
   const dead = hosts.filter((h) => !isAlive(h.pid)).map((h) => h.name);
-  if (dead.length) throw new Error(`spectune test hosts ${dead.join(', ')} are not running (stale ${path}): ${HOW_TO_START}`);
+  if (dead.length)
+    throw new Error(`spectune test hosts ${dead.join(', ')} are not running (stale ${path}): ${HOW_TO_START}`);
   return hosts;
 }
 
