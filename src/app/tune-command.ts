@@ -149,9 +149,7 @@ export type NumberedTrial<T> = T & { number: number };
 
 // The `tune --json` document: the campaign result with every trial (and best/baseline) numbered as the report numbers
 // them; `index` stays 0-based for programs that already read it.
-export function toTuneJson(
-  result: CampaignResult,
-): Omit<CampaignResult, 'trials' | 'best' | 'baseline'> & {
+export function toTuneJson(result: CampaignResult): Omit<CampaignResult, 'trials' | 'best' | 'baseline'> & {
   trials: NumberedTrial<CampaignResult['trials'][number]>[];
   best: NumberedTrial<NonNullable<CampaignResult['best']>> | null;
   baseline: NumberedTrial<NonNullable<CampaignResult['baseline']>> | null;

@@ -3,13 +3,15 @@ import { z } from 'zod';
 
 const quantity = z.union([z.number(), z.string()]);
 
+// biome-ignore lint/complexity/noUselessEscapeInRegex: in the JSON schema `\[` stays valid under the v flag
+const LOGIN_SPEC = /^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/;
+
 /** One trial = one job: what it asks the cluster for and the engine command line it runs. */
 export const slurmSchema = z.strictObject({
   /** SSH destination of the login host (sbatch, squeue, sacct, scontrol); default target.hosts[0].host. */
-  // biome-ignore lint/complexity/noUselessEscapeInRegex: in the JSON schema `\[` stays valid under the v flag
   login: z
     .string()
-    .regex(/^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9._:\[\]-]+$/, 'expected "user@host"')
+    .regex(LOGIN_SPEC, 'expected "user@host"')
     .optional()
     .describe('login host "user@host" (default: target.hosts[0].host)'),
   /** Partition of the trial jobs (default: the cluster's default partition). */
