@@ -1,16 +1,10 @@
 // The streaming half of diagnose: every line of every source goes through here once; only bounded facts are kept.
 import { ENGINE_NAMES } from '../engines/registry.js';
 import { detach, detachAll } from './detach.js';
+import { bare, isRoutine, quote, SUSPICIOUS } from './line-kinds.js';
 import { LifetimeTracker, type LifeState, type RuleHit, type Sighting } from './lifetimes.js';
 import { createLineSplitter, type LineSplitter } from './lines.js';
-import {
-  BATCH_PREFIXES,
-  readAppMarker,
-  readKernelMarker,
-  readSystemdMarker,
-  REQUEST_LOG_PREFIXES,
-  type Marker,
-} from './markers.js';
+import { readAppMarker, readKernelMarker, readSystemdMarker, type Marker } from './markers.js';
 import { APP_FAILURE_CLASSES, type RuleMatcher } from './matcher.js';
 import { stripAppPrefix, type AppLine, type Dialect } from './prefix.js';
 import { parseLine, type JournalEntry, type LineFormat, type LogRecord } from './records.js';
@@ -59,38 +53,11 @@ const TIMELINE_TAIL = 350;
 const MAX_SUSPICIOUS = 40;
 const MAX_UNOWNED = 200;
 const MAX_CHAINS_PER_LIFE = 6;
-/** Suspicious lines (shown when nothing matched): error words that are not part of routine output. */
-const SUSPICIOUS =
-  /\b(?:[A-Z]\w*Error|ERROR|Exception|FATAL|Fatal|fatal|Traceback|Segmentation fault|Aborted|core dumped|panic|failed|Failed|killed|Killed)\b/;
-/** Text kept per evidence line: enough to quote, bounded for 1 MB lines. */
-const MAX_QUOTE = 2000;
-
 interface SourceState {
   summary: SourceSummary;
   splitter: LineSplitter;
   tracker: LifetimeTracker;
   dialect: Dialect | null;
-}
-
-// Bare text of a systemd/kernel message (no engine prefix to strip).
-function bare(text: string): AppLine {
-  return { text, prefixed: false, tag: null, appTs: null, dialect: null, head: '' };
-}
-
-/** Fixed-format lines a busy server prints by the million (batch stats, access log): no rule can match them. */
-const ROUTINE_PREFIXES = [...BATCH_PREFIXES, 'Engine 0', 'slot '];
-const ACCESS_LINE = /^INFO: +[\w.:[\]-]+ - "/;
-
-// Is this one of the routine lines that can be skipped by the rules (the markers have already seen it)?
-function isRoutine(text: string): boolean {
-  for (const p of ROUTINE_PREFIXES) if (text.startsWith(p)) return !text.includes('rror');
-  for (const p of REQUEST_LOG_PREFIXES) if (text.startsWith(p)) return true;
-  return text.charCodeAt(0) === 73 && ACCESS_LINE.test(text);
-}
-
-// Quote a line for evidence, bounded.
-function quote(text: string): string {
-  return text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}… [${text.length} chars]` : detach(text);
 }
 
 /** Streaming collector over several named sources. */

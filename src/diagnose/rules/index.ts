@@ -6,6 +6,7 @@ import { DISTRIBUTED_RULES } from './distributed.js';
 import { ENVIRONMENT_RULES } from './environment.js';
 import { LIFECYCLE_RULES } from './lifecycle.js';
 import { MEMORY_RULES } from './memory.js';
+import { MODEL_LOAD_RULES } from './model-load.js';
 import { SLURM_RULES } from './slurm.js';
 import { SPECULATIVE_RULES } from './speculative.js';
 import { STARTUP_RULES } from './startup.js';
@@ -16,6 +17,7 @@ export const ALL_RULES: readonly DiagnosisRule[] = [
   ...CUDA_RULES,
   ...SPECULATIVE_RULES,
   ...STARTUP_RULES,
+  ...MODEL_LOAD_RULES,
   ...DISTRIBUTED_RULES,
   ...ENVIRONMENT_RULES,
   ...LIFECYCLE_RULES,
